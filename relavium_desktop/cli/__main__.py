@@ -1,0 +1,3 @@
+from relavium_desktop.cli import entry
+
+entry()

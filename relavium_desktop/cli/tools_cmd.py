@@ -1,0 +1,30 @@
+"""``relavium tools list``."""
+
+from __future__ import annotations
+
+import argparse
+
+from relavium_desktop.cli import EXIT_OK, UsageError
+from relavium_desktop.cli.jsonargs import print_json
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["list"], help="what to do")
+    p.add_argument("--json", action="store_true", help="print JSON only")
+
+
+def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.engine.host import ToolHost
+    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+    from relavium_desktop.engine.tools.registry import ToolRegistry
+
+    if args.action != "list":
+        raise UsageError(f"unknown action {args.action!r}")
+    tools = ToolRegistry(BUILTIN_TOOLS, ToolHost()).describe()
+    if args.json:
+        print_json(tools)
+    else:
+        width = max(len(t["id"]) for t in tools)
+        for t in tools:
+            print(f"{t['id']:<{width}}  {t['policy']['actionClass']:<8}  {t['description']}")
+    return EXIT_OK

@@ -1,0 +1,163 @@
+"""The ToolHost capability seam: the engine's only path to a side effect.
+
+The engine owns policy and dispatch; every OS, network or desktop effect is a
+method on one of these protocols, supplied by ``relavium_desktop.host``.  Each
+capability is optional: a tool whose capability is absent fails with
+``tool_unavailable`` instead of crashing, so a host can be wired piece by piece
+and a headless host simply leaves the desktop-only parts out.
+
+Host methods raise :class:`~relavium_desktop.engine.errors.ToolError`
+subclasses for policy outcomes they own (scope, floors, SSRF, env) and any
+other exception for I/O trouble; the registry maps the latter to
+``tool_failed``.  Cancellation is plain asyncio task cancellation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+JsonDict = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SpillInfo:
+    """Where the full text of an over-ceiling result was written."""
+
+    path: str
+    bytes: int
+
+    def to_json(self) -> JsonDict:
+        return {"path": self.path, "bytes": self.bytes}
+
+
+@runtime_checkable
+class OutputStore(Protocol):
+    """Run-scoped spill files, reclaimed at the run's terminal event."""
+
+    async def spill(self, run_id: str, label: str, text: str) -> SpillInfo: ...
+
+    async def reclaim(self, run_id: str) -> None: ...
+
+
+@runtime_checkable
+class FsCapability(Protocol):
+    """Filesystem access jailed to the host's immutable path policy.
+
+    Paths are the tool's raw strings; the host resolves them against its
+    roots, applies floors and tiers, and returns result-shaped dicts with
+    workspace-relative paths.
+    """
+
+    async def read_file(self, path: str) -> JsonDict:
+        """One text file: ``{path, content, mimeType, sizeBytes, lastModified}``."""
+        ...
+
+    async def read_glob(self, pattern: str) -> list[JsonDict]:
+        """Every file matching a glob, each shaped as :meth:`read_file`."""
+        ...
+
+    async def write_file(
+        self, path: str, content: str, *, append: bool, create_parents: bool
+    ) -> JsonDict:
+        """``{path, bytesWritten}``; atomic replace for writes, O_APPEND for appends."""
+        ...
+
+    async def list_directory(
+        self, path: str, *, recursive: bool, glob: str | None
+    ) -> JsonDict:
+        """``{entries: [{name, type, sizeBytes, lastModified}]}``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnOptions:
+    """Engine-checked, host-enforced knobs for one process."""
+
+    run_id: str
+    cwd: str | None = None
+    timeout_ms: int = 120_000
+    # Byte ceiling of stdout/stderr kept in memory; the rest is spilled by the host.
+    capture_ceiling: int = 51_200
+
+
+@runtime_checkable
+class ProcessCapability(Protocol):
+    async def spawn(
+        self,
+        command: str,
+        args: Sequence[str],
+        declared_env: Mapping[str, str],
+        opts: SpawnOptions,
+    ) -> JsonDict:
+        """Run ``command`` with ``shell=False``.
+
+        Returns ``{exitCode, stdout, stderr, durationMs}`` and, when the
+        output was larger than the capture ceiling, ``stdoutSpill`` /
+        ``stderrSpill`` (``{path, bytes}``).
+        """
+        ...
+
+    async def git(self, args: Sequence[str], opts: SpawnOptions) -> JsonDict:
+        """Run git in the workspace with the hardened git environment."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class EgressRequest:
+    method: Literal["GET", "POST", "PUT", "DELETE"]
+    url: str
+    run_id: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: str | None = None
+    # An opaque ``secret:NAME`` reference the host resolves inside its boundary.
+    credential_ref: str | None = None
+    credential_header: str = "Authorization"
+    credential_scheme: str | None = "Bearer"
+    follow_redirects: bool = False
+    # The domain allowlist every redirect hop is re-checked against; None means
+    # the destination is config-pinned (a search provider), not model-chosen.
+    allowed_domains: tuple[str, ...] | None = None
+    allow_local: bool = False
+    stream: bool = False
+    timeout_ms: int = 30_000
+
+
+@runtime_checkable
+class EgressCapability(Protocol):
+    async def fetch(self, request: EgressRequest) -> JsonDict:
+        """``{status, headers, body, truncated?, bodySpill?, url}`` after SSRF checks."""
+        ...
+
+
+@runtime_checkable
+class OsCapability(Protocol):
+    async def read_clipboard(self) -> str: ...
+
+    async def notify(self, title: str, body: str, actions: Sequence[str]) -> JsonDict:
+        """Show a notification without waiting for it; ``{id}``."""
+        ...
+
+
+@runtime_checkable
+class McpCapability(Protocol):
+    async def call(self, server: str, tool: str, arguments: Mapping[str, Any]) -> Any: ...
+
+
+@runtime_checkable
+class MediaCapability(Protocol):
+    async def describe(self, handle: str, scope: str) -> JsonDict: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolHost:
+    """The capabilities one surface supplies; any may be absent."""
+
+    fs: FsCapability | None = None
+    process: ProcessCapability | None = None
+    egress: EgressCapability | None = None
+    os: OsCapability | None = None
+    mcp: McpCapability | None = None
+    media: MediaCapability | None = None
+    output_store: OutputStore | None = None

@@ -1,0 +1,1 @@
+"""Engine tool layer: ToolDef, registry + dispatch pipeline, guardrails."""

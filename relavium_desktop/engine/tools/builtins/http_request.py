@@ -1,0 +1,73 @@
+"""http_request: HTTPS to an allowlisted host, through the host's SSRF primitive."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from relavium_desktop.engine.host import EgressRequest, ToolHost
+from relavium_desktop.engine.tools.builtins.base import ToolArgs
+from relavium_desktop.engine.tools.domain_policy import check_url
+from relavium_desktop.engine.tools.registry import require
+from relavium_desktop.engine.tools.tooldef import (
+    ByteBound,
+    PolicyClass,
+    PolicyTarget,
+    ToolDef,
+    ToolDispatchContext,
+)
+
+BODY_MAX_BYTES = 1024 * 1024
+
+
+class HttpRequestArgs(ToolArgs):
+    method: Literal["GET", "POST", "PUT", "DELETE"] = Field(default="GET")
+    url: str = Field(description="An https:// URL on an allowlisted host.")
+    headers: dict[str, str] = Field(default_factory=dict)
+    body: str | None = Field(default=None, description="Request body (e.g. JSON text).")
+    stream: bool = Field(default=False, description="Stream a large response (spilled past the ceiling).")
+    # Config-only.
+    followRedirects: bool = False
+    credentialRef: str | None = None
+    credentialHeader: str = "Authorization"
+    credentialScheme: str | None = "Bearer"
+    timeoutMs: int = Field(default=30_000, ge=1, le=600_000)
+
+
+def _guard(args: HttpRequestArgs, ctx: ToolDispatchContext) -> None:
+    check_url(args.url, ctx.policy.allowed_domains)
+
+
+async def _dispatch(args: HttpRequestArgs, host: ToolHost, ctx: ToolDispatchContext) -> Any:
+    egress = require(host.egress, "http_request", "network egress")
+    request = EgressRequest(
+        method=args.method,
+        url=args.url,
+        run_id=ctx.run_id,
+        headers=dict(args.headers),
+        body=args.body,
+        credential_ref=args.credentialRef,
+        credential_header=args.credentialHeader,
+        credential_scheme=args.credentialScheme,
+        follow_redirects=args.followRedirects,
+        allowed_domains=tuple(ctx.policy.allowed_domains or ()),
+        stream=args.stream,
+        timeout_ms=args.timeoutMs,
+    )
+    return await egress.fetch(request)
+
+
+TOOL = ToolDef(
+    id="http_request",
+    description="Make an HTTPS request (GET/POST/PUT/DELETE) to an allowlisted host.",
+    args_model=HttpRequestArgs,
+    dispatch=_dispatch,
+    config_only=frozenset(
+        {"followRedirects", "credentialRef", "credentialHeader", "credentialScheme", "timeoutMs"}
+    ),
+    policy=PolicyClass(egress="http"),
+    policy_target=lambda a: PolicyTarget(url=a.url),
+    guard=_guard,
+    byte_bounds={"body": ByteBound(BODY_MAX_BYTES)},
+)

@@ -1,0 +1,55 @@
+"""web_search: a configured search provider, its key a host-resolved secret."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from relavium_desktop.engine.errors import ToolFailedError
+from relavium_desktop.engine.host import EgressRequest, ToolHost
+from relavium_desktop.engine.tools.builtins.base import ToolArgs
+from relavium_desktop.engine.tools.registry import require
+from relavium_desktop.engine.tools.search_providers import build_search_request, parse_search_response
+from relavium_desktop.engine.tools.tooldef import PolicyClass, ToolDef, ToolDispatchContext
+
+
+class WebSearchArgs(ToolArgs):
+    query: str = Field(min_length=1, max_length=2_000, description="What to search for.")
+    count: int = Field(default=5, ge=1, le=20, description="How many results.")
+    # Config-only: which provider, where, and the key reference.
+    provider: Literal["brave", "searxng"] = "brave"
+    baseUrl: str | None = None
+    credentialRef: str | None = None
+    allowLocal: bool = False
+
+
+async def _dispatch(args: WebSearchArgs, host: ToolHost, ctx: ToolDispatchContext) -> Any:
+    egress = require(host.egress, "web_search", "network egress")
+    spec = build_search_request(args.provider, args.baseUrl, args.query, args.count)
+    response = await egress.fetch(
+        EgressRequest(
+            method="GET",
+            url=spec.url,
+            run_id=ctx.run_id,
+            headers=spec.headers,
+            credential_ref=args.credentialRef,
+            credential_header=spec.credential_header,
+            credential_scheme=None,
+            allow_local=args.allowLocal,
+        )
+    )
+    status = int(response.get("status", 0))
+    if status != 200:
+        raise ToolFailedError(f"web_search: the {args.provider} provider answered HTTP {status}")
+    return parse_search_response(args.provider, response.get("body"), args.count)
+
+
+TOOL = ToolDef(
+    id="web_search",
+    description="Search the web with the configured provider; returns titles, URLs and snippets.",
+    args_model=WebSearchArgs,
+    dispatch=_dispatch,
+    config_only=frozenset({"provider", "baseUrl", "credentialRef", "allowLocal"}),
+    policy=PolicyClass(egress="search"),
+)

@@ -1,0 +1,45 @@
+"""write_file: atomic write or O_APPEND append inside the allowed folders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from relavium_desktop.engine.host import ToolHost
+from relavium_desktop.engine.tools.builtins.base import ToolArgs
+from relavium_desktop.engine.tools.registry import require
+from relavium_desktop.engine.tools.tooldef import (
+    ByteBound,
+    PolicyClass,
+    PolicyTarget,
+    ToolDef,
+    ToolDispatchContext,
+)
+
+CONTENT_MAX_BYTES = 8 * 1024 * 1024
+
+
+class WriteFileArgs(ToolArgs):
+    path: str = Field(description="File path relative to the workspace.")
+    content: str = Field(description="Text to write (UTF-8).")
+    append: bool = Field(default=False, description="Append instead of replacing the file.")
+    createParents: bool = Field(default=False, description="Create missing parent folders.")
+
+
+async def _dispatch(args: WriteFileArgs, host: ToolHost, ctx: ToolDispatchContext) -> Any:
+    fs = require(host.fs, "write_file", "filesystem")
+    return await fs.write_file(
+        args.path, args.content, append=args.append, create_parents=args.createParents
+    )
+
+
+TOOL = ToolDef(
+    id="write_file",
+    description="Write or append text to a file inside the allowed folders.",
+    args_model=WriteFileArgs,
+    dispatch=_dispatch,
+    policy=PolicyClass(fs_scoped=True, fs_write=True),
+    policy_target=lambda a: PolicyTarget(path=a.path),
+    byte_bounds={"content": ByteBound(CONTENT_MAX_BYTES)},
+)

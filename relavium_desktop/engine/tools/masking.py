@@ -1,0 +1,104 @@
+"""Finite credential masking for diagnostics: previews, summaries, events.
+
+This is conservative pattern masking, not a proof that nothing sensitive is
+left: it recognises labelled values, auth schemes, URL userinfo and known
+token families, and masks each complete span *before* any clipping so a cut
+can never expose a token's tail.  A token broken by LF/TAB keeps its
+continuation masked; ordinary spaces and punctuation end it, so the prose
+around a credential survives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+MASK = "***"
+
+# Token body alphabet shared by the families; LF/TAB followed by more of it
+# continues the same credential (a key pasted across a wrapped line).
+_CONT = r"(?:[\n\t]+[A-Za-z0-9_\-]+)*"
+
+_TOKEN_FAMILIES = [
+    r"sk-ant-[A-Za-z0-9_\-]{8,}",
+    r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}",
+    r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}",
+    r"github_pat_[A-Za-z0-9_]{20,}",
+    r"xox[bpars]-[A-Za-z0-9\-]{8,}",
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}",
+    r"AIza[0-9A-Za-z_\-]{30,}",
+    r"glpat-[A-Za-z0-9_\-]{16,}",
+]
+_TOKEN_RE = re.compile(
+    r"(?<![A-Za-z0-9_\-])(?:" + "|".join(_TOKEN_FAMILIES) + r")" + _CONT
+)
+
+# Authorization header value up to the end of the line.
+_AUTH_HEADER_RE = re.compile(
+    r"(?i)\b((?:proxy-)?authorization\s*[:=]\s*)(\"[^\"\n]*\"|'[^'\n]*'|[^\n,;}]+)"
+)
+# Auth schemes outside a header: "Bearer <tok>", "Basic <b64>", "token <tok>".
+_SCHEME_RE = re.compile(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9._~+/=\-]{8,}" + _CONT + r")")
+
+# URL userinfo: scheme://user:pass@host or scheme://token@host.
+_USERINFO_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s@?#]+)@")
+
+_LABEL = (
+    r"(?:[A-Za-z0-9]*[_\-.]?)?"
+    r"(?:api[_\-.]?key|apikey|secret[_\-.]?key|secret|client[_\-.]?secret|password|passwd|"
+    r"passphrase|pwd|access[_\-.]?token|refresh[_\-.]?token|auth[_\-.]?token|id[_\-.]?token|"
+    r"session[_\-.]?token|token|private[_\-.]?key|credentials?|x-api-key|api[_\-.]?token)"
+)
+# "password": "…"  /  'api_key': '…'  (JSON / dict reprs)
+_QUOTED_LABEL_RE = re.compile(
+    r"(?i)([\"']" + _LABEL + r"[\"']\s*:\s*)(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
+)
+# api_key=…  /  PASSWORD: …  /  --password=…  (up to whitespace or a separator)
+_BARE_LABEL_RE = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(" + _LABEL + r")(\s*[:=]\s*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;&\"'}\]]+"
+    + _CONT + r")"
+)
+
+_SENSITIVE_KEY_RE = re.compile(r"(?i)^" + _LABEL + r"$|^authorization$|^proxy-authorization$|^cookie$")
+
+
+def mask_text(text: str) -> str:
+    """Mask every recognised credential span in ``text``."""
+    if not text:
+        return text
+    text = _USERINFO_RE.sub(lambda m: f"{m.group(1)}{MASK}@", text)
+    text = _AUTH_HEADER_RE.sub(lambda m: f"{m.group(1)}{MASK}", text)
+    text = _QUOTED_LABEL_RE.sub(lambda m: f'{m.group(1)}"{MASK}"', text)
+    text = _BARE_LABEL_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    text = _SCHEME_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    return _TOKEN_RE.sub(MASK, text)
+
+
+def is_sensitive_key(key: str) -> bool:
+    return bool(_SENSITIVE_KEY_RE.match(key))
+
+
+def mask_value(value: Any) -> Any:
+    """Mask a JSON-like structure: sensitive keys lose their value, strings are scanned."""
+    if isinstance(value, str):
+        return mask_text(value)
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            key = str(k)
+            if is_sensitive_key(key) and v not in (None, "", [], {}):
+                out[key] = MASK
+            else:
+                out[key] = mask_value(v)
+        return out
+    if isinstance(value, list | tuple):
+        return [mask_value(v) for v in value]
+    return value
+
+
+def clip(text: str, limit: int) -> str:
+    """Clip an already-masked string for display, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"… [{len(text) - limit:,} more characters]"

@@ -1,0 +1,55 @@
+"""The LLM-visible JSON Schema of a tool.
+
+Derived from the args model so the validator and what the model is told can
+never drift; config-only fields are removed (a model can't set what it can't
+see, and the merge ignores it anyway) and bounded fields say their UTF-8 byte
+limit, because JSON Schema's ``maxLength`` counts characters, not bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from typing import Any
+
+from relavium_desktop.engine.tools.tooldef import ToolDef
+
+
+def _bound_note(tool: ToolDef, field: str) -> str | None:
+    if field in tool.byte_bounds:
+        b = tool.byte_bounds[field]
+        note = f"At most {b.max_bytes:,} UTF-8 bytes."
+        return note + " Must not be empty." if b.non_empty else note
+    if field in tool.vector_bounds:
+        v = tool.vector_bounds[field]
+        return (
+            f"At most {v.max_items} entries, each at most {v.max_item_bytes:,} UTF-8 bytes, "
+            f"{v.max_total_bytes:,} UTF-8 bytes in total."
+        )
+    return None
+
+
+@lru_cache(maxsize=256)
+def _schema_for(tool: ToolDef) -> dict[str, Any]:
+    schema = copy.deepcopy(tool.args_model.model_json_schema())
+    schema.pop("title", None)
+    props: dict[str, Any] = schema.get("properties", {})
+    for name in tool.config_only:
+        props.pop(name, None)
+    if "required" in schema:
+        schema["required"] = [r for r in schema["required"] if r not in tool.config_only]
+        if not schema["required"]:
+            del schema["required"]
+    for name, prop in props.items():
+        prop.pop("title", None)
+        note = _bound_note(tool, name)
+        if note:
+            desc = prop.get("description", "")
+            prop["description"] = f"{desc} {note}".strip()
+    schema["additionalProperties"] = False
+    return schema
+
+
+def llm_visible_schema(tool: ToolDef) -> dict[str, Any]:
+    """A fresh copy each call so callers may mutate it."""
+    return copy.deepcopy(_schema_for(tool))

@@ -1,0 +1,230 @@
+"""The shapes a registered tool and one dispatch are made of.
+
+A ``ToolDef`` carries an executable validator (its pydantic args model), the
+names of config-only fields (pinned by the workflow author, never visible to
+a model), its policy class (which guardrails and approvals apply) and a pure
+``dispatch`` that performs its effect only through the injected host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel
+
+from relavium_desktop.engine.host import ToolHost
+
+JsonDict = dict[str, Any]
+ToolSource = Literal["builtin", "mcp", "plugin", "http"]
+EgressKind = Literal["http", "search", "mcp"]
+FsScopeTier = Literal["sandboxed", "project", "full"]
+
+
+class ActionClass(StrEnum):
+    """Governed action classes an approval regime asks about."""
+
+    READ = "read"
+    FS_WRITE = "fs_write"
+    PROCESS = "process"
+    EGRESS = "egress"
+    OS = "os"
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyClass:
+    fs_scoped: bool = False
+    fs_write: bool = False
+    spawns_process: bool = False
+    egress: EgressKind | None = None
+    os: bool = False
+    requires_gate_approval: bool = False
+
+    @property
+    def action_class(self) -> ActionClass:
+        if self.fs_write:
+            return ActionClass.FS_WRITE
+        if self.spawns_process:
+            return ActionClass.PROCESS
+        if self.egress is not None:
+            return ActionClass.EGRESS
+        if self.os:
+            return ActionClass.OS
+        return ActionClass.READ
+
+    @property
+    def governed(self) -> bool:
+        return self.action_class is not ActionClass.READ
+
+    def to_json(self) -> JsonDict:
+        return {
+            "fsScoped": self.fs_scoped,
+            "fsWrite": self.fs_write,
+            "spawnsProcess": self.spawns_process,
+            "egress": self.egress,
+            "os": self.os,
+            "requiresGateApproval": self.requires_gate_approval,
+            "actionClass": str(self.action_class),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyTarget:
+    """What the generic guardrails check: an argv, a URL or a path."""
+
+    argv: tuple[str, ...] | None = None
+    url: str | None = None
+    path: str | None = None
+
+    def preview(self) -> str:
+        if self.argv is not None:
+            return " ".join(self.argv)
+        return self.url or self.path or ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPolicy:
+    """The workflow's ``spec.tools`` block; ``None`` lists mean disabled."""
+
+    allowed_commands: tuple[str, ...] | None = None
+    allowed_command_globs: tuple[str, ...] | None = None
+    allowed_domains: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> ToolPolicy:
+        data = data or {}
+
+        def seq(key: str) -> tuple[str, ...] | None:
+            value = data.get(key)
+            if value is None:
+                return None
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ValueError(f"policy field {key!r} must be a list of strings")
+            return tuple(value)
+
+        unknown = set(data) - {"allowedCommands", "allowedCommandGlobs", "allowedDomains"}
+        if unknown:
+            raise ValueError(f"unknown policy field(s): {', '.join(sorted(unknown))}")
+        return cls(seq("allowedCommands"), seq("allowedCommandGlobs"), seq("allowedDomains"))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    call_id: str | None = None
+    # Set when the provider already executed the call server-side (e.g. a
+    # hosted web search); such calls must never reach a local host.
+    provider_executed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """The secret-free question put to the user (or the host's standing grants)."""
+
+    tool_id: str
+    action_class: ActionClass
+    target: str
+    masked_args: JsonDict
+    node_id: str
+    protected_path: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecision:
+    approved: bool
+    scope: Literal["once", "session", "project"] = "once"
+    reason: str | None = None
+
+
+ApprovalHook = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRegime:
+    """Active when a human (chat) must confirm governed actions.
+
+    ``auto_approve`` lists action classes the mode lets through without
+    asking; everything else governed goes to ``hook``.  No hook while active
+    fails closed (``no_approval_hook``).
+    """
+
+    hook: ApprovalHook | None = None
+    auto_approve: frozenset[ActionClass] = frozenset()
+    deny: frozenset[ActionClass] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class NodeToolConfig:
+    """A node's ``tool_config`` / ``agent_config`` for one tool."""
+
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    input_mapping: Mapping[str, Any] = field(default_factory=dict)
+    output_mapping: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultLimits:
+    max_bytes: int = 51_200
+    max_lines: int = 2_000
+
+
+EventSink = Callable[[JsonDict], object]
+InvokeAgent = Callable[[str, Any], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDispatchContext:
+    run_id: str
+    node_id: str
+    granted_tool_ids: frozenset[str]
+    config: NodeToolConfig = field(default_factory=NodeToolConfig)
+    policy: ToolPolicy = field(default_factory=ToolPolicy)
+    fs_scope: FsScopeTier = "project"
+    gate_approved: bool = False
+    approval: ApprovalRegime | None = None
+    emit: EventSink | None = None
+    invoke_agent: InvokeAgent | None = None
+    media_scope: str | None = None
+    limits: ResultLimits | None = None
+
+
+class DispatchFn(Protocol):
+    def __call__(self, args: Any, host: ToolHost, ctx: ToolDispatchContext) -> Awaitable[Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ByteBound:
+    """Inclusive UTF-8 byte limit of one string field."""
+
+    max_bytes: int
+    non_empty: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VectorBound:
+    """Bounds of a list-of-strings field: count, per entry and total bytes."""
+
+    max_items: int
+    max_item_bytes: int
+    max_total_bytes: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ToolDef:
+    id: str
+    description: str
+    args_model: type[BaseModel]
+    dispatch: DispatchFn
+    source: ToolSource = "builtin"
+    config_only: frozenset[str] = frozenset()
+    policy: PolicyClass = field(default_factory=PolicyClass)
+    policy_target: Callable[[Any], PolicyTarget] | None = None
+    # Tool-specific guardrails beyond the generic ones (e.g. declared env names).
+    guard: Callable[[Any, ToolDispatchContext], None] | None = None
+    byte_bounds: Mapping[str, ByteBound] = field(default_factory=dict)
+    vector_bounds: Mapping[str, VectorBound] = field(default_factory=dict)
+    # Fields that hold a path the write floor must be checked against.
+    protected_path_probe: Callable[[Any], bool] | None = None

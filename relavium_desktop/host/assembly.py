@@ -1,0 +1,35 @@
+"""Build the ToolHost one surface (CLI or desktop) dispatches through.
+
+Each capability is constructed by the host module that owns it; a surface
+passes in what it knows (workspace, tier, granted extra roots) and gets back
+an immutable ToolHost.  Capabilities a surface cannot supply stay ``None``
+and their tools fail closed with ``tool_unavailable``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from relavium_desktop.engine.host import OsCapability, ToolHost
+from relavium_desktop.engine.tools.tooldef import FsScopeTier
+from relavium_desktop.host.datadir import data_dir
+from relavium_desktop.host.output_store import FileOutputStore
+
+
+@dataclass(frozen=True, slots=True)
+class HostSettings:
+    workspace: Path
+    tier: FsScopeTier = "project"
+    surface: str = "workflow"  # "workflow" | "chat": chat clamps full to project
+    extra_roots: tuple[Path, ...] = ()
+    os_capability: OsCapability | None = None
+    home: Path = field(default_factory=data_dir)
+
+
+def build_host(settings: HostSettings) -> ToolHost:
+    output_store = FileOutputStore(settings.home / "runs")
+    return ToolHost(
+        output_store=output_store,
+        os=settings.os_capability,
+    )

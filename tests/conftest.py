@@ -1,0 +1,34 @@
+"""Shared fixtures: every test gets its own data dir via RELAVIUM_HOME."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True)
+def relavium_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("relavium-home")
+    monkeypatch.setenv("RELAVIUM_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def cli_env(relavium_home: Path) -> dict[str, str]:
+    """Environment for running the real ``relavium`` console script as a subprocess."""
+    env = dict(os.environ)
+    env["RELAVIUM_HOME"] = str(relavium_home)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def relavium_cmd() -> list[str]:
+    """The installed console script next to the running interpreter."""
+    script = Path(sys.executable).with_name("relavium")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "relavium_desktop.cli"]

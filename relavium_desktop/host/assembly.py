@@ -11,7 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from relavium_desktop.engine.host import OsCapability, ToolHost
+from relavium_desktop.engine.host import (
+    EgressCapability,
+    FsCapability,
+    OsCapability,
+    ProcessCapability,
+    ToolHost,
+)
 from relavium_desktop.engine.tools.tooldef import FsScopeTier
 from relavium_desktop.host.datadir import data_dir
 from relavium_desktop.host.output_store import FileOutputStore
@@ -27,9 +33,24 @@ class HostSettings:
     home: Path = field(default_factory=data_dir)
 
 
+def _build_fs(settings: HostSettings, store: FileOutputStore) -> FsCapability | None:
+    return None  # filled by the filesystem host
+
+
+def _build_process(settings: HostSettings, store: FileOutputStore) -> ProcessCapability | None:
+    return None  # filled by the process host
+
+
+def _build_egress(settings: HostSettings, store: FileOutputStore) -> EgressCapability | None:
+    return None  # filled by the egress host
+
+
 def build_host(settings: HostSettings) -> ToolHost:
-    output_store = FileOutputStore(settings.home / "runs")
+    store = FileOutputStore(settings.home / "runs")
     return ToolHost(
-        output_store=output_store,
+        fs=_build_fs(settings, store),
+        process=_build_process(settings, store),
+        egress=_build_egress(settings, store),
         os=settings.os_capability,
+        output_store=store,
     )

@@ -8,8 +8,9 @@ and tests stay deterministic.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 JsonDict = dict[str, Any]
@@ -18,12 +19,18 @@ Subscriber = Callable[[JsonDict], None]
 TERMINAL_RUN_EVENTS = frozenset({"run:completed", "run:failed", "run:cancelled"})
 
 
+@lru_cache(maxsize=8)
+def _second_prefix(whole: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+
+
 def iso_timestamp(epoch_seconds: float) -> str:
-    return (
-        datetime.fromtimestamp(epoch_seconds, tz=UTC)
-        .isoformat(timespec="milliseconds")
-        .replace("+00:00", "Z")
-    )
+    """RFC 3339 UTC with milliseconds, e.g. ``2026-11-29T18:54:08.123Z``."""
+    whole = int(epoch_seconds)
+    millis = round((epoch_seconds - whole) * 1000)
+    if millis == 1000:
+        whole, millis = whole + 1, 0
+    return f"{_second_prefix(whole)}.{millis:03d}Z"
 
 
 class EventBus:

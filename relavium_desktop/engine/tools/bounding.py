@@ -57,7 +57,10 @@ class Measured:
 
     @classmethod
     def of(cls, text: str) -> Measured:
-        return cls(text, len(text.encode("utf-8", "surrogatepass")), len(_break_ends(text)) + 1)
+        size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+        # Without a backslash there is no JSON escape to look at.
+        breaks = text.count("\n") if "\\" not in text else len(_BREAK_RE.findall(text))
+        return cls(text, size, breaks + 1)
 
 
 def needs_bounding(m: Measured, limits: ResultLimits) -> bool:

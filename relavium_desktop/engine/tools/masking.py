@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 MASK = "***"
@@ -20,19 +21,42 @@ MASK = "***"
 # continues the same credential (a key pasted across a wrapped line).
 _CONT = r"(?:[\n\t]+[A-Za-z0-9_\-]+)*"
 
-_TOKEN_FAMILIES = [
-    r"sk-ant-[A-Za-z0-9_\-]{8,}",
-    r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}",
-    r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}",
-    r"github_pat_[A-Za-z0-9_]{20,}",
-    r"xox[bpars]-[A-Za-z0-9\-]{8,}",
-    r"(?:AKIA|ASIA)[0-9A-Z]{16}",
-    r"AIza[0-9A-Za-z_\-]{30,}",
-    r"glpat-[A-Za-z0-9_\-]{16,}",
+# (prefix, body alphabet, minimum body length).  The body may be broken by
+# LF/TAB runs; the minimum counts body characters only, so a key wrapped
+# early still matches as one credential.
+_TOKEN_FAMILIES: list[tuple[str, str, int]] = [
+    (r"sk-ant-", r"A-Za-z0-9_\-", 8),
+    (r"sk-(?:proj-|svcacct-|admin-)?", r"A-Za-z0-9_\-", 16),
+    (r"(?:ghp|gho|ghu|ghs|ghr)_", r"A-Za-z0-9", 20),
+    (r"github_pat_", r"A-Za-z0-9_", 20),
+    (r"xox[bpars]-", r"A-Za-z0-9\-", 8),
+    (r"(?:AKIA|ASIA)", r"0-9A-Z", 16),
+    (r"AIza", r"0-9A-Za-z_\-", 30),
+    (r"glpat-", r"A-Za-z0-9_\-", 16),
 ]
-_TOKEN_RE = re.compile(
-    r"(?<![A-Za-z0-9_\-])(?:" + "|".join(_TOKEN_FAMILIES) + r")" + _CONT
-)
+
+
+def _family_re(prefix: str, alphabet: str) -> str:
+    body = rf"[{alphabet}]+(?:[\n\t]+[{alphabet}]+)*"
+    return rf"(?P<p>{prefix})(?P<b>{body})"
+
+
+_FAMILY_RES = [
+    (re.compile(r"(?<![A-Za-z0-9_\-])" + _family_re(prefix, alpha) + _CONT), minimum)
+    for prefix, alpha, minimum in _TOKEN_FAMILIES
+]
+
+
+def _mask_tokens(text: str) -> str:
+    for pattern, minimum in _FAMILY_RES:
+
+        def repl(m: re.Match[str], minimum: int = minimum) -> str:
+            body = m.group("b").replace("\n", "").replace("\t", "")
+            return MASK if len(body) >= minimum else m.group(0)
+
+        text = pattern.sub(repl, text)
+    return text
+
 
 # Authorization header value up to the end of the line.
 _AUTH_HEADER_RE = re.compile(
@@ -63,18 +87,30 @@ _BARE_LABEL_RE = re.compile(
 _SENSITIVE_KEY_RE = re.compile(r"(?i)^" + _LABEL + r"$|^authorization$|^proxy-authorization$|^cookie$")
 
 
+# One cheap scan that every recognised shape must hit; text without any of
+# these fragments cannot contain a supported credential, so the dozen
+# pattern substitutions are skipped (this keeps dispatch overhead low).
+# Matched against the lower-cased text (a case-insensitive alternation is
+# several times slower).
+_MAYBE_RE = re.compile(
+    r"sk-|gh[pousr]_|github_pat_|xox[bpars]-|akia|asia|aiza|glpat-|@|authoriz|bearer|basic|token|"
+    r"key|secret|passw|pwd|credential|cookie"
+)
+
+
 def mask_text(text: str) -> str:
     """Mask every recognised credential span in ``text``."""
-    if not text:
+    if not text or not _MAYBE_RE.search(text.lower()):
         return text
     text = _USERINFO_RE.sub(lambda m: f"{m.group(1)}{MASK}@", text)
     text = _AUTH_HEADER_RE.sub(lambda m: f"{m.group(1)}{MASK}", text)
     text = _QUOTED_LABEL_RE.sub(lambda m: f'{m.group(1)}"{MASK}"', text)
     text = _BARE_LABEL_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
     text = _SCHEME_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
-    return _TOKEN_RE.sub(MASK, text)
+    return _mask_tokens(text)
 
 
+@lru_cache(maxsize=4096)
 def is_sensitive_key(key: str) -> bool:
     return bool(_SENSITIVE_KEY_RE.match(key))
 

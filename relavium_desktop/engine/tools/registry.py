@@ -283,10 +283,9 @@ class ToolRegistry:
     @staticmethod
     def _tool_call_event(tool: ToolDef, effective: JsonDict, ctx: ToolDispatchContext) -> JsonDict:
         masked = mask_value(effective)
-        rendered = render_for_model(masked)
         tool_input: Any = masked
-        if len(rendered) > EVENT_INPUT_PREVIEW_CHARS:
-            tool_input = {"preview": clip(rendered, EVENT_INPUT_PREVIEW_CHARS)}
+        if not _fits_chars(masked, EVENT_INPUT_PREVIEW_CHARS):
+            tool_input = {"preview": clip(render_for_model(masked), EVENT_INPUT_PREVIEW_CHARS)}
         return {"type": "agent:tool_call", "nodeId": ctx.node_id, "toolId": tool.id, "toolInput": tool_input}
 
     @staticmethod
@@ -319,6 +318,28 @@ class ToolRegistry:
             event["outputSummary"] = ""
             event["error"] = err
         return event
+
+
+def _fits_chars(value: Any, budget: int) -> bool:
+    """Cheap upper-bound check that ``value``'s JSON stays within ``budget`` characters."""
+    stack = [value]
+    used = 0
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            used += len(item) * 2 + 2  # worst case: every character escaped
+        elif isinstance(item, Mapping):
+            for k, v in item.items():
+                used += len(str(k)) + 4
+                stack.append(v)
+        elif isinstance(item, list | tuple):
+            used += 2
+            stack.extend(item)
+        else:
+            used += 24
+        if used > budget:
+            return False
+    return True
 
 
 def _describe_exception(exc: BaseException) -> str:

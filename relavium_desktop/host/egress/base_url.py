@@ -1,0 +1,60 @@
+"""Validating a configured base URL (LLM provider, MCP server, search provider).
+
+These destinations are chosen by the user in config, not by a model, so no
+allowlist applies -- but the same SSRF rules do.  Local-first users run
+Ollama or an MCP server on localhost, so :func:`check_base_url` takes an
+explicit ``allow_local`` opt-in that the caller must surface in its config
+(and UI); without it a loopback/private destination is ``ssrf_blocked``.
+Validation is not enough on its own: the caller must also *connect* through
+:func:`~relavium_desktop.host.egress.transport.guarded_client` so the
+address checked is the address used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from relavium_desktop.engine.errors import DenyReason, ToolDeniedError
+from relavium_desktop.engine.tools.domain_policy import parse_url
+from relavium_desktop.host.egress.addresses import IPAddress
+from relavium_desktop.host.egress.resolver import (
+    AddressCheck,
+    Resolver,
+    default_address_check,
+    resolve_checked,
+    system_resolver,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedBaseUrl:
+    url: str
+    scheme: str
+    host: str
+    port: int
+    addresses: tuple[IPAddress, ...]
+
+
+async def check_base_url(
+    url: str,
+    *,
+    allow_local: bool = False,
+    resolver: Resolver = system_resolver,
+    check: AddressCheck = default_address_check,
+) -> CheckedBaseUrl:
+    """Refuse ``url`` unless it is HTTPS (plain HTTP only with ``allow_local``) to a permitted address.
+
+    Raises ``ToolDeniedError`` (``https_required`` / ``ssrf_blocked``),
+    ``InvalidArgsError`` for a malformed URL, ``DnsLookupError`` when the
+    name does not resolve.
+    """
+    parsed = parse_url(url)
+    if parsed.scheme != "https" and not (parsed.scheme == "http" and allow_local):
+        raise ToolDeniedError(
+            "a base URL must be https:// (plain http only with the explicit allowLocal opt-in)",
+            reason=DenyReason.HTTPS_REQUIRED,
+        )
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    host = parsed.host.strip("[]")
+    addresses = await resolve_checked(host, port, allow_local=allow_local, resolver=resolver, check=check)
+    return CheckedBaseUrl(url, parsed.scheme, parsed.host, port, tuple(addresses))

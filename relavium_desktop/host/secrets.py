@@ -1,0 +1,211 @@
+"""The secret store: the OS keyring (service ``relavium``), and nothing else.
+
+Secrets are referred to as ``secret:NAME`` in workflow and tool config and
+resolved here, inside the host, at the moment they are needed; the value
+never travels back into the engine.  When no real keyring backend is usable
+every operation fails with :class:`SecretStoreUnavailable`, whose message
+names the backend that was tried and how to enable one on Linux -- there is
+deliberately no plaintext-file fallback, because a silent fallback is how
+API keys end up in backups and dotfile repositories.
+
+The keyring API cannot enumerate entries, so the store keeps an index of
+secret *names* (never values) as one more keyring entry; ``secret list``
+reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+SERVICE = "relavium"
+INDEX_KEY = "__relavium_index__"
+REF_PREFIX = "secret:"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+# Backends that are not a real OS keyring: refusing them is the no-plaintext rule.
+_REFUSED_BACKENDS = ("keyring.backends.fail.", "keyring.backends.null.", "keyrings.alt.")
+
+LINUX_HELP = (
+    "Relavium keeps secrets only in the OS keyring, never in a plain file. On Linux, run a "
+    "Secret Service provider in your session: GNOME Keyring (install 'gnome-keyring' and "
+    "'libsecret-tools'; it starts with a GNOME/most desktop sessions) or KWallet (KDE, "
+    "'kwalletmanager' with the Secret Service integration enabled). The keyring must be "
+    "reachable on the session D-Bus (DBUS_SESSION_BUS_ADDRESS set) and unlocked. Headless "
+    "or over SSH: dbus-run-session -- sh -c 'gnome-keyring-daemon --unlock; relavium ...' "
+    "(type the keyring password on stdin). You can also pick a backend with "
+    "PYTHON_KEYRING_BACKEND (e.g. keyring.backends.SecretService.Keyring)."
+)
+
+
+class SecretStoreError(Exception):
+    """A secret operation failed; the message never contains a secret value."""
+
+
+class SecretStoreUnavailable(SecretStoreError):
+    """No usable keyring backend."""
+
+
+class SecretNotFound(SecretStoreError):
+    pass
+
+
+def backend_name(backend: Any) -> str:
+    cls = type(backend)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def validate_name(name: str) -> str:
+    if not _NAME_RE.match(name) or name == INDEX_KEY:
+        raise SecretStoreError(
+            "a secret name is 1-128 characters of letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def parse_ref(ref: str) -> str:
+    """``secret:NAME`` -> ``NAME``; anything else is refused."""
+    if not ref.startswith(REF_PREFIX):
+        raise SecretStoreError("a credentialRef must look like 'secret:NAME'")
+    return validate_name(ref[len(REF_PREFIX):])
+
+
+def _detect_backend() -> Any:
+    """The keyring backend the environment selects, detected afresh.
+
+    Detection is repeated per store (not cached process-wide by us) so a
+    process that gains a session bus later, or a test that starts one,
+    sees the real state.
+    """
+    import keyring.core
+
+    return keyring.core.load_env() or keyring.core.load_config() or keyring.core._detect_backend()
+
+
+@dataclass(frozen=True, slots=True)
+class SecretEntry:
+    name: str
+    hint: str  # the last four characters only, or a mask for short values
+
+
+def hint_of(value: str) -> str:
+    """Last four characters, preceded by a mask; short values show nothing."""
+    if len(value) < 8:
+        return "****"
+    return "****" + value[-4:]
+
+
+class SecretStore:
+    """Keyring-backed secrets under service ``relavium``; blocking calls (run in a thread)."""
+
+    def __init__(self, backend: Any | None = None) -> None:
+        self._backend = backend
+
+    @property
+    def backend(self) -> Any:
+        if self._backend is None:
+            self._backend = _detect_backend()
+        return self._backend
+
+    def _usable(self) -> Any:
+        backend = self.backend
+        name = backend_name(backend)
+        if name.startswith(_REFUSED_BACKENDS) or "plaintext" in name.lower():
+            raise SecretStoreUnavailable(f"no usable keyring backend (tried: {name}). {LINUX_HELP}")
+        inner = getattr(backend, "backends", None)
+        if inner is not None and not [b for b in inner if not backend_name(b).startswith(_REFUSED_BACKENDS)]:
+            raise SecretStoreUnavailable(f"no usable keyring backend (tried: {name}). {LINUX_HELP}")
+        return backend
+
+    def _call(self, op: str, fn: Any, *args: Any) -> Any:
+        backend = self._usable()
+        import keyring.errors
+
+        try:
+            return fn(*args)
+        except keyring.errors.NoKeyringError:
+            raise SecretStoreUnavailable(
+                f"no usable keyring backend (tried: {backend_name(backend)}). {LINUX_HELP}"
+            ) from None
+        except keyring.errors.PasswordDeleteError:
+            raise
+        except (keyring.errors.KeyringError, OSError) as exc:
+            # The exception text comes from the backend, never from the value.
+            raise SecretStoreUnavailable(
+                f"the keyring backend {backend_name(backend)} could not {op} "
+                f"({type(exc).__name__}: {exc}). {LINUX_HELP}"
+            ) from None
+
+    # -- index of names ------------------------------------------------------
+
+    def _read_index(self) -> list[str]:
+        raw = self._call("read the secret index", self.backend.get_password, SERVICE, INDEX_KEY)
+        if not raw:
+            return []
+        try:
+            names = json.loads(raw)
+        except ValueError:
+            return []
+        return sorted({n for n in names if isinstance(n, str) and _NAME_RE.match(n)})
+
+    def _write_index(self, names: list[str]) -> None:
+        self._call(
+            "write the secret index", self.backend.set_password, SERVICE, INDEX_KEY,
+            json.dumps(sorted(set(names))),
+        )
+
+    # -- operations ------------------------------------------------------------
+
+    def set(self, name: str, value: str) -> None:
+        validate_name(name)
+        if not value:
+            raise SecretStoreError("refusing to store an empty secret")
+        self._call("store the secret", self.backend.set_password, SERVICE, name, value)
+        names = self._read_index()
+        if name not in names:
+            self._write_index([*names, name])
+
+    def get(self, name: str) -> str | None:
+        validate_name(name)
+        value = self._call("read the secret", self.backend.get_password, SERVICE, name)
+        return value if isinstance(value, str) else None
+
+    def require(self, name: str) -> str:
+        value = self.get(name)
+        if value is None:
+            raise SecretNotFound(
+                f"secret {name!r} is not set in the keyring; set it with 'relavium secret set {name}'"
+            )
+        return value
+
+    def resolve_ref(self, ref: str) -> tuple[str, str]:
+        """``secret:NAME`` -> ``(NAME, value)``, resolved here, inside the host."""
+        name = parse_ref(ref)
+        return name, self.require(name)
+
+    def delete(self, name: str) -> bool:
+        """Remove a secret; ``False`` when it did not exist."""
+        import keyring.errors
+
+        validate_name(name)
+        existed = self.get(name) is not None
+        if existed:
+            try:
+                self._call("delete the secret", self.backend.delete_password, SERVICE, name)
+            except keyring.errors.PasswordDeleteError:
+                existed = False
+        names = self._read_index()
+        if name in names:
+            self._write_index([n for n in names if n != name])
+        return existed
+
+    def list(self) -> list[SecretEntry]:
+        entries = []
+        for name in self._read_index():
+            value = self.get(name)
+            if value is not None:
+                entries.append(SecretEntry(name, hint_of(value)))
+        return entries

@@ -34,7 +34,16 @@ class HostSettings:
 
 
 def _build_fs(settings: HostSettings, store: FileOutputStore) -> FsCapability | None:
-    return None  # filled by the filesystem host
+    # The path policy pins the roots now; chat's full tier is clamped to project inside.
+    from relavium_desktop.host.fs import FsHost, PathPolicy
+
+    policy = PathPolicy.create(
+        settings.workspace,
+        tier=settings.tier,
+        surface=settings.surface,
+        extra_roots=settings.extra_roots,
+    )
+    return FsHost(policy)
 
 
 def _build_process(settings: HostSettings, store: FileOutputStore) -> ProcessCapability | None:

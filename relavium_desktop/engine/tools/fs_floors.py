@@ -1,0 +1,218 @@
+"""Pure credential floors for the file tools: component folding, UNC, read and write floors.
+
+The floors are the part of file scope no tier, grant or mode can lift, so
+they live here, platform-free, where they are tested on every OS and where
+both the host and the engine can ask them.  They work on path *components*
+(never on a joined string) so ``a/b/.ssh/id_rsa`` and ``.ssh`` as a root are
+judged by the same rule.
+
+Folding is deliberately conservative and the same on every OS: a component
+is NFKC-normalised and case-folded, its ``:stream`` suffix is dropped and
+trailing dots and spaces are stripped.  On a case-sensitive POSIX disk this
+refuses a few harmless look-alikes (``.SSH``, ``.env:x``); on Windows and
+macOS, where those spellings *are* the protected file, it is what keeps them
+out.  Refusing too much is the safe side of this rule.
+
+The walker folds one component at a time and carries a small
+:class:`FloorContext` down the tree, so a recursive listing pays one set
+lookup per entry instead of re-checking the whole path.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# Directories whose whole subtree is confidential (read floor).
+PROTECTED_DIRS: frozenset[str] = frozenset(
+    {
+        ".ssh",
+        ".relavium",
+        ".aws",
+        ".env",
+        ".kube",
+        ".azure",
+        ".terraform.d",
+        "gcloud",
+        "legacy_credentials",
+    }
+)
+
+# Credential files by basename (read floor); matched on any component.
+CREDENTIAL_BASENAMES: frozenset[str] = frozenset(
+    {
+        ".gitconfig",
+        ".git-credentials",
+        ".netrc",
+        ".npmrc",
+        ".pypirc",
+        ".pgpass",
+        ".envrc",
+        ".dockercfg",
+        "application_default_credentials.json",
+        "credentials.tfrc.json",
+        ".terraformrc",
+        "terraform.rc",
+    }
+)
+
+# Shell and session start-up files (write floor only): writing one is code
+# execution at the user's next login or shell.
+SHELL_STARTUP_BASENAMES: frozenset[str] = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".bash_aliases",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".zlogout",
+        ".kshrc",
+        ".mkshrc",
+        ".cshrc",
+        ".tcshrc",
+        ".login",
+        ".logout",
+        "config.fish",
+        ".xprofile",
+        ".xinitrc",
+        ".xsession",
+        ".xsessionrc",
+        ".pam_environment",
+    }
+)
+
+GIT_CONFIG_NAMES: frozenset[str] = frozenset({"config", "config.worktree"})
+
+def fold_component(name: str) -> str:
+    """The spelling a floor compares: NFKC, case-folded, no ``:stream``, no trailing dot/space.
+
+    ``.`` and ``..`` are returned unchanged (stripping their dots would turn
+    them into an empty name).
+    """
+    if name.isascii() and ":" not in name and name[-1:] not in (".", " ", ""):
+        # Fast path for the common case: NFKC and casefold are lower() on ASCII.
+        return name.lower()
+    if name in (".", ".."):
+        return name
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    folded = unicodedata.normalize("NFKC", folded)
+    folded = folded.split(":", 1)[0]
+    stripped = folded.rstrip(". ")
+    return stripped if stripped else folded
+
+
+def split_components(path: str) -> list[str]:
+    """Components of a tool path for floor checks; both separators split.
+
+    On POSIX a backslash is an ordinary filename character, but splitting on
+    it here only ever makes the floor stricter.
+    """
+    return [c for c in re.split(r"[\\/]+", path) if c not in ("", ".")]
+
+
+def _is_dotenv(folded: str) -> bool:
+    return folded == ".env" or folded.startswith(".env.")
+
+
+def _is_gitdir(folded: str) -> bool:
+    return folded == ".git" or folded.endswith(".git")
+
+
+@dataclass(frozen=True, slots=True)
+class FloorContext:
+    """What a floor needs to know about a directory's ancestors.
+
+    ``parent`` / ``grandparent`` are folded names; ``in_gitdir`` is true
+    beneath a ``.git`` or bare ``*.git`` directory.
+    """
+
+    parent: str = ""
+    grandparent: str = ""
+    in_gitdir: bool = False
+
+    def child(self, folded: str) -> FloorContext:
+        return FloorContext(folded, self.parent, self.in_gitdir or _is_gitdir(folded))
+
+
+ROOT_CONTEXT = FloorContext()
+
+
+def read_rule(ctx: FloorContext, folded: str) -> str | None:
+    """The read-floor rule ``folded`` (a child of ``ctx``) hits, or None."""
+    if _is_dotenv(folded):
+        return "dotenv files and folders (.env, .env.*)"
+    if folded in PROTECTED_DIRS:
+        return f"{folded}/ folders"
+    if folded in CREDENTIAL_BASENAMES:
+        return f"{folded} credential files"
+    if folded == "config.json" and ctx.parent == ".docker":
+        return ".docker/config.json"
+    if folded in GIT_CONFIG_NAMES and ctx.in_gitdir:
+        return "a repository's git config"
+    if ctx.parent == "git" and (
+        folded == "credentials" or (folded == "config" and ctx.grandparent == ".config")
+    ):
+        return "git's XDG credentials and config"
+    return None
+
+
+def write_rule(ctx: FloorContext, folded: str) -> str | None:
+    """The write-floor rule ``folded`` hits: the read floor plus git dirs and shell start-up files."""
+    rule = read_rule(ctx, folded)
+    if rule is not None:
+        return rule
+    if _is_gitdir(folded):
+        return ".git/ folders"
+    if folded in SHELL_STARTUP_BASENAMES:
+        return "shell start-up files"
+    if folded == "conf.d" and ctx.parent == "fish":
+        return "shell start-up files"
+    return None
+
+
+def _check(components: Sequence[str], exempt_index: int | None, write: bool) -> str | None:
+    ctx = ROOT_CONTEXT
+    rule_of = write_rule if write else read_rule
+    for index, raw in enumerate(components):
+        if raw in ("", "."):
+            continue
+        folded = fold_component(raw)
+        rule = rule_of(ctx, folded)
+        if rule is not None and not (index == exempt_index and folded == ".relavium"):
+            return rule
+        ctx = ctx.child(folded)
+    return None
+
+
+def read_floor(components: Sequence[str], *, relavium_exempt_index: int | None = None) -> str | None:
+    """The read-floor rule a path (as components) hits, or None when readable.
+
+    ``relavium_exempt_index`` is the index of the one ``.relavium``
+    component a host-issued scratch descriptor exempts; only that component
+    and only the ``.relavium`` rule are lifted.
+    """
+    return _check(components, relavium_exempt_index, write=False)
+
+
+def write_floor(components: Sequence[str], *, relavium_exempt_index: int | None = None) -> str | None:
+    """The write-floor rule a path hits, or None when writable (floors only, not scope)."""
+    return _check(components, relavium_exempt_index, write=True)
+
+
+def is_unc(path: str, *, windows: bool) -> bool:
+    """Whether a raw tool path is a UNC / device path, refused before any I/O.
+
+    ``\\\\server\\share`` (and ``\\\\?\\`` / ``\\\\.\\`` device forms) is refused on
+    every OS.  On Windows the forward-slash and mixed-separator spellings are
+    the same thing and refuse too; on POSIX ``//x`` is an ordinary absolute path.
+    """
+    if path.startswith("\\\\"):
+        return True
+    return bool(windows and len(path) >= 2 and path[0] in "\\/" and path[1] in "\\/")

@@ -1,0 +1,148 @@
+"""read_file and glob reads over the descriptor walk.
+
+A glob's literal prefix (up to the first component with ``*``/``?``, or the
+parent of a literal path) is admitted like any path: same roots, same
+floors.  Below it the matcher walks directory descriptors, pruning
+floor-denied directories before descent and never following a symlinked
+directory; a symlinked *file* that matches is read only after a full
+re-admission, and skipped if that is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from typing import Any
+
+from relavium_desktop.engine.errors import InvalidArgsError, ToolDeniedError, ToolFailedError
+from relavium_desktop.engine.tools.fs_floors import (
+    ROOT_CONTEXT,
+    FloorContext,
+    fold_component,
+    is_unc,
+    read_rule,
+)
+from relavium_desktop.host.fs.globbing import component_matcher, has_magic
+from relavium_desktop.host.fs.policy import PathPolicy
+from relavium_desktop.host.fs.roots import join
+from relavium_desktop.host.fs.text import read_text_fd
+from relavium_desktop.host.fs.walk import FILE_FLAGS, SUBDIR_FLAGS, WalkHook, open_path
+
+GLOB_MAX_FILES = 1000
+GLOB_MAX_TOTAL_BYTES = 32 * 1024 * 1024
+
+
+def floor_context(comps: tuple[str, ...]) -> FloorContext:
+    ctx = ROOT_CONTEXT
+    for comp in comps:
+        ctx = ctx.child(fold_component(comp))
+    return ctx
+
+
+def read_file(policy: PathPolicy, raw: str, hook: WalkHook | None = None) -> dict[str, Any]:
+    opened = open_path(policy, raw, "file", hook=hook)
+    try:
+        result = read_text_fd(opened.fd, opened.canonical[-1])
+    finally:
+        opened.close()
+    return {"path": policy.display(opened.canonical), **result}
+
+
+def read_glob(policy: PathPolicy, pattern: str, hook: WalkHook | None = None) -> list[dict[str, Any]]:
+    if is_unc(pattern, windows=os.name == "nt"):
+        policy.lexical(pattern)  # raises unc_path
+    parts = [p for p in pattern.split("/") if p not in ("", ".")]
+    if not parts:
+        raise InvalidArgsError("the glob pattern is empty")
+    first = next((i for i, p in enumerate(parts) if has_magic(p)), len(parts) - 1)
+    prefix = ("/" if pattern.startswith("/") else "") + "/".join(parts[:first])
+    opened = open_path(policy, prefix or ".", "dir", hook=hook)
+    matchers: list[Callable[[str], bool] | None] = [
+        None if p == "**" else component_matcher(p) for p in parts[first:]
+    ]
+    glob = _GlobWalk(policy)
+    try:
+        glob.match(opened.fd, opened.canonical, floor_context(opened.canonical), matchers)
+    finally:
+        opened.close()
+    return [glob.found[k] for k in sorted(glob.found)]
+
+
+Matchers = list[Callable[[str], bool] | None]
+
+
+class _GlobWalk:
+    """One glob read's state: the policy, the files found and the byte budget left."""
+
+    def __init__(self, policy: PathPolicy) -> None:
+        self.policy = policy
+        self.found: dict[tuple[str, ...], dict[str, Any]] = {}
+        self.budget = GLOB_MAX_TOTAL_BYTES
+
+    def match(self, fd: int, here: tuple[str, ...], ctx: FloorContext, matchers: Matchers) -> None:
+        head, tail = matchers[0], matchers[1:]
+        if head is None and tail:
+            self.match(fd, here, ctx, tail)  # ** as zero folders
+        with os.scandir(fd) as it:
+            entries = list(it)
+        for entry in entries:
+            name = entry.name
+            folded = fold_component(name)
+            if read_rule(ctx, folded) is not None:
+                continue  # floor-denied: never read, never entered
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if head is None:
+                if is_dir:
+                    self.descend(fd, name, here, ctx.child(folded), matchers)
+                elif not tail:
+                    self.collect(fd, entry, here)
+                continue
+            if not head(name):
+                continue
+            if not tail:
+                if not is_dir:
+                    self.collect(fd, entry, here)
+            elif is_dir:
+                self.descend(fd, name, here, ctx.child(folded), tail)
+
+    def descend(self, fd: int, name: str, here: tuple[str, ...], ctx: FloorContext, matchers: Matchers) -> None:
+        try:
+            child = os.open(name, SUBDIR_FLAGS, dir_fd=fd)
+        except OSError:
+            return  # vanished or swapped for a link since the scan: not followed
+        try:
+            self.match(child, (*here, name), ctx, matchers)
+        finally:
+            os.close(child)
+
+    def collect(self, fd: int, entry: os.DirEntry[str], here: tuple[str, ...]) -> None:
+        policy = self.policy
+        canonical = (*here, entry.name)
+        policy.check_floor(canonical, "read")
+        if entry.is_symlink():
+            try:
+                opened = open_path(policy, join(canonical), "file")
+            except (ToolDeniedError, ToolFailedError):
+                return  # a link leaving the roots or onto a floor is not a match
+            fd_file, canonical = opened.fd, opened.canonical
+        else:
+            try:
+                fd_file = os.open(entry.name, FILE_FLAGS, dir_fd=fd)
+            except OSError:
+                return
+        try:
+            if not stat.S_ISREG(os.fstat(fd_file).st_mode) or canonical in self.found:
+                return
+            if len(self.found) >= GLOB_MAX_FILES:
+                raise InvalidArgsError(f"the glob matches more than {GLOB_MAX_FILES} files; narrow the pattern")
+            result = read_text_fd(fd_file, canonical[-1])
+        finally:
+            os.close(fd_file)
+        self.budget -= result["sizeBytes"]
+        if self.budget < 0:
+            raise InvalidArgsError(
+                f"the glob matches more than {GLOB_MAX_TOTAL_BYTES // (1024 * 1024)} MiB of text; "
+                "narrow the pattern"
+            )
+        self.found[canonical] = {"path": policy.display(canonical), **result}

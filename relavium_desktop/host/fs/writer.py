@@ -1,0 +1,119 @@
+"""write_file: atomic replace or O_APPEND, inside the write floor.
+
+A write goes to a fresh temporary file in the same directory (opened
+``O_EXCL|O_NOFOLLOW`` relative to the parent's descriptor), is fsynced and
+then renamed over the target, and the directory is fsynced: a crash or
+SIGKILL at any point leaves the old file or the new one, never a torn or
+empty one.  The existing file's permission bits (and owner, where allowed)
+carry over.  An append is one ``O_APPEND`` write so concurrent appenders do
+not lose lines.  A regular file with more than one hard link is refused: the
+other name may sit outside the roots or on a floor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import uuid
+from typing import Any
+
+from relavium_desktop.engine.errors import DenyReason, InvalidArgsError, ToolDeniedError, ToolFailedError
+from relavium_desktop.host.fs.policy import PathPolicy
+from relavium_desktop.host.fs.walk import NOFOLLOW, WalkHook, open_path
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def _hard_linked() -> ToolDeniedError:
+    return ToolDeniedError(
+        "the file has more than one hard link; writing through it could change a file elsewhere",
+        reason=DenyReason.PROTECTED_PATH,
+    )
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def write_file(
+    policy: PathPolicy,
+    raw: str,
+    content: str,
+    *,
+    append: bool,
+    create_parents: bool,
+    hook: WalkHook | None = None,
+) -> dict[str, Any]:
+    try:
+        data = content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgsError("content is not valid Unicode text (lone surrogate)") from None
+    opened = open_path(policy, raw, "parent", purpose="write", create_parents=create_parents, hook=hook)
+    assert opened.name is not None
+    try:
+        if append:
+            _append(opened.fd, opened.name, data)
+        else:
+            _replace(opened.fd, opened.name, data)
+    finally:
+        opened.close()
+    return {"path": policy.display(opened.canonical), "bytesWritten": len(data)}
+
+
+def _append(dir_fd: int, name: str, data: bytes) -> None:
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
+    try:
+        fd = os.open(name, flags, 0o666, dir_fd=dir_fd)
+    except IsADirectoryError:
+        raise ToolFailedError("the path names a folder, not a file") from None
+    except OSError as exc:
+        if exc.errno in (getattr(os, "ELOOP", 40),):
+            raise ToolFailedError("the path changed while it was being opened") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolFailedError("the path is not a regular file")
+        if st.st_nlink > 1:
+            raise _hard_linked()
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _replace(dir_fd: int, name: str, data: bytes) -> None:
+    try:
+        old: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        old = None
+    if old is not None:
+        if stat.S_ISDIR(old.st_mode):
+            raise ToolFailedError("the path names a folder, not a file")
+        if not stat.S_ISREG(old.st_mode):
+            raise ToolFailedError("the path is not a regular file")
+        if old.st_nlink > 1:
+            raise _hard_linked()
+    tmp = f".{name[:80]}.{uuid.uuid4().hex[:12]}.relavium-tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | _CLOEXEC
+    fd = os.open(tmp, flags, 0o600 if old is not None else 0o666, dir_fd=dir_fd)
+    try:
+        try:
+            _write_all(fd, data)
+            if old is not None:
+                with contextlib.suppress(OSError):
+                    os.fchown(fd, old.st_uid, old.st_gid)
+                os.fchmod(fd, stat.S_IMODE(old.st_mode))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+    with contextlib.suppress(OSError):
+        os.fsync(dir_fd)

@@ -1,1 +1,44 @@
-"""llm package."""
+"""The LLM provider seam: messages, tool specs, stream events, Provider protocol."""
+
+from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
+from relavium_desktop.engine.llm.messages import (
+    MediaPart,
+    Message,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from relavium_desktop.engine.llm.provider import ChatRequest, Provider
+from relavium_desktop.engine.llm.stream import (
+    ReasoningDelta,
+    StopEvent,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
+from relavium_desktop.engine.llm.tools import ToolSpec, tool_specs
+
+__all__ = [
+    "ChatRequest",
+    "MediaPart",
+    "Message",
+    "Part",
+    "Provider",
+    "ProviderError",
+    "ProviderErrorCode",
+    "ReasoningDelta",
+    "ReasoningPart",
+    "StopEvent",
+    "StreamEvent",
+    "TextDelta",
+    "TextPart",
+    "ToolCallEvent",
+    "ToolCallPart",
+    "ToolResultPart",
+    "ToolSpec",
+    "UsageEvent",
+    "tool_specs",
+]

@@ -1,0 +1,196 @@
+"""The agent loop: model turn → tool calls (in order) → results → repeat.
+
+Budgets (issue 6): at most 16 tool turns (the 17th fails ``turn_limit``) and
+3 correction rounds — a turn with an ``unknown_tool`` or ``invalid_args``
+result is fed back and counts; the 4th such turn fails ``tool_failed``
+(not retryable: retrying the node would replay the same confusion).
+``tool_denied`` is fatal and never fed back, except the recoverable scope
+reasons in chat; a host ``tool_failed`` ends the loop as retryable, except a
+failed read in chat, which the model may work around.  Cancellation is
+asyncio cancellation of the caller's task and propagates untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from relavium_desktop.engine.agent.outcome import TURN_LIMIT, AgentFailure, LoopResult, UsageRecord
+from relavium_desktop.engine.agent.pricing import cost_usd
+from relavium_desktop.engine.agent.routing import ProviderLookup, Sleep, StreamedTurn, stream_turn
+from relavium_desktop.engine.agent.spec import AgentSpec
+from relavium_desktop.engine.errors import (
+    RECOVERABLE_DENIALS,
+    ErrorCode,
+    InvalidArgsError,
+    ToolError,
+)
+from relavium_desktop.engine.llm.errors import ProviderError
+from relavium_desktop.engine.llm.messages import Message, ToolResultPart
+from relavium_desktop.engine.llm.stream import ToolCallEvent
+from relavium_desktop.engine.llm.tools import tool_specs
+from relavium_desktop.engine.tools.masking import clip, mask_text
+from relavium_desktop.engine.tools.registry import EVENT_INPUT_PREVIEW_CHARS, ToolRegistry
+from relavium_desktop.engine.tools.tooldef import ActionClass, ToolCall, ToolDispatchContext
+
+DEFAULT_TURN_LIMIT = 16
+DEFAULT_CORRECTION_ROUNDS = 3
+_CORRECTABLE = (ErrorCode.UNKNOWN_TOOL, ErrorCode.INVALID_ARGS)
+
+
+@dataclass(slots=True)
+class AgentLoop:
+    spec: AgentSpec
+    providers: ProviderLookup
+    registry: ToolRegistry
+    ctx: ToolDispatchContext
+    emit: Callable[[dict[str, Any]], object] = lambda e: None
+    chat: bool = False
+    turn_limit: int = DEFAULT_TURN_LIMIT
+    correction_rounds: int = DEFAULT_CORRECTION_ROUNDS
+    sleep: Sleep = asyncio.sleep
+    on_message: Callable[[Message], object] | None = None
+    on_usage: Callable[[UsageRecord], object] | None = None
+    _result: LoopResult = field(init=False)
+
+    async def run(self, history: list[Message]) -> LoopResult:
+        """Continue ``history`` (ending in a user message) until the model stops.
+
+        New messages are appended to ``history`` as they happen, so a chat
+        session persists each one even if a later step fails.
+        """
+        self._result = LoopResult(status="completed")
+        specs = tool_specs(self.registry.describe(), self.ctx.granted_tool_ids)
+        corrections = 0
+        while True:
+            try:
+                turn = await stream_turn(
+                    self.spec, self.providers, history, specs,
+                    emit=self.emit, node_id=self.ctx.node_id, sleep=self.sleep,
+                )
+            except ProviderError as exc:
+                return self._fail(AgentFailure(str(exc.code), exc.message, retryable=exc.retryable))
+            self._record_usage(turn)
+            self._append(history, turn.message)
+            if not turn.calls:
+                self._result.text = turn.message.text
+                return self._result
+            if self._result.tool_turns >= self.turn_limit:
+                self._append(history, _not_run(turn.calls, TURN_LIMIT))
+                return self._fail(AgentFailure(
+                    TURN_LIMIT, f"the agent used all {self.turn_limit} tool turns without finishing"
+                ))
+            self._result.tool_turns += 1
+            results, fatal, correctable = await self._dispatch_all(turn.calls)
+            self._append(history, Message("tool", tuple(results)))
+            if fatal is not None:
+                return self._fail(fatal)
+            if correctable:
+                corrections += 1
+                if corrections > self.correction_rounds:
+                    return self._fail(AgentFailure(
+                        str(ErrorCode.TOOL_FAILED),
+                        f"the model kept making unknown or invalid tool calls after "
+                        f"{self.correction_rounds} correction rounds",
+                        reason="correction_budget",
+                        retryable=False,
+                    ))
+
+    async def _dispatch_all(
+        self, calls: Sequence[ToolCallEvent]
+    ) -> tuple[list[ToolResultPart], AgentFailure | None, bool]:
+        results: list[ToolResultPart] = []
+        correctable = False
+        for index, call in enumerate(calls):
+            error: ToolError | None
+            if call.args_error is not None:
+                error = InvalidArgsError(f"{call.name}: arguments are not a JSON object: {call.args_error}")
+                self._emit_bare_failure(call, error)
+                content = None
+            else:
+                outcome = await self.registry.dispatch(
+                    ToolCall(call.name, call.args, call_id=call.call_id), self.ctx
+                )
+                error = outcome.error
+                content = None if outcome.model_facing is None else str(outcome.model_facing)
+            if error is None:
+                results.append(ToolResultPart(call.call_id, call.name, content or ""))
+                continue
+            if self._fed_back(call.name, error):
+                correctable = correctable or error.code in _CORRECTABLE
+                results.append(ToolResultPart(
+                    call.call_id, call.name, f"error: {error.code}: {mask_text(error.message)}", is_error=True
+                ))
+                continue
+            # Fatal: the model is not re-asked; close the remaining calls for a valid history.
+            results.append(ToolResultPart(call.call_id, call.name, f"not run: {error.code}", is_error=True))
+            results.extend(_not_run_parts(calls[index + 1 :], str(error.code)))
+            return results, AgentFailure(
+                str(error.code), error.message, reason=error.reason, retryable=error.retryable
+            ), False
+        return results, None, correctable
+
+    def _fed_back(self, tool_id: str, error: ToolError) -> bool:
+        if error.code in _CORRECTABLE:
+            return True
+        if not self.chat:
+            return False
+        if error.code is ErrorCode.TOOL_DENIED:
+            return error.reason in RECOVERABLE_DENIALS
+        if error.code is ErrorCode.TOOL_FAILED:
+            tool = self.registry.get(tool_id)
+            return tool is not None and tool.policy.action_class is ActionClass.READ
+        return False
+
+    def _emit_bare_failure(self, call: ToolCallEvent, error: ToolError) -> None:
+        node = self.ctx.node_id
+        self.emit({"type": "agent:tool_call", "nodeId": node, "toolId": call.name,
+                   "toolInput": {"preview": clip(mask_text(call.args_error or ""), EVENT_INPUT_PREVIEW_CHARS)}})
+        err = error.to_json()
+        err["message"] = mask_text(err["message"])
+        self.emit({"type": "agent:tool_result", "nodeId": node, "toolId": call.name,
+                   "success": False, "outputSummary": "", "error": err})
+
+    def _append(self, history: list[Message], message: Message) -> None:
+        history.append(message)
+        self._result.new_messages.append(message)
+        if self.on_message is not None:
+            self.on_message(message)
+
+    def _record_usage(self, turn: StreamedTurn) -> None:
+        if not (turn.input_tokens or turn.output_tokens):
+            return
+        record = UsageRecord(
+            provider=turn.route.provider,
+            model=turn.route.model,
+            input_tokens=turn.input_tokens,
+            output_tokens=turn.output_tokens,
+            cost_usd=cost_usd(turn.route.model, turn.input_tokens, turn.output_tokens),
+        )
+        self._result.usage.append(record)
+        self.emit({
+            "type": "cost:updated",
+            "nodeId": self.ctx.node_id,
+            "provider": record.provider,
+            "model": record.model,
+            "inputTokens": record.input_tokens,
+            "outputTokens": record.output_tokens,
+            "costUsd": record.cost_usd,
+        })
+        if self.on_usage is not None:
+            self.on_usage(record)
+
+    def _fail(self, failure: AgentFailure) -> LoopResult:
+        self._result.status = "failed"
+        self._result.failure = failure
+        return self._result
+
+
+def _not_run_parts(calls: Sequence[ToolCallEvent], code: str) -> list[ToolResultPart]:
+    return [ToolResultPart(c.call_id, c.name, f"not run: {code}", is_error=True) for c in calls]
+
+
+def _not_run(calls: Sequence[ToolCallEvent], code: str) -> Message:
+    return Message("tool", tuple(_not_run_parts(calls, code)))

@@ -1,0 +1,84 @@
+"""Chat modes mapped onto the registry's approval regime.
+
+The table (issue 6): ``ask`` and ``plan`` let read-only tools run and deny
+every governed action; ``accept-edits`` asks before every governed action;
+``auto`` approves governed actions except writes to protected paths, which
+still ask.  Grants given as "always" last for the session and never cover a
+protected path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from enum import StrEnum
+from pathlib import PurePosixPath
+
+from relavium_desktop.engine.tools.tooldef import (
+    ActionClass,
+    ApprovalDecision,
+    ApprovalRegime,
+    ApprovalRequest,
+)
+
+GOVERNED = frozenset({ActionClass.FS_WRITE, ActionClass.PROCESS, ActionClass.EGRESS, ActionClass.OS})
+ConfirmHook = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
+
+# Components whose writes always ask in auto mode (the host's floors refuse
+# some of them outright; asking first is the engine's extra belt).
+_PROTECTED_COMPONENTS = frozenset({".git", ".relavium", ".ssh", ".gnupg", ".aws", ".config", ".kube"})
+_PROTECTED_NAMES = frozenset({"id_rsa", "id_ed25519", ".netrc", ".npmrc", ".pypirc", "credentials"})
+
+
+class ChatMode(StrEnum):
+    ASK = "ask"
+    PLAN = "plan"
+    ACCEPT_EDITS = "accept-edits"
+    AUTO = "auto"
+
+
+def looks_protected(target: str) -> bool:
+    """Whether a write target names a protected component (case-insensitive)."""
+    parts = [p.lower() for p in PurePosixPath(target.replace("\\", "/")).parts]
+    if any(p in _PROTECTED_COMPONENTS for p in parts):
+        return True
+    name = parts[-1] if parts else ""
+    return name in _PROTECTED_NAMES or name.startswith(".env")
+
+
+class SessionApprovals:
+    """The approval regime of one chat session, with its "always" grants."""
+
+    def __init__(self, mode: ChatMode, confirm: ConfirmHook | None) -> None:
+        self.mode = mode
+        self._confirm = confirm
+        self._always: set[tuple[str, str, str]] = set()
+
+    def _protected(self, request: ApprovalRequest) -> bool:
+        return request.protected_path or (
+            request.action_class is ActionClass.FS_WRITE and looks_protected(request.target)
+        )
+
+    async def _hook(self, request: ApprovalRequest) -> ApprovalDecision:
+        protected = self._protected(request)
+        if self.mode is ChatMode.AUTO and not protected:
+            return ApprovalDecision(approved=True, scope="session")
+        key = (request.tool_id, str(request.action_class), request.target)
+        if not protected and key in self._always:
+            return ApprovalDecision(approved=True, scope="session")
+        if self._confirm is None:
+            return ApprovalDecision(approved=False, reason="no one is there to confirm this action")
+        decision = await self._confirm(request)
+        if decision.approved and decision.scope == "session" and not protected:
+            self._always.add(key)
+        return decision
+
+    def regime(self) -> ApprovalRegime:
+        if self.mode in (ChatMode.ASK, ChatMode.PLAN):
+            return ApprovalRegime(hook=None, deny=GOVERNED)
+        # auto: everything goes through the hook so protected writes can still ask.
+        return ApprovalRegime(hook=self._hook)
+
+
+def headless_regime(approved: frozenset[ActionClass]) -> ApprovalRegime:
+    """``agent run``: governed actions are denied unless named by --approve-all."""
+    return ApprovalRegime(hook=None, auto_approve=approved, deny=GOVERNED - approved)

@@ -1,0 +1,53 @@
+"""The ``*.agent.yaml`` model: strict, so a typo is an error, not a default.
+
+Unknown keys are refused and values are not coerced (``temperature: "hot"``
+is a wrong type, not a string to parse), because a silently ignored key in an
+agent definition is a guardrail or budget the author believes is active.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RetryCode = Literal["tool_failed", "provider_unavailable", "provider_rate_limit"]
+RETRYABLE_CODES: tuple[RetryCode, ...] = ("tool_failed", "provider_unavailable", "provider_rate_limit")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class RetryPolicy(_Strict):
+    max: int = Field(default=0, ge=0, le=10)
+    backoff: Literal["fixed", "exponential"] = "exponential"
+    backoff_ms: int = Field(default=1_000, ge=0, le=600_000)
+    retry_on: list[RetryCode] = Field(default_factory=lambda: list(RETRYABLE_CODES))
+
+    def delay_ms(self, attempt: int) -> int:
+        """Delay before retry ``attempt`` (1-based)."""
+        if self.backoff == "fixed":
+            return self.backoff_ms
+        return int(self.backoff_ms * (2 ** (attempt - 1)))
+
+
+class FallbackEntry(_Strict):
+    provider: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    max_attempts: int = Field(default=1, ge=1, le=5)
+
+
+class AgentSpec(_Strict):
+    id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    name: str = Field(default="", max_length=256)
+    description: str = Field(default="", max_length=4_096)
+    provider: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    system_prompt: str = Field(default="", max_length=200_000)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
+    tools: list[str] = Field(default_factory=list)
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    fallback_chain: list[FallbackEntry] = Field(default_factory=list)
+    output_schema: dict[str, Any] | None = None

@@ -1,0 +1,111 @@
+"""Provider-neutral chat messages and their content parts.
+
+One shape for every provider so the agent loop, sessions and the store never
+speak a wire format.  Tool results carry the registry's model-facing text
+(untrusted data) and are only ever placed in a tool-result position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+JsonDict = dict[str, Any]
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    text: str
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningPart:
+    text: str
+    kind: Literal["reasoning"] = "reasoning"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallPart:
+    call_id: str
+    name: str
+    args: JsonDict = field(default_factory=dict)
+    kind: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultPart:
+    """The outcome of one call; ``content`` is untrusted data, never instructions."""
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+    kind: Literal["tool_result"] = "tool_result"
+
+
+@dataclass(frozen=True, slots=True)
+class MediaPart:
+    """A handle into the media store; bytes never travel inside a message."""
+
+    handle: str
+    mime_type: str
+    kind: Literal["media"] = "media"
+
+
+Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | MediaPart
+
+_PART_TYPES: dict[str, type[Any]] = {
+    "text": TextPart,
+    "reasoning": ReasoningPart,
+    "tool_call": ToolCallPart,
+    "tool_result": ToolResultPart,
+    "media": MediaPart,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Role
+    parts: tuple[Part, ...]
+
+    @classmethod
+    def system(cls, text: str) -> Message:
+        return cls("system", (TextPart(text),))
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls("user", (TextPart(text),))
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def tool_calls(self) -> list[ToolCallPart]:
+        return [p for p in self.parts if isinstance(p, ToolCallPart)]
+
+    def to_json(self) -> JsonDict:
+        return {"role": self.role, "parts": [part_to_json(p) for p in self.parts]}
+
+    @classmethod
+    def from_json(cls, data: JsonDict) -> Message:
+        return cls(data["role"], tuple(part_from_json(p) for p in data["parts"]))
+
+
+def part_to_json(part: Part) -> JsonDict:
+    out: JsonDict = {"kind": part.kind}
+    for name in part.__dataclass_fields__:
+        if name != "kind":
+            out[name] = getattr(part, name)
+    return out
+
+
+def part_from_json(data: JsonDict) -> Part:
+    kind = data.get("kind")
+    cls = _PART_TYPES.get(str(kind))
+    if cls is None:
+        raise ValueError(f"unknown message part kind {kind!r}")
+    part: Part = cls(**{k: v for k, v in data.items() if k != "kind"})
+    return part

@@ -1,0 +1,133 @@
+"""Anthropic Messages API, streamed (``POST /v1/messages``, ``stream: true``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
+from relavium_desktop.engine.llm.messages import (
+    Message,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from relavium_desktop.engine.llm.provider import ChatRequest
+from relavium_desktop.engine.llm.stream import (
+    ReasoningDelta,
+    StopEvent,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
+from relavium_desktop.providers.http_base import HttpProvider, StreamIncomplete, loads_object
+from relavium_desktop.providers.sse import SseEvent
+
+API_VERSION = "2023-06-01"
+DEFAULT_MAX_TOKENS = 4_096
+_STOP: dict[str, StopReason] = {
+    "end_turn": "end_turn", "tool_use": "tool_use", "max_tokens": "max_tokens",
+    "stop_sequence": "end_turn", "refusal": "content_filter",
+}
+
+
+def _content(message: Message) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, TextPart) and part.text:
+            blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, ToolCallPart):
+            blocks.append({"type": "tool_use", "id": part.call_id, "name": part.name, "input": part.args})
+        elif isinstance(part, ToolResultPart):
+            blocks.append({"type": "tool_result", "tool_use_id": part.call_id, "content": part.content,
+                           "is_error": part.is_error})
+        elif isinstance(part, ReasoningPart):
+            continue  # unsigned thinking cannot be replayed; the text answer carries on
+    return blocks
+
+
+def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        role = "assistant" if m.role == "assistant" else "user"  # tool results ride in a user turn
+        blocks = _content(m)
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return out
+
+
+class AnthropicProvider(HttpProvider):
+    kind = "anthropic"
+
+    def build(self, request: ChatRequest, api_key: str | None) -> tuple[str, dict[str, str], dict[str, Any]]:
+        body: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
+            "messages": to_wire_messages(list(request.messages)),
+            "stream": True,
+        }
+        if request.system:
+            body["system"] = request.system
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.tools:
+            body["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
+                             for t in request.tools]
+        headers = {"anthropic-version": API_VERSION}
+        if api_key:
+            headers["x-api-key"] = api_key
+        return f"{self.base_url}/v1/messages", headers, body
+
+    async def decode(self, events: AsyncIterator[SseEvent]) -> AsyncIterator[StreamEvent]:
+        tools: dict[int, dict[str, Any]] = {}
+        finished = False
+        async for ev in events:
+            data = json.loads(ev.data)
+            kind = data.get("type")
+            if kind == "message_start":
+                usage = data.get("message", {}).get("usage", {})
+                yield UsageEvent(input_tokens=int(usage.get("input_tokens", 0)))
+            elif kind == "content_block_start":
+                block = data.get("content_block", {})
+                if block.get("type") == "tool_use":
+                    tools[data["index"]] = {"id": block.get("id", ""), "name": block.get("name", ""), "json": []}
+            elif kind == "content_block_delta":
+                delta = data.get("delta", {})
+                dtype = delta.get("type")
+                if dtype == "text_delta":
+                    yield TextDelta(delta.get("text", ""))
+                elif dtype == "thinking_delta":
+                    yield ReasoningDelta(delta.get("thinking", ""))
+                elif dtype == "input_json_delta" and data.get("index") in tools:
+                    tools[data["index"]]["json"].append(delta.get("partial_json", ""))
+            elif kind == "content_block_stop" and data.get("index") in tools:
+                t = tools.pop(data["index"])
+                args, error = loads_object("".join(t["json"]))
+                yield ToolCallEvent(t["id"], t["name"], args, error)
+            elif kind == "message_delta":
+                stop = data.get("delta", {}).get("stop_reason")
+                if stop:
+                    yield StopEvent(_STOP.get(stop, "other"))
+                out = data.get("usage", {}).get("output_tokens")
+                if out:
+                    yield UsageEvent(output_tokens=int(out))
+            elif kind == "message_stop":
+                finished = True
+                break
+            elif kind == "error":
+                etype = data.get("error", {}).get("type", "")
+                code = ProviderErrorCode.UNAVAILABLE if etype in ("overloaded_error", "api_error") \
+                    else ProviderErrorCode.VALIDATION
+                raise ProviderError(code, f"{self.name}: stream error ({etype or 'unknown'})")
+        if not finished:
+            raise StreamIncomplete

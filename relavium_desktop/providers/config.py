@@ -1,0 +1,93 @@
+"""Provider entries (settings), key references and the base-URL gate.
+
+Keys are references, never values: ``secret:NAME`` (the host's keyring) or
+``env:NAME`` (an environment variable, for CI and until a keyring is set up).
+A :data:`SecretResolver` turns a reference into the value inside the host; the
+value then lives only in a provider's request headers.  Every base URL passes
+``validate_base_url(url, allow_local)`` — the SSRF gate — and only an entry
+that says ``allow_local: true`` (visible in settings) may name a local server.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SecretResolver = Callable[[str], str]
+BaseUrlValidator = Callable[[str, bool], None]
+ProviderKind = Literal["anthropic", "openai", "gemini"]
+
+
+class ProviderConfigError(ValueError):
+    """A provider entry, key reference or base URL is unusable (secret-free message)."""
+
+
+class ProviderEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: ProviderKind
+    base_url: str
+    api_key: str | None = Field(default=None, description="secret:NAME or env:NAME; null for keyless local servers")
+    allow_local: bool = False
+    timeout_s: float = Field(default=120.0, gt=0, le=3_600)
+
+
+DEFAULT_ENTRIES: dict[str, ProviderEntry] = {
+    "anthropic": ProviderEntry(kind="anthropic", base_url="https://api.anthropic.com",
+                               api_key="secret:ANTHROPIC_API_KEY"),
+    "openai": ProviderEntry(kind="openai", base_url="https://api.openai.com/v1", api_key="secret:OPENAI_API_KEY"),
+    "gemini": ProviderEntry(kind="gemini", base_url="https://generativelanguage.googleapis.com",
+                            api_key="secret:GEMINI_API_KEY"),
+}
+
+
+def env_resolver(environ: Mapping[str, str] | None = None) -> SecretResolver:
+    """Resolve ``env:NAME`` from the environment; refuse every other scheme."""
+    env = os.environ if environ is None else environ
+
+    def resolve(ref: str) -> str:
+        if not ref.startswith("env:"):
+            raise ProviderConfigError(f"cannot resolve key reference scheme {ref.split(':', 1)[0]!r} here")
+        name = ref[4:]
+        value = env.get(name)
+        if not value:
+            raise ProviderConfigError(f"environment variable {name!r} named by the key reference is not set")
+        return value
+
+    return resolve
+
+
+def chain_resolvers(by_scheme: Mapping[str, SecretResolver]) -> SecretResolver:
+    """Dispatch on the reference's scheme (``secret``, ``env``)."""
+
+    def resolve(ref: str) -> str:
+        scheme = ref.split(":", 1)[0] if ":" in ref else ""
+        fn = by_scheme.get(scheme)
+        if fn is None:
+            raise ProviderConfigError(
+                "a key must be a reference like 'secret:NAME' or 'env:NAME', never the key itself"
+            )
+        return fn(ref)
+
+    return resolve
+
+
+def basic_validate_base_url(url: str, allow_local: bool) -> None:
+    """Scheme and shape: https unless the entry opted in to a local endpoint.
+
+    Address classification and DNS pinning are the egress primitive's job at
+    connect time; this refuses what is wrong before any socket opens.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise ProviderConfigError("a provider base URL must be an absolute http(s) URL")
+    if parts.username or parts.password:
+        raise ProviderConfigError("a provider base URL must not carry credentials; use api_key")
+    if parts.scheme == "http" and not allow_local:
+        raise ProviderConfigError(
+            "a provider base URL must use https unless its entry sets allow_local: true"
+        )

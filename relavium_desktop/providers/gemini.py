@@ -1,0 +1,110 @@
+"""Gemini ``streamGenerateContent`` with ``alt=sse``.
+
+Gemini sends each function call whole (arguments as an object, no call id),
+so ids are synthesised per turn; a call whose ``args`` is not an object is a
+correctable ``invalid_args``.  The stream has no end marker beyond a
+candidate's ``finishReason``; a stream without one was cut.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
+from relavium_desktop.engine.llm.provider import ChatRequest
+from relavium_desktop.engine.llm.stream import (
+    ReasoningDelta,
+    StopEvent,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
+from relavium_desktop.providers.http_base import HttpProvider, StreamIncomplete
+from relavium_desktop.providers.sse import SseEvent
+
+_STOP: dict[str, StopReason] = {
+    "STOP": "end_turn", "MAX_TOKENS": "max_tokens", "SAFETY": "content_filter",
+    "RECITATION": "content_filter", "PROHIBITED_CONTENT": "content_filter", "BLOCKLIST": "content_filter",
+    "SPII": "content_filter",
+}
+# JSON Schema keywords Gemini's function declarations reject.
+_UNSUPPORTED = {"additionalProperties", "$schema", "title", "$defs", "default"}
+
+
+def _schema(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _schema(v) for k, v in value.items() if k not in _UNSUPPORTED}
+    if isinstance(value, list):
+        return [_schema(v) for v in value]
+    return value
+
+
+def to_wire_contents(messages: list[Message]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        parts: list[dict[str, Any]] = []
+        for p in m.parts:
+            if isinstance(p, TextPart) and p.text:
+                parts.append({"text": p.text})
+            elif isinstance(p, ToolCallPart):
+                parts.append({"functionCall": {"name": p.name, "args": p.args}})
+            elif isinstance(p, ToolResultPart):
+                parts.append({"functionResponse": {"name": p.name, "response": {
+                    "error" if p.is_error else "result": p.content}}})
+        if parts:
+            out.append({"role": "model" if m.role == "assistant" else "user", "parts": parts})
+    return out
+
+
+class GeminiProvider(HttpProvider):
+    kind = "gemini"
+
+    def build(self, request: ChatRequest, api_key: str | None) -> tuple[str, dict[str, str], dict[str, Any]]:
+        body: dict[str, Any] = {"contents": to_wire_contents(list(request.messages))}
+        if request.system:
+            body["systemInstruction"] = {"parts": [{"text": request.system}]}
+        if request.tools:
+            body["tools"] = [{"functionDeclarations": [
+                {"name": t.name, "description": t.description, "parameters": _schema(t.parameters)}
+                for t in request.tools]}]
+        config: dict[str, Any] = {}
+        if request.temperature is not None:
+            config["temperature"] = request.temperature
+        if request.max_tokens is not None:
+            config["maxOutputTokens"] = request.max_tokens
+        if config:
+            body["generationConfig"] = config
+        headers = {"x-goog-api-key": api_key} if api_key else {}
+        url = f"{self.base_url}/v1beta/models/{request.model}:streamGenerateContent?alt=sse"
+        return url, headers, body
+
+    async def decode(self, events: AsyncIterator[SseEvent]) -> AsyncIterator[StreamEvent]:
+        finish: str | None = None
+        usage: dict[str, Any] = {}
+        n = 0
+        async for ev in events:
+            data = json.loads(ev.data)
+            usage = data.get("usageMetadata") or usage
+            for cand in data.get("candidates") or []:
+                for part in (cand.get("content") or {}).get("parts") or []:
+                    if "functionCall" in part:
+                        call = part["functionCall"]
+                        args = call.get("args", {})
+                        error = None if isinstance(args, dict) else \
+                            f"expected a JSON object, got {type(args).__name__}"
+                        yield ToolCallEvent(f"gemini_call_{n}", str(call.get("name", "")),
+                                            args if isinstance(args, dict) else {}, error)
+                        n += 1
+                    elif part.get("text"):
+                        yield ReasoningDelta(part["text"]) if part.get("thought") else TextDelta(part["text"])
+                finish = cand.get("finishReason") or finish
+        if finish is None:
+            raise StreamIncomplete
+        yield UsageEvent(int(usage.get("promptTokenCount") or 0), int(usage.get("candidatesTokenCount") or 0))
+        yield StopEvent("tool_use" if n else _STOP.get(finish, "other"))

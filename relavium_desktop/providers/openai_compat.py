@@ -1,0 +1,106 @@
+"""OpenAI Chat Completions, streamed; also local OpenAI-compatible servers.
+
+One client for api.openai.com, OpenAI-compatible clouds and local servers
+(Ollama, LM Studio, llama.cpp, vLLM): only the base URL, the key (optional
+for local servers) and the entry's ``allow_local`` differ.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
+from relavium_desktop.engine.llm.provider import ChatRequest
+from relavium_desktop.engine.llm.stream import (
+    ReasoningDelta,
+    StopEvent,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
+from relavium_desktop.providers.http_base import HttpProvider, StreamIncomplete, loads_object
+from relavium_desktop.providers.sse import SseEvent
+
+_STOP: dict[str, StopReason] = {
+    "stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
+    "length": "max_tokens", "content_filter": "content_filter",
+}
+
+
+def to_wire_messages(system: str | None, messages: list[Message]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    for m in messages:
+        if m.role == "tool":
+            out.extend({"role": "tool", "tool_call_id": p.call_id, "content": p.content}
+                       for p in m.parts if isinstance(p, ToolResultPart))
+        elif m.role == "assistant":
+            entry: dict[str, Any] = {"role": "assistant", "content": m.text or None}
+            calls = [p for p in m.parts if isinstance(p, ToolCallPart)]
+            if calls:
+                entry["tool_calls"] = [{"id": c.call_id, "type": "function",
+                                        "function": {"name": c.name, "arguments": json.dumps(c.args)}}
+                                       for c in calls]
+            out.append(entry)
+        else:
+            out.append({"role": m.role, "content": "".join(p.text for p in m.parts if isinstance(p, TextPart))})
+    return out
+
+
+class OpenAICompatProvider(HttpProvider):
+    kind = "openai"
+
+    def build(self, request: ChatRequest, api_key: str | None) -> tuple[str, dict[str, str], dict[str, Any]]:
+        body: dict[str, Any] = {
+            "model": request.model,
+            "messages": to_wire_messages(request.system, list(request.messages)),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.max_tokens is not None:
+            body["max_tokens"] = request.max_tokens
+        if request.tools:
+            body["tools"] = [{"type": "function", "function": {
+                "name": t.name, "description": t.description, "parameters": t.parameters}}
+                for t in request.tools]
+        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        return f"{self.base_url}/chat/completions", headers, body
+
+    async def decode(self, events: AsyncIterator[SseEvent]) -> AsyncIterator[StreamEvent]:
+        calls: dict[int, dict[str, Any]] = {}
+        done = False
+        async for ev in events:
+            if ev.data.strip() == "[DONE]":
+                done = True
+                break
+            data = json.loads(ev.data)
+            usage = data.get("usage")
+            if usage:
+                yield UsageEvent(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+            for choice in data.get("choices") or []:
+                delta = choice.get("delta") or {}
+                if delta.get("reasoning_content"):
+                    yield ReasoningDelta(delta["reasoning_content"])
+                if delta.get("content"):
+                    yield TextDelta(delta["content"])
+                for tc in delta.get("tool_calls") or []:
+                    slot = calls.setdefault(int(tc.get("index", 0)), {"id": "", "name": "", "args": []})
+                    fn = tc.get("function") or {}
+                    slot["id"] = tc.get("id") or slot["id"]
+                    slot["name"] = fn.get("name") or slot["name"]
+                    slot["args"].append(fn.get("arguments") or "")
+                finish = choice.get("finish_reason")
+                if finish:
+                    for index in sorted(calls):
+                        c = calls[index]
+                        args, error = loads_object("".join(c["args"]))
+                        yield ToolCallEvent(c["id"] or f"call_{index}", c["name"], args, error)
+                    calls.clear()
+                    yield StopEvent(_STOP.get(finish, "other"))
+        if not done:
+            raise StreamIncomplete

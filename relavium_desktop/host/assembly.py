@@ -47,7 +47,24 @@ def _build_fs(settings: HostSettings, store: FileOutputStore) -> FsCapability | 
 
 
 def _build_process(settings: HostSettings, store: FileOutputStore) -> ProcessCapability | None:
-    return None  # filled by the process host
+    import os
+
+    from relavium_desktop.host.process import (
+        COMMAND_PATH_VAR,
+        ProcessHost,
+        default_search_path,
+        workspace_cwd_resolver,
+    )
+
+    # Commands are looked up only on the host's own search path; the user may
+    # replace it explicitly (RELAVIUM_COMMAND_PATH), never via the app's PATH.
+    # TODO(integration): pass the fs path policy's resolve_cwd (roots + read
+    # floor) instead of this workspace-containment fallback.
+    return ProcessHost(
+        store=store,
+        resolve_cwd=workspace_cwd_resolver(settings.workspace),
+        search_path=default_search_path(os.environ.get(COMMAND_PATH_VAR)),
+    )
 
 
 def _build_egress(settings: HostSettings, store: FileOutputStore) -> EgressCapability | None:

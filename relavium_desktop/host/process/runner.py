@@ -1,0 +1,183 @@
+"""Run one argv shell-free with streamed, bounded capture, a timeout and cancellation.
+
+``shell=False`` always: the argv goes to ``execve`` as is, so ``;``, ``|``,
+``$()`` and ``>`` are plain argument bytes.  stdin is ``/dev/null`` unless the
+caller supplies bytes (git plumbing), so nothing can wait on a prompt.
+
+Outcomes:
+
+* normal exit: ``ProcessResult`` with the exit code (negative: killed by that
+  signal), both streams' model-facing text, the duration and spill info;
+* timeout: the tree is killed and :class:`~relavium_desktop.engine.errors.ToolFailedError`
+  says "timed out after N ms" (a result with partial output would read like a
+  finished command, so the timeout is an error the model is told about);
+* cancellation: the tree is killed and ``CancelledError`` propagates, which
+  the registry reports as ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from relavium_desktop.engine.errors import ToolFailedError
+from relavium_desktop.engine.host import SpillInfo
+from relavium_desktop.host.process.capture import SpillOpener, StreamCapture
+from relavium_desktop.host.process.tree import group_kwargs, kill_leftovers, kill_tree
+
+# How long to keep reading after the leader exited and its group was killed;
+# only a descendant that escaped the group can hold a pipe open that long.
+PIPE_GRACE_S = 2.0
+REAP_WAIT_S = 5.0
+STDOUT, STDERR = 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+    duration_ms: int
+    stdout_spill: SpillInfo | None = None
+    stderr_spill: SpillInfo | None = None
+    # Exact stdout bytes when nothing was spilled; never part of a tool result.
+    stdout_raw: bytes | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "exitCode": self.exit_code,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "durationMs": self.duration_ms,
+        }
+        if self.stdout_spill is not None:
+            out["stdoutSpill"] = self.stdout_spill.to_json()
+        if self.stderr_spill is not None:
+            out["stderrSpill"] = self.stderr_spill.to_json()
+        return out
+
+
+class _Protocol(asyncio.SubprocessProtocol):
+    def __init__(self, captures: dict[int, StreamCapture], stdin_data: bytes | None) -> None:
+        loop = asyncio.get_running_loop()
+        self.captures = captures
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.pipes_closed: asyncio.Future[None] = loop.create_future()
+        self._open = {STDOUT, STDERR}
+        self._stdin_data = stdin_data
+        self.transport: asyncio.SubprocessTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.SubprocessTransport)
+        self.transport = transport
+        if self._stdin_data is not None:
+            stdin = transport.get_pipe_transport(0)
+            if isinstance(stdin, asyncio.WriteTransport):
+                stdin.write(self._stdin_data)
+                stdin.write_eof()
+
+    def pause(self, fd: int, paused: bool) -> None:
+        if self.transport is None:
+            return
+        pipe = self.transport.get_pipe_transport(fd)
+        if isinstance(pipe, asyncio.ReadTransport) and not pipe.is_closing():
+            if paused:
+                pipe.pause_reading()
+            else:
+                pipe.resume_reading()
+
+    def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
+        self.captures[fd].feed(bytes(data))
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self._open.discard(fd)
+        if not self._open and not self.pipes_closed.done():
+            self.pipes_closed.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    executable: str,
+    env: Mapping[str, str],
+    cwd: str,
+    timeout_ms: int,
+    ceiling: int,
+    open_spill: dict[int, SpillOpener],
+    label: str,
+    stdin_data: bytes | None = None,
+) -> ProcessResult:
+    """Spawn ``argv`` (``argv[0]`` as typed, ``executable`` the resolved file)."""
+    loop = asyncio.get_running_loop()
+    captures: dict[int, StreamCapture] = {}
+    protocol: _Protocol | None = None
+
+    def make_protocol() -> _Protocol:
+        nonlocal protocol
+        protocol = _Protocol(captures, stdin_data)
+        for fd in (STDOUT, STDERR):
+            captures[fd] = StreamCapture(ceiling, open_spill[fd], functools.partial(protocol.pause, fd))
+        return protocol
+
+    started = time.monotonic()
+    try:
+        transport, _ = await loop.subprocess_exec(
+            make_protocol,
+            *argv,
+            executable=executable,
+            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env),
+            cwd=cwd,
+            close_fds=True,
+            **group_kwargs(),
+        )
+    except FileNotFoundError:
+        raise ToolFailedError(f"{label}: the program could not be started (not found)") from None
+    except PermissionError:
+        raise ToolFailedError(f"{label}: the program could not be started (permission denied)") from None
+    assert protocol is not None
+    pid = transport.get_pid()
+    finished = False
+    try:
+        try:
+            async with asyncio.timeout(timeout_ms / 1000):
+                await protocol.exited
+        except TimeoutError:
+            raise ToolFailedError(
+                f"{label}: timed out after {timeout_ms} ms; the process and its children were killed"
+            ) from None
+        finished = True
+        kill_leftovers(pid)
+        await asyncio.wait({protocol.pipes_closed}, timeout=PIPE_GRACE_S)
+        for capture in captures.values():
+            await capture.finish()
+        returncode = transport.get_returncode()
+        return ProcessResult(
+            exit_code=returncode if returncode is not None else -1,
+            stdout=captures[STDOUT].text("stdout"),
+            stderr=captures[STDERR].text("stderr"),
+            duration_ms=int((time.monotonic() - started) * 1000),
+            stdout_spill=captures[STDOUT].spill_info(),
+            stderr_spill=captures[STDERR].spill_info(),
+            stdout_raw=captures[STDOUT].raw(),
+        )
+    finally:
+        if not finished:
+            kill_tree(pid)
+            for capture in captures.values():
+                capture.abort()
+        transport.close()
+        if not protocol.exited.done():
+            # Let the child watcher reap the killed leader before we return.
+            await asyncio.wait({protocol.exited}, timeout=REAP_WAIT_S)

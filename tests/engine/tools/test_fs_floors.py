@@ -1,0 +1,114 @@
+"""The pure floor predicates: folding, UNC detection, read and write floors (every OS)."""
+
+from __future__ import annotations
+
+import pytest
+
+from relavium_desktop.engine.tools.fs_floors import (
+    SHELL_STARTUP_BASENAMES,
+    fold_component,
+    is_unc,
+    read_floor,
+    split_components,
+    write_floor,
+)
+
+READ_DENIED = [
+    ".ssh/id_rsa", "a/b/.ssh/id_rsa", ".relavium/history.db", ".aws/credentials", ".env/x",
+    ".kube/config", ".azure/token", ".terraform.d/x", "x/gcloud/creds", "legacy_credentials/a",
+    ".env", "proj/.env.local", ".env.production", ".docker/config.json", ".git/config",
+    ".git/config.worktree", "x.git/config", "repo/.git/worktrees/w/config.worktree",
+    "repo/.git/modules/sub/config", ".config/git/credentials", ".config/git/config",
+    ".gitconfig", ".git-credentials", ".netrc", ".npmrc", ".pypirc", ".pgpass", ".envrc",
+    ".dockercfg", "application_default_credentials.json", "credentials.tfrc.json",
+    ".terraformrc", "terraform.rc",
+]
+ALLOWED = [
+    ".envelope", "env/x", "my.gitconfig.bak", "ssh/id_rsa", ".sshx/a", "config", "docker/config.json",
+    "src/git/config", ".github/workflows/ci.yml", ".gitignore", ".env_example", "notes/.environment",
+    "a.env", "gcloudish/x", "README.md",
+]
+WRITE_ONLY_DENIED = [
+    ".git/HEAD", "repo/.git/hooks/pre-commit", "bare.git/hooks/post-update", ".config/fish/conf.d/x.fish",
+    *(f"home/{name}" for name in sorted(SHELL_STARTUP_BASENAMES)),
+]
+
+
+def variants(path: str) -> list[str]:
+    comps = path.split("/")
+    return [
+        path,
+        path.upper(),
+        "/".join(c.title() for c in comps),
+        "/".join(c + "." for c in comps),
+        "/".join(c + " " for c in comps),
+        "/".join(c + " . " for c in comps),
+        "/".join(c + ":stream" for c in comps),
+        "/".join(c + "::$DATA" for c in comps),
+        "/".join(c.upper() + ". :s" for c in comps),
+        "/".join("\uff0e" + c[1:] if c.startswith(".") else c for c in comps),  # fullwidth dot (NFKC)
+    ]
+
+
+@pytest.mark.parametrize("path", READ_DENIED)
+def test_read_floor_refuses_every_entry_and_its_folded_spellings(path: str) -> None:
+    for variant in variants(path):
+        assert read_floor(split_components(variant)) is not None, variant
+        assert write_floor(split_components(variant)) is not None, variant
+        assert read_floor(split_components("/home/u/" + variant)) is not None, variant
+
+
+@pytest.mark.parametrize("path", WRITE_ONLY_DENIED)
+def test_write_floor_adds_git_dirs_and_shell_startup_files(path: str) -> None:
+    for variant in variants(path):
+        assert write_floor(split_components(variant)) is not None, variant
+    assert read_floor(split_components(path)) is None
+
+
+@pytest.mark.parametrize("path", ALLOWED)
+def test_look_alikes_are_not_floors(path: str) -> None:
+    assert read_floor(split_components(path)) is None
+    assert write_floor(split_components(path)) is None
+
+
+def test_fold_component() -> None:
+    assert fold_component(".SSH") == ".ssh"
+    assert fold_component(".ssh. . ") == ".ssh"
+    assert fold_component(".env:secret:$DATA") == ".env"
+    assert fold_component("ＧＣＬＯＵＤ") == "gcloud"
+    assert fold_component(".") == "."
+    assert fold_component("..") == ".."
+    assert fold_component("...") == "..."
+    assert fold_component("Readme.MD") == "readme.md"
+
+
+def test_scratch_exemption_lifts_only_the_named_relavium_component() -> None:
+    comps = ["data", ".relavium", "scratch", "notes.txt"]
+    assert read_floor(comps) is not None
+    assert read_floor(comps, relavium_exempt_index=1) is None
+    # Nested floors inside the scratch stay denied.
+    assert read_floor([*comps[:3], ".ssh", "id_rsa"], relavium_exempt_index=1) is not None
+    assert read_floor([*comps[:3], ".relavium", "x"], relavium_exempt_index=1) is not None
+    # The index lifts only a .relavium component, never another rule.
+    assert read_floor(["data", ".ssh", "x"], relavium_exempt_index=1) is not None
+
+
+@pytest.mark.parametrize(
+    ("path", "windows", "expected"),
+    [
+        ("\\\\server\\share\\x", False, True),
+        ("\\\\server\\share\\x", True, True),
+        ("\\\\?\\C:\\x", False, True),
+        ("\\\\.\\pipe\\x", True, True),
+        ("\\\\server\\share\\*.txt", False, True),
+        ("//server/share/x", True, True),
+        ("/\\server\\share", True, True),
+        ("\\/server/share", True, True),
+        ("//server/share/x", False, False),  # POSIX: ordinary absolute path
+        ("/etc/passwd", False, False),
+        ("a\\b", True, False),
+        ("C:\\x", True, False),
+    ],
+)
+def test_unc_detection(path: str, windows: bool, expected: bool) -> None:
+    assert is_unc(path, windows=windows) is expected

@@ -16,7 +16,6 @@ each ``openat``, which is where a racing swap would have to land.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
@@ -126,8 +125,12 @@ def _walk(
             except FileNotFoundError:
                 if not create_parents:
                     raise not_found() from None
-                with contextlib.suppress(FileExistsError):
+                try:
                     os.mkdir(name, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass  # created by someone else meanwhile: opened below like any folder
+                except FileNotFoundError:
+                    raise not_found() from None  # our parent was deleted under us
                 if hook is not None:
                     hook("dir", name)
                 child = _open_dir_or_hop(fd, name, here, list(rest[index + 1 :]))

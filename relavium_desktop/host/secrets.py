@@ -120,12 +120,12 @@ class SecretStore:
             raise SecretStoreUnavailable(f"no usable keyring backend (tried: {name}). {LINUX_HELP}")
         return backend
 
-    def _call(self, op: str, fn: Any, *args: Any) -> Any:
-        backend = self._usable()
+    def _call(self, op: str, method: str, *args: Any) -> Any:
+        backend = self._usable()  # refuse before touching a non-keyring backend at all
         import keyring.errors
 
         try:
-            return fn(*args)
+            return getattr(backend, method)(*args)
         except keyring.errors.NoKeyringError:
             raise SecretStoreUnavailable(
                 f"no usable keyring backend (tried: {backend_name(backend)}). {LINUX_HELP}"
@@ -142,7 +142,7 @@ class SecretStore:
     # -- index of names ------------------------------------------------------
 
     def _read_index(self) -> list[str]:
-        raw = self._call("read the secret index", self.backend.get_password, SERVICE, INDEX_KEY)
+        raw = self._call("read the secret index", "get_password", SERVICE, INDEX_KEY)
         if not raw:
             return []
         try:
@@ -153,7 +153,7 @@ class SecretStore:
 
     def _write_index(self, names: list[str]) -> None:
         self._call(
-            "write the secret index", self.backend.set_password, SERVICE, INDEX_KEY,
+            "write the secret index", "set_password", SERVICE, INDEX_KEY,
             json.dumps(sorted(set(names))),
         )
 
@@ -163,14 +163,14 @@ class SecretStore:
         validate_name(name)
         if not value:
             raise SecretStoreError("refusing to store an empty secret")
-        self._call("store the secret", self.backend.set_password, SERVICE, name, value)
+        self._call("store the secret", "set_password", SERVICE, name, value)
         names = self._read_index()
         if name not in names:
             self._write_index([*names, name])
 
     def get(self, name: str) -> str | None:
         validate_name(name)
-        value = self._call("read the secret", self.backend.get_password, SERVICE, name)
+        value = self._call("read the secret", "get_password", SERVICE, name)
         return value if isinstance(value, str) else None
 
     def require(self, name: str) -> str:
@@ -194,7 +194,7 @@ class SecretStore:
         existed = self.get(name) is not None
         if existed:
             try:
-                self._call("delete the secret", self.backend.delete_password, SERVICE, name)
+                self._call("delete the secret", "delete_password", SERVICE, name)
             except keyring.errors.PasswordDeleteError:
                 existed = False
         names = self._read_index()

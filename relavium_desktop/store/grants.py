@@ -1,0 +1,243 @@
+"""Per-project permission grants ("Always allow in this project") in history.db.
+
+A grant is keyed by the project's canonical path, the tool id and a target of
+one of four kinds:
+
+- ``path``  a folder prefix inside the project (file writes),
+- ``argv``  an exact argument vector (``run_command``), stored as JSON,
+- ``host``  an exact, lower-cased host name (``http_request``),
+- ``tool``  the tool as a whole, for tools without a target (clipboard, notify).
+
+Matching is a pure function of the grant, the project and the request
+(:func:`grant_covers`), so the dialog, Settings and tests all agree on what a
+grant covers and the UI never re-implements it.  A grant never covers a
+protected path, a path outside its project, or an argument vector / target
+that masking altered (a masked secret would otherwise match every secret).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from relavium_desktop.engine.agent.modes import looks_protected
+from relavium_desktop.engine.tools.masking import MASK
+from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
+from relavium_desktop.store.db import history_db_path, migrate, open_db
+
+GrantKind = Literal["path", "argv", "host", "tool"]
+
+MIGRATIONS = [
+    """
+    CREATE TABLE grants (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('path', 'argv', 'host', 'tool')),
+        target TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (project, tool, kind, target)
+    );
+    CREATE INDEX grants_by_project ON grants (project, tool)
+    """,
+]
+
+
+@dataclass(frozen=True, slots=True)
+class GrantTarget:
+    kind: GrantKind
+    value: str  # folder path, JSON argv, host, or "" for a whole-tool grant
+
+    def describe(self) -> str:
+        """Human wording for the dialog button and Settings."""
+        if self.kind == "path":
+            return f"writes under {self.value}"
+        if self.kind == "argv":
+            return "exactly: " + " ".join(json.loads(self.value))
+        if self.kind == "host":
+            return f"requests to {self.value}"
+        return "every use of this tool"
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    id: int
+    project: str
+    tool: str
+    target: GrantTarget
+    created_at: str
+
+
+def canonical_project(path: str | os.PathLike[str]) -> str:
+    """The key a project is stored under: its resolved absolute path."""
+    return os.path.realpath(os.fspath(path))
+
+
+def _contains_mask(text: str) -> bool:
+    return MASK in text
+
+
+def _project_relative(project: str, target: str) -> str | None:
+    """``target`` as a normalised project-relative POSIX path, or None if it leaves the project.
+
+    Symlinks inside the project are resolved, so a link pointing out of the
+    project is judged by where it leads, not by its name.
+    """
+    if not target or "\0" in target:
+        return None
+    raw = target.replace("\\", "/")
+    joined = raw if os.path.isabs(raw) else os.path.join(project, raw)
+    resolved = os.path.realpath(joined)
+    try:
+        if os.path.commonpath([resolved, project]) != project:
+            return None
+    except ValueError:
+        return None
+    rel = os.path.relpath(resolved, project).replace(os.sep, "/")
+    return "" if rel == "." else rel
+
+
+def _protected(request: ApprovalRequest) -> bool:
+    return request.protected_path or (
+        request.action_class is ActionClass.FS_WRITE and looks_protected(request.target)
+    )
+
+
+def target_of(request: ApprovalRequest, project: str) -> GrantTarget | None:
+    """What an "always in this project" answer to ``request`` would grant; None if it cannot.
+
+    ``project`` must already be canonical.
+    """
+    if _protected(request):
+        return None
+    args = request.masked_args
+    if request.action_class is ActionClass.FS_WRITE:
+        if _contains_mask(request.target):
+            return None
+        rel = _project_relative(project, request.target)
+        if rel is None or rel == "":
+            return None
+        # The file's folder; a file at the project root grants only itself, so
+        # one answer never turns into "every write in the project".
+        return GrantTarget("path", posixpath.dirname(rel) or rel)
+    if request.action_class is ActionClass.PROCESS:
+        command, argv_args = args.get("command"), args.get("args", [])
+        if isinstance(command, str) and isinstance(argv_args, list) and all(
+            isinstance(a, str) for a in argv_args
+        ):
+            argv = [command, *argv_args]
+            if any(_contains_mask(a) for a in argv):
+                return None
+            return GrantTarget("argv", json.dumps(argv))
+        return GrantTarget("tool", "") if not request.target else None
+    if request.action_class is ActionClass.EGRESS and request.target:
+        host = _host_of(request.target)
+        return GrantTarget("host", host) if host else None
+    if request.target and _contains_mask(request.target):
+        return None
+    return GrantTarget("tool", "")
+
+
+def _host_of(url: str) -> str | None:
+    if _contains_mask(url):
+        return None
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme not in ("https", "http") or not host or parts.username or parts.password:
+        return None
+    return host.lower().rstrip(".")
+
+
+def grant_covers(grant: Grant, project: str, request: ApprovalRequest) -> bool:
+    """Whether ``grant`` answers ``request`` in ``project`` (canonical) without asking."""
+    if grant.project != project or grant.tool != request.tool_id or _protected(request):
+        return False
+    wanted = target_of(request, project)
+    if wanted is None or wanted.kind != grant.target.kind:
+        return False
+    if wanted.kind == "path":
+        rel = _project_relative(project, request.target)
+        if rel is None:
+            return False
+        prefix = grant.target.value
+        return bool(prefix) and (rel == prefix or rel.startswith(prefix + "/"))
+    return wanted.value == grant.target.value
+
+
+class GrantStore:
+    """The ``grants`` component of history.db."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        migrate(conn, "grants", MIGRATIONS)
+
+    @classmethod
+    def open(cls, home: Path) -> GrantStore:
+        return cls(open_db(history_db_path(home)))
+
+    def close(self) -> None:
+        self._conn.close()
+
+    @staticmethod
+    def _row(row: Any) -> Grant:
+        return Grant(
+            id=int(row["id"]),
+            project=row["project"],
+            tool=row["tool"],
+            target=GrantTarget(row["kind"], row["target"]),
+            created_at=row["created_at"],
+        )
+
+    def add(self, project: str, request: ApprovalRequest) -> Grant:
+        """Store the grant ``request`` implies; ValueError when it cannot be granted."""
+        project = canonical_project(project)
+        target = target_of(request, project)
+        if target is None:
+            raise ValueError(f"{request.tool_id}: this action cannot be allowed permanently; it will always ask")
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        self._conn.execute(
+            "INSERT INTO grants(project, tool, kind, target, created_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(project, tool, kind, target) DO NOTHING",
+            (project, request.tool_id, target.kind, target.value, now),
+        )
+        row = self._conn.execute(
+            "SELECT * FROM grants WHERE project = ? AND tool = ? AND kind = ? AND target = ?",
+            (project, request.tool_id, target.kind, target.value),
+        ).fetchone()
+        return self._row(row)
+
+    def list(self, project: str | None = None) -> list[Grant]:
+        if project is None:
+            rows = self._conn.execute("SELECT * FROM grants ORDER BY project, tool, target").fetchall()
+        else:
+            rows = self._conn.execute(
+                "SELECT * FROM grants WHERE project = ? ORDER BY tool, target",
+                (canonical_project(project),),
+            ).fetchall()
+        return [self._row(r) for r in rows]
+
+    def revoke(self, grant_id: int) -> bool:
+        cur = self._conn.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
+        return cur.rowcount > 0
+
+    def find(self, project: str, request: ApprovalRequest) -> Grant | None:
+        """The stored grant that covers ``request`` in ``project``, if any."""
+        project = canonical_project(project)
+        rows = self._conn.execute(
+            "SELECT * FROM grants WHERE project = ? AND tool = ?", (project, request.tool_id)
+        ).fetchall()
+        for row in rows:
+            grant = self._row(row)
+            if grant_covers(grant, project, request):
+                return grant
+        return None

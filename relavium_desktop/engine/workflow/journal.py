@@ -1,0 +1,68 @@
+"""Where a run is recorded: its events, its checkpoints, its final status.
+
+The engine writes through this protocol only (the SQLite implementation is
+``relavium_desktop.store.runs``); :class:`MemoryJournal` serves tests, the
+bench and a surface that does not persist.  A checkpoint is plain JSON taken
+at node boundaries, so a run paused at a human gate can be resumed by a new
+process after a restart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+JsonDict = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    run_id: str
+    workflow_id: str
+    workflow_name: str | None
+    source: str  # the workflow file's name as the user gave it (display only)
+    started_at: float
+
+
+class RunJournal(Protocol):
+    def run_started(self, info: RunInfo) -> None: ...
+
+    def record(self, event: JsonDict) -> None:
+        """One stamped event; may be buffered until the next checkpoint/finish."""
+        ...
+
+    def checkpoint(self, run_id: str, state: JsonDict, status: str) -> None:
+        """Durably store the state (and every event recorded so far)."""
+        ...
+
+    def load_checkpoint(self, run_id: str) -> JsonDict | None: ...
+
+    def finished(self, run_id: str, status: str, summary: JsonDict) -> None: ...
+
+
+@dataclass
+class MemoryJournal:
+    events: dict[str, list[JsonDict]] = field(default_factory=dict)
+    checkpoints: dict[str, JsonDict] = field(default_factory=dict)
+    status: dict[str, str] = field(default_factory=dict)
+    summaries: dict[str, JsonDict] = field(default_factory=dict)
+
+    def run_started(self, info: RunInfo) -> None:
+        self.events.setdefault(info.run_id, [])
+        self.status[info.run_id] = "running"
+
+    def record(self, event: JsonDict) -> None:
+        self.events.setdefault(str(event.get("runId")), []).append(event)
+
+    def checkpoint(self, run_id: str, state: JsonDict, status: str) -> None:
+        import copy
+
+        self.checkpoints[run_id] = copy.deepcopy(state)
+        self.status[run_id] = status
+
+    def load_checkpoint(self, run_id: str) -> JsonDict | None:
+        return self.checkpoints.get(run_id)
+
+    def finished(self, run_id: str, status: str, summary: JsonDict) -> None:
+        self.status[run_id] = status
+        self.summaries[run_id] = summary

@@ -1,0 +1,315 @@
+"""Strict pydantic models of the ``.relavium.yaml`` v1.0 language.
+
+Every model forbids unknown keys: a typo in a committed workflow must fail at
+load with its file:line:column, never be silently dropped (upstream ADR-0023).
+Nodes are a union discriminated on ``type`` so an error names the fields of the
+node type the author actually wrote.  Cross-node rules (references, cycles,
+narrowing) live in :mod:`graph`, which sees the whole document.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+
+IDENT = r"^[A-Za-z0-9_-]+$"
+NODE_ID = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Retry(Strict):
+    max: int = Field(default=1, ge=1, le=20)
+    backoff: Literal["linear", "exponential"] = "exponential"
+    backoff_ms: int = Field(default=1000, ge=0, le=600_000)
+    retry_on: list[str] | None = None
+
+
+InputType = Literal["string", "number", "boolean", "file_path", "code_diff", "secret"]
+_STRING_TYPES = {"string", "file_path", "code_diff", "secret"}
+
+
+class InputValidation(Strict):
+    format: Literal["email", "uri", "uuid", "date-time"] | None = None
+    pattern: str | None = Field(default=None, max_length=1000)
+    enum: list[Any] | None = None
+    min_length: int | None = Field(default=None, ge=0)
+    max_length: int | None = Field(default=None, ge=0)
+    min: float | None = None
+    max: float | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"pattern is not a valid regular expression ({exc.msg})") from None
+        return value
+
+
+class InputDecl(Strict):
+    name: str = Field(pattern=IDENT)
+    type: InputType = "string"
+    required: bool | None = None
+    default: Any = None
+    description: str | None = None
+    validation: InputValidation | None = None
+
+    @model_validator(mode="after")
+    def _type_scoped(self) -> InputDecl:
+        v = self.validation
+        if v is not None:
+            set_keys = {k for k in type(v).model_fields if getattr(v, k) is not None}
+            allowed = (
+                {"min", "max", "enum"} if self.type == "number"
+                else set() if self.type == "boolean"
+                else {"format", "pattern", "enum", "min_length", "max_length"}
+            )
+            bad = sorted(set_keys - allowed)
+            if bad:
+                raise ValueError(f"validation key(s) {', '.join(bad)} do not apply to a {self.type} input")
+            if v.min is not None and v.max is not None and v.min > v.max:
+                raise ValueError("validation min must be <= max")
+            if v.min_length is not None and v.max_length is not None and v.min_length > v.max_length:
+                raise ValueError("validation min_length must be <= max_length")
+        if self.type == "secret" and self.default is not None:
+            raise ValueError("a secret input may not declare a default")
+        if isinstance(self.default, str) and "{{" in self.default:
+            raise ValueError("an input default is not a template field ({{ }} is not allowed)")
+        return self
+
+    @property
+    def is_required(self) -> bool:
+        """Required unless marked optional or defaulted: a missing value fails before the run."""
+        if self.required is not None:
+            return self.required and self.default is None
+        return self.default is None
+
+
+class ContextEntry(Strict):
+    key: str = Field(pattern=IDENT)
+    value: Any = None
+
+
+class AgentDef(Strict):
+    """An inline agent (the agent engineer owns the full agent spec; this is its workflow face)."""
+
+    id: str = Field(pattern=IDENT)
+    name: str | None = None
+    description: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    base_url: str | None = None
+    system_prompt: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, ge=1)
+    tools: list[str] = Field(default_factory=list)
+    retry: Retry | None = None
+    fallback_chain: list[dict[str, Any]] | None = None
+    max_turns: int | None = Field(default=None, ge=1)
+    version: str | None = None
+    tags: list[str] | None = None
+
+
+class AgentRef(Strict):
+    ref: str = Field(alias="$ref", min_length=1)
+
+
+def _agent_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "ref" if "$ref" in value else "inline"
+    return "ref" if isinstance(value, AgentRef) else "inline"
+
+
+AgentEntry = Annotated[
+    Annotated[AgentDef, Tag("inline")] | Annotated[AgentRef, Tag("ref")],
+    Discriminator(_agent_kind),
+]
+
+
+class ToolsBlock(Strict):
+    allowedCommands: list[str] | None = None
+    allowedCommandGlobs: list[str] | None = None
+    allowedDomains: list[str] | None = None
+
+
+class _NodeBase(Strict):
+    id: str = Field(pattern=NODE_ID)
+    name: str | None = None
+    description: str | None = None
+
+
+class InputNode(_NodeBase):
+    type: Literal["input"]
+
+
+class AgentNode(_NodeBase):
+    type: Literal["agent"]
+    agent_ref: str
+    prompt_template: str | None = None
+    system_prompt_append: str | None = None
+    tools: list[str] | None = None
+    model: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, ge=1)
+    output_schema: dict[str, Any] | None = None
+    output_modalities: list[Literal["text", "image", "audio", "video"]] | None = None
+    timeout_ms: int | None = Field(default=None, ge=1)
+    retry: Retry | None = None
+
+
+class ToolConfig(Strict):
+    tool_name: str = Field(min_length=1)
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    input_mapping: dict[str, Any] = Field(default_factory=dict)
+    output_mapping: dict[str, str] = Field(default_factory=dict)
+
+
+class ToolNode(_NodeBase):
+    type: Literal["tool"]
+    tool_config: ToolConfig
+    timeout_ms: int | None = Field(default=None, ge=1)
+    retry: Retry | None = None
+
+
+class TransformNode(_NodeBase):
+    type: Literal["transform"]
+    transform: str = Field(min_length=1)
+    expression_type: Literal["js"] = "js"
+    output_schema: dict[str, Any] | None = None
+    retry: Retry | None = None
+
+
+class Branch(Strict):
+    when: bool | int | float | str
+    target_node: str
+
+
+class ConditionNode(_NodeBase):
+    type: Literal["condition"]
+    expression: str = Field(min_length=1)
+    expression_type: Literal["js"] = "js"
+    branches: list[Branch] = Field(min_length=1)
+    default: str | None = None
+    retry: Retry | None = None
+
+
+class ParallelNode(_NodeBase):
+    type: Literal["parallel"]
+    parallel_of: list[str] = Field(min_length=1)
+
+
+class MergeNode(_NodeBase):
+    type: Literal["merge"]
+    merge_strategy: Literal["concat", "object_merge", "first", "custom"] = "concat"
+    merge_fn: str | None = None
+    retry: Retry | None = None
+
+    @model_validator(mode="after")
+    def _custom_needs_fn(self) -> MergeNode:
+        if self.merge_strategy == "custom" and not self.merge_fn:
+            raise ValueError("merge_strategy custom needs a merge_fn expression")
+        if self.merge_strategy != "custom" and self.merge_fn:
+            raise ValueError("merge_fn is only used with merge_strategy custom")
+        return self
+
+
+class HumanGateNode(_NodeBase):
+    type: Literal["human_gate"]
+    gate_type: Literal["approval", "input", "review"] = "approval"
+    assignee: str | None = None
+    message_template: str | None = None
+    timeout_ms: int | None = Field(default=None, ge=1)
+    timeout_action: Literal["reject", "approve"] = "reject"
+
+
+class OutputNode(_NodeBase):
+    type: Literal["output"]
+    output_format: Literal["text", "json", "markdown"] = "json"
+    save_to: str | None = None
+
+    @field_validator("save_to")
+    @classmethod
+    def _relative(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", value):
+            raise ValueError("save_to must be a relative path")
+        if any(part == ".." for part in re.split(r"[\\/]", value)):
+            raise ValueError("save_to may not contain a '..' segment")
+        stripped = re.sub(r"\{\{\s*run\.id\s*\}\}", "", value)
+        if "{{" in stripped:
+            raise ValueError("save_to interpolates only {{ run.id }}")
+        return value
+
+
+Node = Annotated[
+    InputNode | AgentNode | ToolNode | TransformNode | ConditionNode | ParallelNode
+    | MergeNode | HumanGateNode | OutputNode,
+    Field(discriminator="type"),
+]
+
+
+class Edge(Strict):
+    from_: str = Field(alias="from", min_length=1)
+    to: str = Field(min_length=1)
+    label: str | None = None
+    condition: str | None = None
+
+    @property
+    def source(self) -> str:
+        return self.from_.split(":", 1)[0]
+
+    @property
+    def handle(self) -> str | None:
+        parts = self.from_.split(":", 1)
+        return parts[1] if len(parts) == 2 else None
+
+
+class Trigger(Strict):
+    type: Literal["manual", "webhook", "schedule", "file_change", "mcp_call"] = "manual"
+    webhook: dict[str, Any] | None = None
+    schedule: str | None = None
+    file_change: dict[str, Any] | None = None
+
+
+class Budget(Strict):
+    max_cost_microcents: int | None = Field(default=None, ge=0)
+    on_exceed: Literal["fail", "pause_for_approval", "warn"] = "fail"
+    strict_cost_cap: bool = False
+
+
+class WorkflowBody(Strict):
+    id: str = Field(pattern=NODE_ID)
+    name: str | None = None
+    description: str | None = None
+    version: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] | None = None
+    trigger: Trigger | None = None
+    inputs: list[InputDecl] = Field(default_factory=list)
+    context: list[ContextEntry] = Field(default_factory=list)
+    agents: list[AgentEntry] = Field(default_factory=list)
+    tools: ToolsBlock | None = None
+    budget: Budget | None = None
+    timeout_ms: int | None = Field(default=None, ge=1)
+    max_parallel: int | None = Field(default=None, ge=1, le=256)
+    nodes: list[Node] = Field(min_length=1)
+    edges: list[Edge] = Field(default_factory=list)
+
+
+class WorkflowFile(Strict):
+    schema_version: Literal["1.0"]
+    workflow: WorkflowBody
+
+
+AnyNode = (
+    InputNode | AgentNode | ToolNode | TransformNode | ConditionNode | ParallelNode
+    | MergeNode | HumanGateNode | OutputNode
+)

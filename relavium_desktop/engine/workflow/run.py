@@ -1,0 +1,626 @@
+"""The run engine: schedule a plan, emit events, checkpoint, pause and resume.
+
+``WorkflowEngine.start(...)`` / ``.resume(...)`` return a :class:`WorkflowRun`
+whose ``await run.run()`` drives the run to a terminal state or to a pause at
+human gates; ``run.cancel()`` stops it.  A surface (CLI, Qt view) passes an
+``on_event`` callback and gets every stamped event as it happens.
+
+Scheduling: a node is ready when every in-edge is settled; it runs if at
+least one in-edge is live (a completed source, a taken branch), and is
+skipped — ``branch_not_taken`` or ``upstream_unreachable`` — when all are
+dead.  Ready nodes start in plan order up to ``max_parallel``.  Node
+lifecycle events (started/completed/failed/skipped) are emitted by this one
+scheduler loop, in plan order within a batch, so the stream is deterministic
+for a given set of completions.  The run state is plain JSON, checkpointed
+at every node boundary, so a paused run resumes in a new process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from relavium_desktop.engine.events import EventBus, iso_timestamp
+from relavium_desktop.engine.tools.masking import clip, mask_value
+from relavium_desktop.engine.tools.registry import ToolRegistry
+from relavium_desktop.engine.tools.tooldef import FsScopeTier, ToolPolicy
+from relavium_desktop.engine.workflow.agents import AgentNodeResult, AgentNodeRunner
+from relavium_desktop.engine.workflow.errors import InputError, NodeError, TemplateError
+from relavium_desktop.engine.workflow.handlers import NodeEnv, NodeResult, file_reader, run_node
+from relavium_desktop.engine.workflow.inputs import admit_inputs, masked_inputs
+from relavium_desktop.engine.workflow.journal import MemoryJournal, RunInfo, RunJournal
+from relavium_desktop.engine.workflow.loader import LoadedWorkflow, load_workflow
+from relavium_desktop.engine.workflow.models import AgentNode, HumanGateNode, OutputNode, ToolNode
+from relavium_desktop.engine.workflow.plan import PlanEdge
+from relavium_desktop.engine.workflow.sandbox import ExpressionSandbox, QuickJsSandbox
+from relavium_desktop.engine.workflow.templates import Scope, render, render_text
+
+JsonDict = dict[str, Any]
+EventCallback = Callable[[JsonDict], None]
+RunStatus = Literal["completed", "failed", "cancelled", "paused"]
+
+STATE_VERSION = 1
+EVENT_OUTPUT_MAX_CHARS = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class GateDecision:
+    decision: Literal["approved", "rejected", "input_provided"]
+    decided_by: str = "user"
+    payload: Any = None
+    comment: str | None = None
+
+
+@dataclass(slots=True)
+class RunResult:
+    run_id: str
+    status: RunStatus
+    outputs: JsonDict = field(default_factory=dict)
+    error: JsonDict | None = None
+    pending_gates: list[JsonDict] = field(default_factory=list)
+
+
+class _RunBus(EventBus):
+    """An EventBus that continues a resumed run's gap-free sequence."""
+
+    def __init__(self, *, clock: Callable[[], float], run_id: str, start_seq: int) -> None:
+        super().__init__(clock=clock, run_id=run_id)
+        self._seq = start_seq
+
+
+def _bounded(value: Any) -> Any:
+    """A node output as an event may carry it: masked, and previewed when huge."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= EVENT_OUTPUT_MAX_CHARS:
+        return mask_value(value)
+    return {"truncated": True, "chars": len(text), "preview": clip(str(mask_value(text)), 2000)}
+
+
+class WorkflowEngine:
+    """Runs loaded workflows against one registry; a surface keeps one per host."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        sandbox: ExpressionSandbox | None = None,
+        agent_runner: AgentNodeRunner | None = None,
+        journal: RunJournal | None = None,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        fs_scope: FsScopeTier = "project",
+    ) -> None:
+        self.registry = registry
+        self.sandbox = sandbox or QuickJsSandbox()
+        self.agent_runner = agent_runner
+        self.journal: RunJournal = journal if journal is not None else MemoryJournal()
+        self.clock = clock
+        self.sleep = sleep
+        self.fs_scope = fs_scope
+
+    def start(
+        self,
+        workflow: LoadedWorkflow,
+        inputs: Mapping[str, Any],
+        *,
+        on_event: EventCallback | None = None,
+        run_id: str | None = None,
+        surface: JsonDict | None = None,
+    ) -> WorkflowRun:
+        """Admit inputs (raises InputError) and prepare a run; ``await run.run()`` drives it."""
+        body = workflow.file.workflow
+        admitted = admit_inputs(body.inputs, inputs)
+        rid = run_id or f"run-{uuid.uuid4().hex[:16]}"
+        state: JsonDict = {
+            "version": STATE_VERSION,
+            "runId": rid,
+            "workflowText": workflow.text,
+            "filename": workflow.filename,
+            "refTexts": dict(workflow.ref_texts),
+            "inputs": admitted,
+            "ctx": None,
+            "status": {n: "pending" for n in workflow.plan.scheduled()},
+            "outputs": {},
+            "selected": {},
+            "deadEdges": [],
+            "gates": {},
+            "approvedGates": [],
+            "nextSeq": 0,
+            "activeMs": 0.0,
+            "tokens": {"input": 0, "output": 0},
+            "costMicrocents": 0,
+            "surface": surface or {},
+        }
+        return WorkflowRun(self, workflow, state, on_event=on_event, fresh=True)
+
+    def resume(
+        self,
+        run_id: str,
+        decision: GateDecision,
+        *,
+        gate_id: str | None = None,
+        on_event: EventCallback | None = None,
+    ) -> WorkflowRun:
+        """Load a paused run's checkpoint and answer one of its gates."""
+        state = self.journal.load_checkpoint(run_id)
+        if state is None:
+            raise InputError(f"no paused run with id {run_id!r}")
+        if state.get("version") != STATE_VERSION:
+            raise InputError(f"run {run_id!r} was checkpointed by an incompatible version")
+        gates: dict[str, JsonDict] = state["gates"]
+        if not gates:
+            raise InputError(f"run {run_id!r} has no pending human gate")
+        if gate_id is None:
+            if len(gates) > 1:
+                raise InputError(f"run {run_id!r} has {len(gates)} pending gates; name one with --gate "
+                                 f"({', '.join(g['gateId'] for g in gates.values())})")
+            node_id = next(iter(gates))
+        else:
+            matches = [n for n, g in gates.items() if gate_id in (g["gateId"], n)]
+            if not matches:
+                raise InputError(f"run {run_id!r} has no pending gate {gate_id!r}")
+            node_id = matches[0]
+        texts: dict[str, str] = state.get("refTexts", {})
+        workflow = load_workflow(state["workflowText"], state["filename"],
+                                 read_ref=texts.__getitem__ if texts else None)
+        run = WorkflowRun(self, workflow, state, on_event=on_event, fresh=False)
+        run.pending_decision = (node_id, decision)
+        return run
+
+
+class WorkflowRun:
+    def __init__(
+        self,
+        engine: WorkflowEngine,
+        workflow: LoadedWorkflow,
+        state: JsonDict,
+        *,
+        on_event: EventCallback | None,
+        fresh: bool,
+    ) -> None:
+        self.engine = engine
+        self.workflow = workflow
+        self.plan = workflow.plan
+        self.state = state
+        self.run_id: str = state["runId"]
+        self.fresh = fresh
+        self.pending_decision: tuple[str, GateDecision] | None = None
+        self.bus = _RunBus(clock=engine.clock, run_id=self.run_id, start_seq=state["nextSeq"])
+        self.bus.subscribe(engine.journal.record)
+        if on_event is not None:
+            self.bus.subscribe(on_event)
+        self._cancel = asyncio.Event()
+        self._tasks: dict[asyncio.Future[Any], str] = {}
+        self._started_at: dict[str, float] = {}
+        self._failure: tuple[str, NodeError] | None = None
+        body = workflow.file.workflow
+        self.policy = ToolPolicy.from_json(body.tools.model_dump(exclude_none=True) if body.tools else None)
+        self._masked = masked_inputs(body.inputs, state["inputs"])
+
+    @property
+    def events(self) -> list[JsonDict]:
+        return self.bus.history
+
+    def cancel(self) -> None:
+        """Stop the run: in-flight nodes are cancelled and the run ends with run:cancelled."""
+        self._cancel.set()
+
+    # -- state helpers --------------------------------------------------------
+
+    def emit(self, event: JsonDict) -> JsonDict:
+        stamped = self.bus.emit(event)
+        self.state["nextSeq"] = stamped["sequenceNumber"] + 1
+        return stamped
+
+    def _status(self, node: str) -> str:
+        return str(self.state["status"].get(node, "pending"))
+
+    def _edge_live(self, edge: PlanEdge) -> bool | None:
+        """True live, False dead, None not settled yet."""
+        src = self._status(edge.source)
+        if edge.source in self.plan.delegates:
+            return False
+        if src in ("skipped", "failed"):
+            return False
+        if src != "completed":
+            return None
+        if [edge.source, edge.target] in self.state["deadEdges"]:
+            return False
+        if edge.keys is None:
+            return True
+        return self.state["selected"].get(edge.source) in edge.keys
+
+    def _scope(self) -> Scope:
+        body = self.workflow.file.workflow
+        outputs = {n: self.state["outputs"][n] for n in self.plan.order if n in self.state["outputs"]}
+        return Scope(
+            run_id=self.run_id,
+            inputs=dict(self.state["inputs"]),
+            declared_inputs=frozenset(i.name for i in body.inputs),
+            ctx=dict(self.state["ctx"] or {}),
+            outputs=outputs,
+            node_ids=frozenset(self.plan.nodes),
+        )
+
+    def _gate_approved(self, node_id: str) -> bool:
+        approved = set(self.state["approvedGates"])
+        if not approved:
+            return False
+        seen: set[str] = set()
+        stack = [node_id]
+        while stack:
+            for e in self.plan.in_edges[stack.pop()]:
+                if e.source in approved:
+                    return True
+                if e.source not in seen:
+                    seen.add(e.source)
+                    stack.append(e.source)
+        return False
+
+    def _on_usage(self, node_id: str, usage: AgentNodeResult, attempt: int) -> None:
+        self.state["tokens"]["input"] += usage.input_tokens
+        self.state["tokens"]["output"] += usage.output_tokens
+        self.state["costMicrocents"] += usage.cost_microcents
+        self.emit({"type": "cost:updated", "nodeId": node_id, "model": usage.model or "unknown",
+                   "inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
+                   "costMicrocents": usage.cost_microcents,
+                   "cumulativeCostMicrocents": self.state["costMicrocents"], "attemptNumber": attempt})
+
+    def _env(self) -> NodeEnv:
+        return NodeEnv(
+            run_id=self.run_id, plan=self.plan, agents=self.workflow.agents, registry=self.engine.registry,
+            sandbox=self.engine.sandbox, policy=self.policy, fs_scope=self.engine.fs_scope, emit=self.emit,
+            masked_inputs=self._masked, agent_runner=self.engine.agent_runner, on_usage=self._on_usage,
+            gate_approved=self._gate_approved,
+        )
+
+    def _checkpoint(self, status: str) -> None:
+        self.engine.journal.checkpoint(self.run_id, self.state, status)
+
+    # -- the run ---------------------------------------------------------------
+
+    async def run(self) -> RunResult:
+        segment_start = self.engine.clock()
+        try:
+            if self.fresh:
+                await self._begin()
+            else:
+                self._apply_decision()
+            result = await self._drive(segment_start)
+        except asyncio.CancelledError:
+            self._cancel_tasks()
+            self._finish_cancelled(segment_start)
+            raise
+        store = self.engine.registry.host.output_store
+        if result.status != "paused" and store is not None:
+            # Spill files live until the run's terminal event.
+            await store.reclaim(self.run_id)
+        return result
+
+    async def _begin(self) -> None:
+        body = self.workflow.file.workflow
+        scope = self._scope()
+        scope.allow_outputs = False
+        ctx: JsonDict = {}
+        env = self._env()
+        env.emit = lambda _e: None  # nothing is emitted before run:started
+        reader = file_reader(env, "context")
+        for entry in body.context:
+            scope.ctx = dict(ctx)
+            try:
+                ctx[entry.key] = await render(entry.value, scope, reader) if isinstance(entry.value, str) \
+                    else entry.value
+            except NodeError as exc:
+                raise InputError(f"context {entry.key!r}: {exc.message}") from None
+        self.state["ctx"] = ctx
+        self.engine.journal.run_started(RunInfo(self.run_id, body.id, body.name, self.workflow.filename,
+                                                self.engine.clock()))
+        self.emit({"type": "run:started", "workflowId": body.id, "workflowName": body.name,
+                   "inputs": self._masked, "executionMode": "local"})
+        self._checkpoint("running")
+
+    def _apply_decision(self) -> None:
+        assert self.pending_decision is not None
+        node_id, decision = self.pending_decision
+        gate = self.state["gates"].pop(node_id)
+        node = self.plan.nodes[node_id]
+        assert isinstance(node, HumanGateNode)
+        expires = gate.get("expiresAtEpoch")
+        if expires is not None and self.engine.clock() > expires:
+            decision = GateDecision("approved" if node.timeout_action == "approve" else "rejected", "timeout")
+        resumed: JsonDict = {"type": "human_gate:resumed", "nodeId": node_id, "gateId": gate["gateId"],
+                             "decision": decision.decision, "decidedBy": decision.decided_by}
+        if decision.payload is not None:
+            resumed["payload"] = decision.payload
+        if decision.comment:
+            resumed["comment"] = decision.comment
+        self.emit(resumed)
+        if decision.decision == "rejected":
+            error = NodeError("tool_denied", f"human gate {node_id!r} was rejected", reason="user_rejected")
+            self.state["status"][node_id] = "failed"
+            self.emit({"type": "node:failed", "nodeId": node_id, "nodeType": node.type, "error": error.to_json()})
+            self._failure = (node_id, error)
+            return
+        output: JsonDict = {"decision": decision.decision, "decidedBy": decision.decided_by}
+        if decision.payload is not None:
+            output["payload"] = decision.payload
+        self.state["approvedGates"].append(node_id)
+        self._complete(node_id, NodeResult(output), gate.get("openedAtEpoch"))
+
+    def _complete(self, node_id: str, result: NodeResult, started: float | None) -> None:
+        self.state["status"][node_id] = "completed"
+        self.state["outputs"][node_id] = result.output
+        if result.selected is not None:
+            self.state["selected"][node_id] = result.selected
+        now = self.engine.clock()
+        tokens: JsonDict = {"input": result.input_tokens, "output": result.output_tokens}
+        if result.model:
+            tokens["model"] = result.model
+        self.emit({"type": "node:completed", "nodeId": node_id, "nodeType": self.plan.nodes[node_id].type,
+                   "output": _bounded(result.output), "tokensUsed": tokens,
+                   "durationMs": round((now - (started or now)) * 1000), "attemptNumber": result.attempt})
+
+    def _ready(self) -> list[tuple[str, bool]]:
+        """(node, runs?) for every pending node whose in-edges are all settled, in plan order."""
+        out = []
+        for n in self.plan.scheduled():
+            if self._status(n) != "pending":
+                continue
+            states = [self._edge_live(e) for e in self.plan.in_edges[n]]
+            if any(s is None for s in states):
+                continue
+            out.append((n, not states or any(states)))
+        return out
+
+    def _settle_skips(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for n, runs in self._ready():
+                if runs:
+                    continue
+                reason = "upstream_unreachable"
+                for e in self.plan.in_edges[n]:
+                    if self._status(e.source) == "completed":
+                        reason = "branch_not_taken"
+                self.state["status"][n] = "skipped"
+                self.emit({"type": "node:skipped", "nodeId": n, "nodeType": self.plan.nodes[n].type,
+                           "reason": reason})
+                changed = True
+
+    def _open_gate(self, node_id: str, scope: Scope) -> Awaitable[None]:
+        async def open_() -> None:
+            node = self.plan.nodes[node_id]
+            assert isinstance(node, HumanGateNode)
+            now = self.engine.clock()
+            self.state["status"][node_id] = "waiting"
+            self.emit({"type": "node:started", "nodeId": node_id, "nodeType": node.type, "attemptNumber": 1})
+            message = await render_text(node.message_template, scope) if node.message_template \
+                else f"Approve to continue past {node_id}."
+            gate: JsonDict = {"gateId": f"{node_id}-{uuid.uuid4().hex[:8]}", "gateType": node.gate_type,
+                              "message": message, "openedAtEpoch": now}
+            event: JsonDict = {"type": "human_gate:paused", "nodeId": node_id, "gateId": gate["gateId"],
+                               "gateType": node.gate_type, "message": message}
+            if node.assignee:
+                event["assignee"] = await render_text(node.assignee, scope)
+            if node.timeout_ms:
+                gate["expiresAtEpoch"] = now + node.timeout_ms / 1000
+                event["timeoutMs"] = node.timeout_ms
+                event["expiresAt"] = iso_timestamp(gate["expiresAtEpoch"])
+            self.state["gates"][node_id] = gate
+            self.emit(event)
+
+        return open_()
+
+    async def _attempts(self, node_id: str, scope: Scope, env: NodeEnv) -> NodeResult:
+        node = self.plan.nodes[node_id]
+        retry = getattr(node, "retry", None)
+        if retry is None and isinstance(node, AgentNode):
+            agent = self.workflow.agents.get(node.agent_ref)
+            retry = agent.retry if agent else None
+        max_attempts = retry.max if retry else 1
+        timeout_ms = getattr(node, "timeout_ms", None) if isinstance(node, AgentNode | ToolNode) else None
+        attempt = 1
+        while True:
+            try:
+                try:
+                    async with asyncio.timeout(timeout_ms / 1000 if timeout_ms else None):
+                        result = await run_node(node, scope, env, attempt)
+                except TimeoutError:
+                    raise NodeError("run_timeout", f"node {node_id!r} exceeded its timeout_ms ({timeout_ms} ms)",
+                                    retryable=True) from None
+                await self._edge_conditions(node_id, scope, result)
+                result.attempt = attempt
+                return result
+            except NodeError as exc:
+                allowed = retry is None or retry.retry_on is None or exc.code in retry.retry_on
+                if not (exc.retryable and allowed and attempt < max_attempts):
+                    exc.attempt = attempt
+                    raise
+                assert retry is not None
+                base = retry.backoff_ms
+                delay = base * attempt if retry.backoff == "linear" else base * (2 ** (attempt - 1))
+                attempt += 1
+                self.emit({"type": "node:retrying", "nodeId": node_id, "nodeType": node.type,
+                           "attemptNumber": attempt, "delayMs": delay, "error": exc.to_json()})
+                await self.engine.sleep(delay / 1000)
+
+    async def _edge_conditions(self, node_id: str, scope: Scope, result: NodeResult) -> None:
+        for edge in self.plan.out_edges[node_id]:
+            if edge.condition is None:
+                continue
+            outputs = dict(scope.outputs)
+            outputs[node_id] = result.output
+            expr_scope = Scope(scope.run_id, dict(self._masked), scope.declared_inputs, scope.ctx, outputs,
+                               scope.node_ids).expression_scope()
+            value = await self.engine.sandbox.evaluate("edge", edge.condition, expr_scope)
+            if not value:
+                self.state["deadEdges"].append([edge.source, edge.target])
+
+    def _start(self, node_id: str, scope: Scope, env: NodeEnv) -> None:
+        self.state["status"][node_id] = "running"
+        self._started_at[node_id] = self.engine.clock()
+        self.emit({"type": "node:started", "nodeId": node_id, "nodeType": self.plan.nodes[node_id].type,
+                   "attemptNumber": 1})
+        task = asyncio.create_task(self._attempts(node_id, scope, env), name=f"node:{node_id}")
+        self._tasks[task] = node_id
+
+    async def _drive(self, segment_start: float) -> RunResult:
+        body = self.workflow.file.workflow
+        env = self._env()
+        timeout_s = body.timeout_ms / 1000 if body.timeout_ms else None
+        cancel_wait = asyncio.create_task(self._cancel.wait())
+        try:
+            while True:
+                self._settle_skips()
+                if self._failure is not None or self._cancel.is_set():
+                    break
+                for n, runs in self._ready():
+                    if not runs:
+                        continue
+                    if isinstance(self.plan.nodes[n], HumanGateNode):
+                        await self._open_gate(n, self._scope())
+                        continue
+                    if len(self._tasks) >= self.plan.max_parallel:
+                        break
+                    self._start(n, self._scope(), env)
+                if not self._tasks:
+                    break
+                remaining = None
+                if timeout_s is not None:
+                    elapsed = self.state["activeMs"] / 1000 + (self.engine.clock() - segment_start)
+                    remaining = max(0.0, timeout_s - elapsed)
+                done, _ = await asyncio.wait([*self._tasks, cancel_wait], timeout=remaining,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if not done:
+                    return await self._timeout(segment_start, timeout_s or 0)
+                finished = sorted((t for t in done if t in self._tasks), key=lambda t: self.plan.index[self._tasks[t]])
+                for task in finished:
+                    self._settle_task(task)
+                self._checkpoint("running")
+            if self._cancel.is_set():
+                self._cancel_tasks()
+                await self._drain_cancelled()
+                return self._finish_cancelled(segment_start)
+            if self._failure is not None:
+                return await self._finish_failed(segment_start)
+            if self.state["gates"]:
+                return self._pause(segment_start)
+            return self._finish_completed(segment_start)
+        finally:
+            cancel_wait.cancel()
+
+    def _settle_task(self, task: asyncio.Future[Any]) -> None:
+        node_id = self._tasks.pop(task)
+        node = self.plan.nodes[node_id]
+        exc = task.exception()
+        if exc is None:
+            self._complete(node_id, task.result(), self._started_at.get(node_id))
+            return
+        if isinstance(exc, TemplateError | NodeError):
+            error = exc
+        else:
+            error = NodeError("internal", f"node {node_id!r} failed unexpectedly ({type(exc).__name__})")
+        self.state["status"][node_id] = "failed"
+        self.emit({"type": "node:failed", "nodeId": node_id, "nodeType": node.type, "error": error.to_json(),
+                   "attemptNumber": getattr(exc, "attempt", 1)})
+        if self._failure is None:
+            self._failure = (node_id, error)
+
+    def _cancel_tasks(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def _drain_cancelled(self) -> None:
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _summary(self, segment_start: float) -> JsonDict:
+        active = self.state["activeMs"] + (self.engine.clock() - segment_start) * 1000
+        self.state["activeMs"] = active
+        return {
+            "totalTokensUsed": dict(self.state["tokens"]),
+            "totalCostMicrocents": self.state["costMicrocents"],
+            "durationMs": round(active),
+        }
+
+    def _final_outputs(self) -> JsonDict:
+        outs = self.state["outputs"]
+        terminal = [n for n in self.plan.order if isinstance(self.plan.nodes[n], OutputNode) and n in outs]
+        if not terminal:
+            terminal = [n for n in self.plan.scheduled() if n in outs and not self.plan.out_edges[n]]
+        return {n: outs[n] for n in terminal}
+
+    def _skip_rest(self) -> None:
+        failed = self._failure[0] if self._failure else None
+        downstream = self.plan.descendants(failed) if failed else set()
+        for n in self.plan.scheduled():
+            if self._status(n) in ("pending", "waiting"):
+                self.state["status"][n] = "skipped"
+                self.state["gates"].pop(n, None)
+                self.emit({"type": "node:skipped", "nodeId": n, "nodeType": self.plan.nodes[n].type,
+                           "reason": "upstream_unreachable" if n in downstream else "run_failed"})
+
+    async def _finish_failed(self, segment_start: float) -> RunResult:
+        self._cancel_tasks()
+        await self._drain_cancelled()
+        for node_id in list(self._tasks.values()):
+            self.state["status"][node_id] = "failed"
+            self.emit({"type": "node:failed", "nodeId": node_id, "nodeType": self.plan.nodes[node_id].type,
+                       "error": {"code": "cancelled", "message": "cancelled because the run failed",
+                                 "retryable": False}})
+        self._tasks.clear()
+        self._skip_rest()
+        assert self._failure is not None
+        node_id, error = self._failure
+        err = {**error.to_json(), "nodeId": node_id or None}
+        summary = self._summary(segment_start)
+        self.emit({"type": "run:failed", "error": err, "partialOutputs": _bounded(self._final_outputs()),
+                   **summary})
+        return self._end("failed", RunResult(self.run_id, "failed", self._final_outputs(), err), summary)
+
+    async def _timeout(self, segment_start: float, timeout_s: float) -> RunResult:
+        elapsed = self.state["activeMs"] + (self.engine.clock() - segment_start) * 1000
+        self.emit({"type": "run:timeout", "elapsedMs": round(elapsed), "timeoutMs": round(timeout_s * 1000)})
+        first = next(iter(self._tasks.values()), None)
+        self._failure = (first or "", NodeError("run_timeout",
+                                                f"the run exceeded its timeout_ms ({round(timeout_s * 1000)} ms)"))
+        return await self._finish_failed(segment_start)
+
+    def _finish_cancelled(self, segment_start: float) -> RunResult:
+        for node_id in list(self._tasks.values()):
+            self.state["status"][node_id] = "failed"
+        self._tasks.clear()
+        summary = self._summary(segment_start)
+        self.emit({"type": "run:cancelled", **summary})
+        return self._end("cancelled", RunResult(self.run_id, "cancelled", self._final_outputs()), summary)
+
+    def _finish_completed(self, segment_start: float) -> RunResult:
+        summary = self._summary(segment_start)
+        outputs = self._final_outputs()
+        self.emit({"type": "run:completed", "outputs": _bounded(outputs), **summary})
+        return self._end("completed", RunResult(self.run_id, "completed", outputs), summary)
+
+    def _pause(self, segment_start: float) -> RunResult:
+        self._summary(segment_start)
+        gates = [{"nodeId": n, **{k: v for k, v in g.items() if not k.endswith("Epoch")}}
+                 for n, g in self.state["gates"].items()]
+        self.emit({"type": "run:paused", "pendingGateCount": len(gates), "gateIds": [g["gateId"] for g in gates]})
+        self._checkpoint("paused")
+        return RunResult(self.run_id, "paused", self._final_outputs(), pending_gates=gates)
+
+    def _end(self, status: str, result: RunResult, summary: JsonDict) -> RunResult:
+        self.state["gates"] = {}
+        self._checkpoint(status)
+        self.engine.journal.finished(self.run_id, status, {**summary, "error": result.error})
+        return result
+
+
+def state_snapshot(run: WorkflowRun) -> JsonDict:
+    return copy.deepcopy(run.state)

@@ -68,7 +68,12 @@ def _build_process(settings: HostSettings, store: FileOutputStore) -> ProcessCap
 
 
 def _build_egress(settings: HostSettings, store: FileOutputStore) -> EgressCapability | None:
-    return None  # filled by the egress host
+    # The SSRF-checked egress host; secrets resolve lazily, so a machine without
+    # a keyring still gets egress (only a credentialRef then fails, clearly).
+    from relavium_desktop.host.egress import EgressHost
+    from relavium_desktop.host.secrets import SecretStore
+
+    return EgressHost(output_store=store, secrets=SecretStore())
 
 
 def build_host(settings: HostSettings) -> ToolHost:

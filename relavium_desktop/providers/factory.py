@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
 from relavium_desktop.providers.anthropic import AnthropicProvider
 from relavium_desktop.providers.config import (
     BaseUrlValidator,
@@ -14,6 +15,11 @@ from relavium_desktop.providers.config import (
 from relavium_desktop.providers.gemini import GeminiProvider
 from relavium_desktop.providers.http_base import ClientFactory, HttpProvider, default_client_factory
 from relavium_desktop.providers.openai_compat import OpenAICompatProvider
+
+
+class ProviderKeyError(ProviderConfigError):
+    """The entry's key reference could not be resolved."""
+
 
 _KINDS: dict[str, type[HttpProvider]] = {
     "anthropic": AnthropicProvider,
@@ -30,7 +36,10 @@ def make_provider(
     validate_base_url: BaseUrlValidator,
     client_factory: ClientFactory = default_client_factory,
 ) -> HttpProvider:
-    key = resolve_secret(entry.api_key) if entry.api_key else None
+    try:
+        key = resolve_secret(entry.api_key) if entry.api_key else None
+    except ProviderConfigError as exc:
+        raise ProviderKeyError(str(exc)) from None
     return _KINDS[entry.kind](
         name,
         base_url=entry.base_url,
@@ -60,6 +69,15 @@ class ProviderSet:
         self._built: dict[str, HttpProvider] = {}
 
     def __call__(self, name: str) -> HttpProvider:
+        """The provider, or ``ProviderError`` (auth for key trouble, validation otherwise)."""
+        try:
+            return self._build(name)
+        except ProviderKeyError as exc:
+            raise ProviderError(ProviderErrorCode.AUTH, f"{name}: {exc}") from None
+        except ProviderConfigError as exc:
+            raise ProviderError(ProviderErrorCode.VALIDATION, f"{name}: {exc}") from None
+
+    def _build(self, name: str) -> HttpProvider:
         if name not in self._built:
             entry = self._entries.get(name)
             if entry is None:

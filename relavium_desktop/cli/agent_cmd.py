@@ -1,0 +1,106 @@
+"""``relavium agent run AGENT.yaml --prompt TEXT``: one headless agent run.
+
+Governed actions (writes, processes, network, OS) are denied unless
+``--approve-all`` names the action class: nobody is there to confirm them.
+With ``--json`` stdout carries one run event per line, ending with the
+terminal event.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+import uuid
+
+from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from relavium_desktop.cli.agent_common import (
+    AgentFileError,
+    add_common,
+    emit_json_line,
+    load_agent,
+    policy_of,
+    providers_of,
+    workspace_of,
+)
+
+RISKS = ("fs_write", "process", "egress", "os")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["run"])
+    p.add_argument("agent_file", metavar="AGENT.yaml")
+    p.add_argument("--prompt", required=True, help="the user message")
+    p.add_argument("--approve-all", action="append", default=[], metavar="RISK",
+                   help=f"approve every governed action of this class ({', '.join(RISKS)}); repeatable")
+    p.add_argument("--tier", choices=["sandboxed", "project", "full"], default="project")
+    add_common(p)
+    p.add_argument("--json", action="store_true", help="NDJSON run events on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.engine.agent.loop import AgentLoop
+    from relavium_desktop.engine.agent.modes import headless_regime
+    from relavium_desktop.engine.agent.runner import run_agent
+    from relavium_desktop.engine.events import EventBus
+    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+    from relavium_desktop.engine.tools.registry import ToolRegistry
+    from relavium_desktop.engine.tools.tooldef import ActionClass, ToolDispatchContext
+    from relavium_desktop.host.assembly import HostSettings, build_host
+
+    risks = {r for item in args.approve_all for r in item.split(",") if r}
+    unknown = risks - set(RISKS)
+    if unknown:
+        raise UsageError(f"--approve-all: unknown risk {sorted(unknown)[0]!r}; one of {', '.join(RISKS)}")
+    try:
+        spec = load_agent(args.agent_file)
+    except AgentFileError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    workspace = workspace_of(args.workspace)
+    policy = policy_of(args.policy)
+    providers = providers_of(args.providers)
+
+    run_id = f"agent-{uuid.uuid4().hex[:12]}"
+    bus = EventBus(clock=time.time, run_id=run_id)
+    if args.json:
+        bus.subscribe(emit_json_line)
+    else:
+        bus.subscribe(_human)
+    host = build_host(HostSettings(workspace=workspace, tier=args.tier, surface="workflow"))
+    registry = ToolRegistry(BUILTIN_TOOLS, host)
+    unknown_tools = [t for t in spec.tools if registry.get(t) is None]
+    if unknown_tools:
+        print(f"{args.agent_file}: unknown tool id(s) in tools: {', '.join(unknown_tools)}", file=sys.stderr)
+        return EXIT_USAGE
+    ctx = ToolDispatchContext(
+        run_id=run_id, node_id=spec.id, granted_tool_ids=frozenset(spec.tools), policy=policy,
+        fs_scope=args.tier, approval=headless_regime(frozenset(ActionClass(r) for r in risks)), emit=bus.emit,
+    )
+    loop = AgentLoop(spec=spec, providers=providers, registry=registry, ctx=ctx, emit=bus.emit)
+
+    async def main() -> str:
+        try:
+            result = await run_agent(loop, args.prompt, emit=bus.emit)
+        finally:
+            if host.output_store is not None:
+                await host.output_store.reclaim(run_id)
+        return result.status
+
+    status = asyncio.run(main())
+    return EXIT_OK if status == "completed" else EXIT_FAILED
+
+
+def _human(event: dict[str, object]) -> None:
+    kind = event["type"]
+    if kind == "agent:token":
+        print(event["token"], end="", flush=True)
+    elif kind == "agent:tool_call":
+        print(f"\n[tool] {event['toolId']}", file=sys.stderr)
+    elif kind == "agent:tool_result" and not event.get("success"):
+        print(f"[tool] {event['toolId']} failed: {event.get('error')}", file=sys.stderr)
+    elif kind == "run:completed":
+        print()
+    elif kind in ("run:failed", "run:cancelled"):
+        print(f"\nrelavium agent: {kind}: {event.get('error')}", file=sys.stderr)

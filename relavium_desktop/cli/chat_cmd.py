@@ -1,0 +1,200 @@
+"""``relavium chat``: an interactive REPL over a persistent chat session.
+
+Reads one message per line from stdin (a terminal or a pipe), streams the
+reply, and asks ``y/n/always`` on the terminal before governed actions as the
+mode requires.  ``--session ID`` resumes a stored session: its history is
+sent to the provider as stored.  REPL commands: ``/mode MODE``, ``/rename
+TITLE``, ``/exit``.  ``--list``, ``--rename ID --title T`` and ``--delete ID``
+manage stored sessions without starting a REPL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+
+from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from relavium_desktop.cli.agent_common import (
+    AgentFileError,
+    add_common,
+    load_agent,
+    policy_of,
+    providers_of,
+    workspace_of,
+)
+from relavium_desktop.cli.jsonargs import print_json
+
+MODES = ("ask", "plan", "accept-edits", "auto")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agent", metavar="AGENT.yaml", help="agent file (default: a built-in chat agent)")
+    p.add_argument("--session", metavar="ID", help="resume a stored session")
+    p.add_argument("--mode", choices=MODES, default=None, help="approval mode (default: ask)")
+    p.add_argument("--list", action="store_true", help="list stored sessions")
+    p.add_argument("--rename", metavar="ID", help="rename a stored session (with --title)")
+    p.add_argument("--title", help="the new title for --rename")
+    p.add_argument("--delete", metavar="ID", help="delete a stored session")
+    add_common(p)
+    p.add_argument("--json", action="store_true", help="JSON output for --list/--rename/--delete")
+
+
+def _store() -> object:
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.store.db import history_db_path, open_db
+    from relavium_desktop.store.sessions import SqliteSessionStore
+
+    return SqliteSessionStore(open_db(history_db_path(data_dir())))
+
+
+def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.store.sessions import SqliteSessionStore
+
+    store = _store()
+    assert isinstance(store, SqliteSessionStore)
+    if args.list:
+        sessions = [s.to_json() for s in store.list_sessions()]
+        if args.json:
+            print_json(sessions)
+        else:
+            for s in sessions:
+                print(f"{s['id']}  {s['mode']:<12}  {s['messageCount']:>4} msgs  {s['title']}")
+        return EXIT_OK
+    if args.rename or args.delete:
+        if args.rename and not args.title:
+            raise UsageError("--rename needs --title")
+        ok = store.rename(args.rename, args.title) if args.rename else store.delete(args.delete)
+        if args.json:
+            print_json({"ok": ok})
+        elif not ok:
+            print("relavium chat: no such session", file=sys.stderr)
+        return EXIT_OK if ok else EXIT_FAILED
+    try:
+        spec = load_agent(args.agent)
+    except AgentFileError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    return asyncio.run(_repl(args, spec, store))
+
+
+async def _readline() -> str | None:
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    return line if line else None
+
+
+def _say(text: str = "", end: str = "\n") -> None:
+    sys.stdout.write(text + end)
+    sys.stdout.flush()
+
+
+async def _confirm(request: object) -> object:
+    from relavium_desktop.engine.tools.tooldef import ApprovalDecision, ApprovalRequest
+
+    assert isinstance(request, ApprovalRequest)
+    flag = " [protected path]" if request.protected_path else ""
+    _say(f"\n? allow {request.tool_id} ({request.action_class}){flag}: {request.target}")
+    _say(f"  arguments: {request.masked_args}")
+    _say("  [y]es once / [n]o / [a]lways this session > ", end="")
+    answer = ((await _readline()) or "").strip().lower()
+    if answer in ("a", "always"):
+        return ApprovalDecision(approved=True, scope="session")
+    if answer in ("y", "yes"):
+        return ApprovalDecision(approved=True, scope="once")
+    return ApprovalDecision(approved=False, reason="the user said no")
+
+
+async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
+    from relavium_desktop.engine.agent.chat import ChatSession
+    from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals
+    from relavium_desktop.engine.agent.session import title_from
+    from relavium_desktop.engine.agent.spec import AgentSpec
+    from relavium_desktop.engine.events import EventBus
+    from relavium_desktop.engine.llm.messages import Message
+    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+    from relavium_desktop.engine.tools.registry import ToolRegistry
+    from relavium_desktop.host.assembly import HostSettings, build_host
+    from relavium_desktop.store.sessions import SqliteSessionStore
+
+    assert isinstance(spec, AgentSpec) and isinstance(store, SqliteSessionStore)
+    if args.session:
+        info = store.get(args.session)
+        if info is None:
+            print(f"relavium chat: no session {args.session!r}; see 'relavium chat --list'", file=sys.stderr)
+            return EXIT_FAILED
+    else:
+        info = store.create(title="New chat", agent_id=spec.id, mode=args.mode or "ask")
+    mode = ChatMode(args.mode or info.mode)
+    store.set_mode(info.id, str(mode))
+    host = build_host(HostSettings(workspace=workspace_of(args.workspace), surface="chat"))
+    bus = EventBus(clock=time.time, session_id=info.id)
+    bus.subscribe(_render)
+    session = ChatSession(
+        session_id=info.id, spec=spec, providers=providers_of(args.providers),
+        registry=ToolRegistry(BUILTIN_TOOLS, host), store=store,
+        approvals=SessionApprovals(mode, _confirm),  # type: ignore[arg-type]
+        emit=bus.emit, policy=policy_of(args.policy),
+    )
+    _say(f"relavium chat: session {info.id} ({'resumed, ' + str(info.message_count) + ' messages' if args.session else 'new'}); mode {mode}; /exit to quit")
+    titled = info.title != "New chat"
+    while True:
+        _say("> ", end="")
+        line = await _readline()
+        if line is None:
+            _say()
+            return EXIT_OK
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/exit", "/quit"):
+            return EXIT_OK
+        if text.startswith("/mode"):
+            try:
+                mode = ChatMode(text.split(maxsplit=1)[1].strip())
+            except (IndexError, ValueError):
+                _say(f"modes: {', '.join(MODES)}")
+                continue
+            store.set_mode(info.id, str(mode))
+            session.approvals = SessionApprovals(mode, _confirm)  # type: ignore[arg-type]
+            _say(f"mode {mode}")
+            continue
+        if text.startswith("/rename "):
+            store.rename(info.id, text.split(maxsplit=1)[1])
+            titled = True
+            continue
+        if not titled:
+            store.rename(info.id, title_from([Message.user(text)]))
+            titled = True
+        task = asyncio.create_task(session.send(text))
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.cancel()
+            await task
+            return 130
+
+
+def _render(event: dict[str, object]) -> None:
+    kind = event["type"]
+    if kind == "agent:token":
+        _say(str(event["token"]), end="")
+    elif kind == "agent:tool_call":
+        _say(f"\n[tool] {event['toolId']} {event.get('toolInput')}")
+    elif kind == "agent:tool_result":
+        if event.get("success"):
+            _say(f"[tool] {event['toolId']} ok")
+        else:
+            err = event.get("error") or {}
+            assert isinstance(err, dict)
+            _say(f"[tool] {event['toolId']} {err.get('code')}: {err.get('message')}")
+    elif kind == "agent:provider_fallback":
+        _say(f"\n[fallback] {event.get('to')}")
+    elif kind == "chat:turn_completed":
+        _say()
+    elif kind == "chat:turn_failed":
+        err = event.get("error") or {}
+        assert isinstance(err, dict)
+        _say(f"\n[error] {err.get('code')}: {err.get('message')}")
+    elif kind == "chat:turn_cancelled":
+        _say("\n[cancelled]")

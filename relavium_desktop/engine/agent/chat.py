@@ -1,0 +1,91 @@
+"""One chat session's turns: history from the store, the loop, persistence.
+
+Every message is persisted the moment the loop appends it, so a crash or an
+app restart loses at most the reply being streamed.  A cancelled turn closes
+its open tool calls with "not run: cancelled" results, keeping the stored
+history valid for every provider on resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from relavium_desktop.engine.agent.loop import AgentLoop
+from relavium_desktop.engine.agent.modes import SessionApprovals
+from relavium_desktop.engine.agent.outcome import AgentFailure, LoopResult
+from relavium_desktop.engine.agent.routing import ProviderLookup
+from relavium_desktop.engine.agent.session import SessionStore
+from relavium_desktop.engine.agent.spec import AgentSpec
+from relavium_desktop.engine.llm.messages import Message, ToolResultPart
+from relavium_desktop.engine.tools.registry import ToolRegistry
+from relavium_desktop.engine.tools.tooldef import FsScopeTier, ToolDispatchContext, ToolPolicy
+
+_TOOL_EVENTS = ("agent:tool_call", "agent:tool_result")
+
+
+@dataclass
+class ChatSession:
+    session_id: str
+    spec: AgentSpec
+    providers: ProviderLookup
+    registry: ToolRegistry
+    store: SessionStore
+    approvals: SessionApprovals
+    emit: Callable[[dict[str, Any]], object]
+    policy: ToolPolicy = field(default_factory=ToolPolicy)
+    fs_scope: FsScopeTier = "project"
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        if event.get("type") in _TOOL_EVENTS:
+            self.store.record_tool_event(self.session_id, event)
+        self.emit(event)
+
+    def _loop(self) -> AgentLoop:
+        granted = frozenset(t for t in self.spec.tools if self.registry.get(t) is not None)
+        ctx = ToolDispatchContext(
+            run_id=f"chat-{self.session_id}", node_id="chat", granted_tool_ids=granted,
+            policy=self.policy, fs_scope=self.fs_scope, approval=self.approvals.regime(), emit=self._emit,
+        )
+        return AgentLoop(
+            spec=self.spec, providers=self.providers, registry=self.registry, ctx=ctx, emit=self._emit,
+            chat=True,
+            on_message=lambda m: self.store.append_message(self.session_id, m),
+            on_usage=lambda u: self.store.record_usage(self.session_id, u),
+        )
+
+    async def send(self, text: str) -> LoopResult:
+        history = self.store.messages(self.session_id)
+        user = Message.user(text)
+        self.store.append_message(self.session_id, user)
+        history.append(user)
+        try:
+            result = await self._loop().run(history)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            self._close_open_calls(history)
+            self.emit({"type": "chat:turn_cancelled"})
+            return LoopResult(status="cancelled",
+                              failure=AgentFailure("cancelled", "cancelled by the user"))
+        if result.status == "failed" and result.failure is not None:
+            self.emit({"type": "chat:turn_failed", "error": result.failure.to_json()})
+        else:
+            self.emit({"type": "chat:turn_completed", "toolTurns": result.tool_turns})
+        return result
+
+    def _close_open_calls(self, history: list[Message]) -> None:
+        last = history[-1] if history else None
+        if last is None or last.role != "assistant" or not last.tool_calls:
+            return
+        closed = Message("tool", tuple(
+            ToolResultPart(c.call_id, c.name, "not run: cancelled", is_error=True) for c in last.tool_calls
+        ))
+        self.store.append_message(self.session_id, closed)
+
+
+def with_mode(session: ChatSession, approvals: SessionApprovals) -> ChatSession:
+    return replace(session, approvals=approvals)

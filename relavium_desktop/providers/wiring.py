@@ -1,0 +1,99 @@
+"""Host-side wiring of providers: settings file, key resolution, SSRF client.
+
+Uses the host's keyring store for ``secret:`` references, the egress
+primitive's guarded client (resolve once, check, pin) for every connection and
+its address classifier for IP-literal base URLs.  ``env:`` references resolve
+from the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from relavium_desktop.providers.config import (
+    DEFAULT_ENTRIES,
+    ProviderConfigError,
+    ProviderEntry,
+    SecretResolver,
+    basic_validate_base_url,
+    chain_resolvers,
+    env_resolver,
+)
+from relavium_desktop.providers.factory import ProviderSet
+
+PROVIDERS_FILE = "providers.yaml"
+
+
+def keyring_resolver() -> SecretResolver:
+    from relavium_desktop.host.secrets import SecretStore, SecretStoreError
+
+    store = SecretStore()
+
+    def resolve(ref: str) -> str:
+        try:
+            return store.resolve_ref(ref)[1]
+        except SecretStoreError as exc:
+            raise ProviderConfigError(str(exc)) from None
+
+    return resolve
+
+
+def host_resolver() -> SecretResolver:
+    return chain_resolvers({"env": env_resolver(), "secret": keyring_resolver()})
+
+
+def host_validate_base_url(url: str, allow_local: bool) -> None:
+    from urllib.parse import urlsplit
+
+    from relavium_desktop.host.egress.addresses import blocked_rule, parse_ip_literal
+
+    basic_validate_base_url(url, allow_local)
+    ip = parse_ip_literal(urlsplit(url).hostname or "")
+    if ip is not None:
+        rule = blocked_rule(ip, allow_local=allow_local)
+        if rule:
+            raise ProviderConfigError(
+                f"the provider base URL's address is blocked ({rule}); set allow_local: true on the entry "
+                "only for a server you run yourself"
+            )
+
+
+def host_client_factory(allow_local: bool) -> httpx.AsyncClient:
+    from relavium_desktop.host.egress.transport import guarded_client
+
+    return guarded_client(allow_local=allow_local, timeout=120.0)
+
+
+def load_entries(path: Path | None) -> dict[str, ProviderEntry]:
+    """Defaults, overridden/extended by the settings file (when it exists)."""
+    entries = dict(DEFAULT_ENTRIES)
+    if path is None or not path.exists():
+        return entries
+    try:
+        data: Any = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    except (OSError, YAMLError) as exc:
+        raise ProviderConfigError(f"{path.name}: cannot read provider settings ({type(exc).__name__})") from None
+    raw = (data or {}).get("providers", data or {}) if isinstance(data, Mapping) else None
+    if not isinstance(raw, Mapping):
+        raise ProviderConfigError(f"{path.name}: expected a mapping of provider names to entries")
+    for name, value in raw.items():
+        try:
+            entries[str(name)] = ProviderEntry.model_validate(value)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False, include_input=False)[0]
+            loc = ".".join(str(p) for p in first.get("loc", ()))
+            raise ProviderConfigError(f"{path.name}: provider {name!r}: {loc}: {first.get('msg')}") from None
+    return entries
+
+
+def host_provider_set(home: Path, settings_file: Path | None = None) -> ProviderSet:
+    entries = load_entries(settings_file or home / PROVIDERS_FILE)
+    return ProviderSet(entries, resolve_secret=host_resolver(), validate_base_url=host_validate_base_url,
+                       client_factory=host_client_factory)

@@ -1,0 +1,188 @@
+"""Chat sessions in history.db: sessions, messages, tool events, usage.
+
+Migrated as the ``sessions`` component of ``store.db``.  Messages are stored
+as the engine's JSON (masked and bounded by ``storable_message``) so a
+session resumed after a restart is sent to the provider exactly as stored.
+Deleting a session deletes its rows (foreign keys cascade).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from relavium_desktop.engine.agent.outcome import UsageRecord
+from relavium_desktop.engine.agent.session import SessionInfo, storable_message
+from relavium_desktop.engine.llm.messages import Message
+from relavium_desktop.engine.tools.masking import mask_value
+from relavium_desktop.store.db import migrate
+
+MIGRATIONS = [
+    """
+    CREATE TABLE chat_sessions (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE chat_messages (
+        session_id TEXT NOT NULL REFERENCES chat_sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        parts_json TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    );
+    CREATE TABLE chat_tool_events (
+        session_id TEXT NOT NULL REFERENCES chat_sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        tool_id TEXT NOT NULL,
+        payload_json TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    );
+    CREATE TABLE chat_usage (
+        session_id TEXT NOT NULL REFERENCES chat_sessions(id) ON DELETE CASCADE,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cost_usd REAL,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX chat_usage_session ON chat_usage(session_id)
+    """,
+]
+
+MAX_TITLE_CHARS = 200
+
+
+class SqliteSessionStore:
+    """The :class:`~relavium_desktop.engine.agent.session.SessionStore` over history.db."""
+
+    def __init__(self, conn: sqlite3.Connection, *, clock: Callable[[], float] = time.time) -> None:
+        self._conn = conn
+        self._clock = clock
+        self._lock = threading.Lock()
+        migrate(conn, "sessions", MIGRATIONS)
+
+    def create(self, *, title: str, agent_id: str, mode: str) -> SessionInfo:
+        now = self._clock()
+        sid = uuid.uuid4().hex[:16]
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO chat_sessions(id, title, agent_id, mode, created_at, updated_at) VALUES(?,?,?,?,?,?)",
+                (sid, title[:MAX_TITLE_CHARS], agent_id, mode, now, now),
+            )
+        return SessionInfo(sid, title[:MAX_TITLE_CHARS], agent_id, mode, now, now)
+
+    def _info(self, row: sqlite3.Row) -> SessionInfo:
+        return SessionInfo(row["id"], row["title"], row["agent_id"], row["mode"], row["created_at"],
+                           row["updated_at"], row["n"])
+
+    _SELECT = ("SELECT s.*, (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = s.id) AS n "
+               "FROM chat_sessions s")
+
+    def get(self, session_id: str) -> SessionInfo | None:
+        row = self._conn.execute(self._SELECT + " WHERE s.id = ?", (session_id,)).fetchone()
+        return self._info(row) if row else None
+
+    def list_sessions(self) -> list[SessionInfo]:
+        rows = self._conn.execute(self._SELECT + " ORDER BY s.updated_at DESC, s.id").fetchall()
+        return [self._info(r) for r in rows]
+
+    def rename(self, session_id: str, title: str) -> bool:
+        with self._lock:
+            cur = self._conn.execute("UPDATE chat_sessions SET title = ?, updated_at = ? WHERE id = ?",
+                                     (title[:MAX_TITLE_CHARS], self._clock(), session_id))
+        return cur.rowcount > 0
+
+    def set_mode(self, session_id: str, mode: str) -> None:
+        with self._lock:
+            self._conn.execute("UPDATE chat_sessions SET mode = ? WHERE id = ?", (mode, session_id))
+
+    def delete(self, session_id: str) -> bool:
+        with self._lock:
+            cur = self._conn.execute("DELETE FROM chat_sessions WHERE id = ?", (session_id,))
+        return cur.rowcount > 0
+
+    def _next_seq(self, table: str, session_id: str) -> int:
+        row = self._conn.execute(f"SELECT COALESCE(MAX(seq), -1) + 1 FROM {table} WHERE session_id = ?",
+                                 (session_id,)).fetchone()
+        return int(row[0])
+
+    def append_message(self, session_id: str, message: Message) -> None:
+        stored = storable_message(message)
+        now = self._clock()
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                seq = self._next_seq("chat_messages", session_id)
+                self._conn.execute(
+                    "INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at) VALUES(?,?,?,?,?)",
+                    (session_id, seq, stored.role, json.dumps(stored.to_json()["parts"]), now),
+                )
+                self._conn.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def messages(self, session_id: str) -> list[Message]:
+        rows = self._conn.execute(
+            "SELECT role, parts_json FROM chat_messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        ).fetchall()
+        return [Message.from_json({"role": r["role"], "parts": json.loads(r["parts_json"])}) for r in rows]
+
+    def record_tool_event(self, session_id: str, event: dict[str, Any]) -> None:
+        """An ``agent:tool_call``/``agent:tool_result`` event (already masked and bounded; masked again)."""
+        payload = mask_value({k: v for k, v in event.items() if k not in ("type", "toolId")})
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                seq = self._next_seq("chat_tool_events", session_id)
+                self._conn.execute(
+                    "INSERT INTO chat_tool_events(session_id, seq, type, tool_id, payload_json, created_at) "
+                    "VALUES(?,?,?,?,?,?)",
+                    (session_id, seq, event["type"], str(event.get("toolId", "")), json.dumps(payload),
+                     self._clock()),
+                )
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def tool_events(self, session_id: str) -> list[dict[str, Any]]:
+        rows = self._conn.execute(
+            "SELECT type, tool_id, payload_json FROM chat_tool_events WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        ).fetchall()
+        return [{"type": r["type"], "toolId": r["tool_id"], **json.loads(r["payload_json"])} for r in rows]
+
+    def record_usage(self, session_id: str, usage: UsageRecord) -> None:
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO chat_usage(session_id, provider, model, input_tokens, output_tokens, cost_usd, "
+                "created_at) VALUES(?,?,?,?,?,?,?)",
+                (session_id, usage.provider, usage.model, usage.input_tokens, usage.output_tokens,
+                 usage.cost_usd, self._clock()),
+            )
+
+    def usage_by_model(self, session_id: str) -> list[dict[str, Any]]:
+        """Token totals per model; cost is null when any turn's price was unknown."""
+        rows = self._conn.execute(
+            "SELECT provider, model, SUM(input_tokens) AS i, SUM(output_tokens) AS o, "
+            "SUM(cost_usd) AS c, COUNT(*) - COUNT(cost_usd) AS unpriced "
+            "FROM chat_usage WHERE session_id = ? GROUP BY provider, model ORDER BY provider, model",
+            (session_id,),
+        ).fetchall()
+        return [{"provider": r["provider"], "model": r["model"], "inputTokens": r["i"], "outputTokens": r["o"],
+                 "costUsd": None if r["unpriced"] else r["c"]} for r in rows]

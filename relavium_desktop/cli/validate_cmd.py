@@ -1,0 +1,81 @@
+"""``relavium validate FILE``: load and check a workflow without running it (exit 0 or 2).
+
+Also the CLI's host side of loading a workflow (shared with ``relavium run``):
+the engine parses text only, so reading the file and its ``$ref`` agent files
+(relative to the workflow file's folder) happens here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from relavium_desktop.cli import EXIT_OK, EXIT_USAGE
+from relavium_desktop.cli.jsonargs import print_json
+
+
+def read_workflow(path_text: str) -> tuple[str, str, Any]:
+    """(text, display name, ref reader); raises OSError for an unreadable file."""
+    path = Path(path_text).expanduser()
+    text = path.read_text(encoding="utf-8")
+    base = path.parent
+
+    def read_ref(ref: str) -> str:
+        try:
+            return (base / ref).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(exc.strerror or type(exc).__name__) from None
+
+    return text, path_text, read_ref
+
+
+def known_tool_ids() -> list[str]:
+    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+
+    return [t.id for t in BUILTIN_TOOLS]
+
+
+def report_invalid(exc: Any, as_json: bool) -> None:
+    """One clear message per issue, file:line:column first; JSON on stdout with --json."""
+    print(str(exc), file=sys.stderr)
+    if as_json:
+        issues = [
+            {"file": exc.filename, "line": i.line, "column": i.column, "message": i.message}
+            for i in exc.issues
+        ]
+        print_json({"ok": False, "error": {"code": "validation", "message": str(exc), "issues": issues}})
+
+
+def report_error(code: str, message: str, as_json: bool) -> None:
+    print(f"relavium: {message}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"ok": False, "error": {"code": code, "message": message}}))
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a .relavium.yaml workflow")
+    p.add_argument("--json", action="store_true", help="print JSON only")
+
+
+def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.engine.workflow.errors import WorkflowError
+    from relavium_desktop.engine.workflow.loader import load_workflow
+
+    try:
+        text, name, read_ref = read_workflow(args.file)
+    except OSError as exc:
+        report_error("validation", f"cannot read {args.file}: {exc.strerror or exc}", args.json)
+        return EXIT_USAGE
+    try:
+        wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
+    except WorkflowError as exc:
+        report_invalid(exc, args.json)
+        return EXIT_USAGE
+    if args.json:
+        print_json({"ok": True, "workflow": wf.id, "nodes": len(wf.plan.nodes), "order": wf.plan.order})
+    else:
+        print(f"{name}: valid workflow {wf.id!r} ({len(wf.plan.nodes)} nodes)")
+    return EXIT_OK

@@ -159,10 +159,19 @@ class StreamCapture:
                 return
             self.spill = SpillWriter(path, fh, self._pause)
             buffered = bytes(self._buf)
-            self.spill.write(buffered)
-            self._buf = bytearray(buffered[: self.head_size])
-            self._push_tail(buffered[self.head_size :])
+            self._buf = bytearray()
+            if buffered:
+                self.spill.write(buffered)
+                self._keep(buffered)
         self.spill.write(data)
+        self._keep(data)
+
+    def _keep(self, data: bytes) -> None:
+        """Past the ceiling: fill the head first, the rest rolls through the tail."""
+        room = self.head_size - len(self._buf)
+        if room > 0:
+            self._buf += data[:room]
+            data = data[room:]
         self._push_tail(data)
 
     def _push_tail(self, data: bytes) -> None:

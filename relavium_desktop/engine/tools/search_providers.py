@@ -45,6 +45,18 @@ def build_search_request(provider: str, base_url: str | None, query: str, count:
     raise InvalidArgsError(f"web_search: unknown provider {provider!r}")
 
 
+def provider_status_message(provider: str, status: int) -> str:
+    """A clear, secret-free message for a provider's non-200 answer."""
+    if status in (401, 403):
+        return (f"web_search: the {provider} provider refused the request (HTTP {status}); check the API key "
+                "named by credentialRef (relavium secret set NAME)")
+    if status == 429:
+        return f"web_search: the {provider} provider's rate limit was hit (HTTP 429); try again later"
+    if 300 <= status < 400:
+        return f"web_search: the {provider} provider answered with a redirect (HTTP {status}); check baseUrl"
+    return f"web_search: the {provider} provider answered HTTP {status}"
+
+
 def _load(body: Any, provider: str) -> Any:
     if isinstance(body, dict | list):
         return body
@@ -54,20 +66,29 @@ def _load(body: Any, provider: str) -> Any:
         raise ToolFailedError(f"web_search: the {provider} provider did not return valid JSON") from None
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def parse_search_response(provider: str, body: Any, count: int) -> dict[str, Any]:
+    """Normalise either provider's JSON to ``{results: [{title, url, snippet}]}``."""
     data = _load(body, provider)
+    if not isinstance(data, dict):
+        raise ToolFailedError(f"web_search: the {provider} provider's JSON is not a search response object")
     if provider == "brave":
-        raw = (data.get("web") or {}).get("results") or [] if isinstance(data, dict) else []
+        web = data.get("web")
+        raw = web.get("results") or [] if isinstance(web, dict) else []
         items = [
-            {"title": r.get("title", ""), "url": r.get("url", ""), "snippet": r.get("description", "")}
+            {"title": _text(r.get("title")), "url": _text(r.get("url")), "snippet": _text(r.get("description"))}
             for r in raw
             if isinstance(r, dict)
         ]
     else:
-        raw = data.get("results") or [] if isinstance(data, dict) else []
+        raw = data.get("results") or []
         items = [
-            {"title": r.get("title", ""), "url": r.get("url", ""), "snippet": r.get("content", "")}
+            {"title": _text(r.get("title")), "url": _text(r.get("url")), "snippet": _text(r.get("content"))}
             for r in raw
             if isinstance(r, dict)
         ]
+    items = [i for i in items if i["url"]]
     return {"results": items[:count]}

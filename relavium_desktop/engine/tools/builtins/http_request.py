@@ -1,4 +1,11 @@
-"""http_request: HTTPS to an allowlisted host, through the host's SSRF primitive."""
+"""http_request: HTTPS to an allowlisted host, through the host's SSRF primitive.
+
+The engine checks scheme and the exact-FQDN allowlist on the effective
+arguments; the host re-checks them (and every redirect hop when the
+config-only ``followRedirects`` is set), resolves the name once, refuses
+blocked addresses and connects to the validated one.  The credential is a
+config-only ``secret:NAME`` reference the host resolves and attaches.
+"""
 
 from __future__ import annotations
 
@@ -29,7 +36,7 @@ class HttpRequestArgs(ToolArgs):
     stream: bool = Field(default=False, description="Stream a large response (spilled past the ceiling).")
     # Config-only.
     followRedirects: bool = False
-    credentialRef: str | None = None
+    credentialRef: str | None = Field(default=None, pattern=r"^secret:[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
     credentialHeader: str = "Authorization"
     credentialScheme: str | None = "Bearer"
     timeoutMs: int = Field(default=30_000, ge=1, le=600_000)

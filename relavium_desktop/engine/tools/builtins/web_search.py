@@ -1,4 +1,11 @@
-"""web_search: a configured search provider, its key a host-resolved secret."""
+"""web_search: a configured search provider, its key a host-resolved secret.
+
+The provider, its base URL and the key reference are config-only: a model
+chooses only the query.  The provider URL goes through the same SSRF
+primitive as http_request (a self-hosted SearXNG on a private address needs
+the explicit ``allowLocal`` opt-in); no allowlist applies because the
+destination is pinned by the author, not chosen by the model.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,11 @@ from relavium_desktop.engine.errors import ToolFailedError
 from relavium_desktop.engine.host import EgressRequest, ToolHost
 from relavium_desktop.engine.tools.builtins.base import ToolArgs
 from relavium_desktop.engine.tools.registry import require
-from relavium_desktop.engine.tools.search_providers import build_search_request, parse_search_response
+from relavium_desktop.engine.tools.search_providers import (
+    build_search_request,
+    parse_search_response,
+    provider_status_message,
+)
 from relavium_desktop.engine.tools.tooldef import PolicyClass, ToolDef, ToolDispatchContext
 
 
@@ -20,8 +31,9 @@ class WebSearchArgs(ToolArgs):
     # Config-only: which provider, where, and the key reference.
     provider: Literal["brave", "searxng"] = "brave"
     baseUrl: str | None = None
-    credentialRef: str | None = None
+    credentialRef: str | None = Field(default=None, pattern=r"^secret:[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
     allowLocal: bool = False
+    timeoutMs: int = Field(default=15_000, ge=1, le=120_000)
 
 
 async def _dispatch(args: WebSearchArgs, host: ToolHost, ctx: ToolDispatchContext) -> Any:
@@ -37,11 +49,14 @@ async def _dispatch(args: WebSearchArgs, host: ToolHost, ctx: ToolDispatchContex
             credential_header=spec.credential_header,
             credential_scheme=None,
             allow_local=args.allowLocal,
+            timeout_ms=args.timeoutMs,
         )
     )
     status = int(response.get("status", 0))
     if status != 200:
-        raise ToolFailedError(f"web_search: the {args.provider} provider answered HTTP {status}")
+        raise ToolFailedError(provider_status_message(args.provider, status))
+    if response.get("bodySpill"):
+        raise ToolFailedError(f"web_search: the {args.provider} provider's answer is too large to be a search result")
     return parse_search_response(args.provider, response.get("body"), args.count)
 
 
@@ -50,6 +65,6 @@ TOOL = ToolDef(
     description="Search the web with the configured provider; returns titles, URLs and snippets.",
     args_model=WebSearchArgs,
     dispatch=_dispatch,
-    config_only=frozenset({"provider", "baseUrl", "credentialRef", "allowLocal"}),
+    config_only=frozenset({"provider", "baseUrl", "credentialRef", "allowLocal", "timeoutMs"}),
     policy=PolicyClass(egress="search"),
 )

@@ -1,0 +1,146 @@
+"""The desktop's OS capability: clipboard text and native notifications.
+
+``read_clipboard`` reads QClipboard on the GUI thread (the qasync loop is that
+thread).  ``notify`` hands the notification to the session's notification
+service through desktop-notifier and returns its id as soon as the service
+accepted it -- the run never waits for a click.  A click on one of its buttons
+(or on its body, ``action == "default"``) arrives later, on the loop, as a
+:class:`NotificationAction` delivered to every listener and kept in a short
+history so a run can ask what happened to the notification it sent.
+
+Titles, bodies and button labels pass through credential masking first: a
+notification is shown on screen and kept in the daemon's history, so it must
+never carry a secret a model happened to put in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from relavium_desktop.engine.tools.masking import mask_text
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "Relavium"
+# The notification service answers in milliseconds; a bus that never answers
+# must not hold a tool call hostage.
+SEND_TIMEOUT_S = 10.0
+DEFAULT_ACTION = "default"
+
+
+class NotificationUnavailable(RuntimeError):
+    """No notification service answered on the session bus (secret-free message)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationAction:
+    """A user's answer to a notification: a button label, or ``default`` for a body click."""
+
+    notification_id: str
+    action: str
+
+
+ActionListener = Callable[[NotificationAction], None]
+
+
+def _default_clipboard_text() -> str:
+    from PySide6.QtGui import QGuiApplication
+
+    if QGuiApplication.instance() is None:
+        raise RuntimeError("the clipboard needs the desktop app's Qt application")
+    return QGuiApplication.clipboard().text()
+
+
+class DesktopOs:
+    """Implements :class:`relavium_desktop.engine.host.OsCapability` for the desktop app."""
+
+    def __init__(
+        self,
+        *,
+        app_name: str = APP_NAME,
+        clipboard_text: Callable[[], str] | None = None,
+        history: int = 200,
+    ) -> None:
+        self._app_name = app_name
+        self._clipboard_text = clipboard_text or _default_clipboard_text
+        self._notifier: Any = None
+        self._listeners: list[ActionListener] = []
+        self.actions: deque[NotificationAction] = deque(maxlen=history)
+
+    # -- clipboard -----------------------------------------------------------
+
+    async def read_clipboard(self) -> str:
+        return self._clipboard_text()
+
+    # -- notifications -------------------------------------------------------
+
+    def add_action_listener(self, listener: ActionListener) -> Callable[[], None]:
+        """Call ``listener`` for every button/body click; returns an unsubscribe function."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    def actions_for(self, notification_id: str) -> list[str]:
+        """The actions taken on one notification so far (a run reads its answer here)."""
+        return [a.action for a in self.actions if a.notification_id == notification_id]
+
+    def _deliver(self, notification_id: str, action: str) -> None:
+        event = NotificationAction(notification_id, action)
+        self.actions.append(event)
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # a faulty listener must not starve the others
+                log.exception("notification action listener failed")
+
+    def _get_notifier(self) -> Any:
+        if self._notifier is None:
+            from desktop_notifier import DesktopNotifier
+
+            self._notifier = DesktopNotifier(app_name=self._app_name)
+        return self._notifier
+
+    async def notify(self, title: str, body: str, actions: Sequence[str]) -> dict[str, Any]:
+        from desktop_notifier import Button
+
+        notifier = self._get_notifier()
+        holder: dict[str, str] = {}
+        dispatched: list[bool] = []
+
+        def pressed(label: str) -> Callable[[], None]:
+            return lambda: self._deliver(holder.get("id", ""), label)
+
+        labels = [mask_text(a) for a in actions]
+        buttons = [Button(title=label, on_pressed=pressed(label)) for label in labels]
+        try:
+            ident = await asyncio.wait_for(
+                notifier.send(
+                    title=mask_text(title),
+                    message=mask_text(body),
+                    buttons=buttons,
+                    on_clicked=lambda: self._deliver(holder.get("id", ""), DEFAULT_ACTION),
+                    on_dispatched=lambda: dispatched.append(True),
+                ),
+                SEND_TIMEOUT_S,
+            )
+        except TimeoutError:
+            raise NotificationUnavailable(
+                "the desktop notification service did not answer in time"
+            ) from None
+        if not dispatched:
+            # desktop-notifier logs and swallows a failed send; a tool call must not
+            # report success for a notification nobody will ever see.
+            raise NotificationUnavailable(
+                "no desktop notification service is reachable on the session D-Bus"
+            )
+        holder["id"] = str(ident)
+        return {"id": str(ident), "actions": labels}

@@ -1,0 +1,84 @@
+"""The desktop OS capability against a real clipboard (Qt offscreen) and a real dunst."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from relavium_desktop.engine.host import OsCapability, ToolHost
+from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
+from tests.fixtures.desktop_bus import desktop_bus  # noqa: F401
+from tests.fixtures.notifications import NotificationDaemon, notification_daemon, notifications  # noqa: F401
+from tests.helpers import dispatch
+
+
+def test_desktop_os_satisfies_the_engine_protocol() -> None:
+    assert isinstance(DesktopOs(), OsCapability)
+
+
+async def test_read_clipboard_returns_the_qt_clipboard_text(qapp) -> None:
+    qapp.clipboard().setText("copied: hello from the clipboard")
+    outcome = await dispatch("read_clipboard", {}, host=ToolHost(os=DesktopOs()))
+    assert outcome.ok, outcome.error
+    assert outcome.result == "copied: hello from the clipboard"
+
+
+async def test_notify_appears_in_dunst_and_a_button_click_reaches_the_app(
+    notifications: NotificationDaemon,  # noqa: F811
+) -> None:
+    os_cap = DesktopOs()
+    received: asyncio.Queue[NotificationAction] = asyncio.Queue()
+    os_cap.add_action_listener(received.put_nowait)
+
+    outcome = await dispatch(
+        "notify",
+        {"title": "Build finished", "body": "All 42 tests passed", "actions": ["Open log", "Dismiss"]},
+        host=ToolHost(os=os_cap),
+    )
+    assert outcome.ok, outcome.error
+    nid = outcome.result["id"]
+    # The run was not held up: the notification is still on screen, unanswered.
+    assert notifications.displayed() == 1
+    assert os_cap.actions_for(nid) == []
+
+    await asyncio.to_thread(notifications.click, "Build finished", "Open log")
+    action = await asyncio.wait_for(received.get(), 10)
+    assert action == NotificationAction(nid, "Open log")
+    assert os_cap.actions_for(nid) == ["Open log"]
+
+    offered = notifications.menu_entries()
+    assert any(e.startswith("#Open log (Build finished)") for e in offered), offered
+    assert any(e.startswith("#Dismiss (Build finished)") for e in offered), offered
+
+    notifications.close_all()
+    latest = notifications.history()[0]
+    assert latest["summary"] == "Build finished"
+    assert latest["body"] == "All 42 tests passed"
+    assert latest["appname"] == "Relavium"
+
+
+async def test_notifications_never_carry_a_secret(notifications: NotificationDaemon) -> None:  # noqa: F811
+    os_cap = DesktopOs()
+    token = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
+    outcome = await dispatch(
+        "notify", {"title": f"key {token}", "body": f"Authorization: Bearer {token}"},
+        host=ToolHost(os=os_cap),
+    )
+    assert outcome.ok, outcome.error
+    notifications.close_all()
+    latest = notifications.history()[0]
+    assert token not in latest["summary"] and token not in latest["body"]
+    assert "***" in latest["summary"]
+
+
+async def test_notify_without_a_notification_service_fails_clearly(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={tmp_path}/no-bus")
+    outcome = await dispatch("notify", {"title": "hi"}, host=ToolHost(os=DesktopOs()))
+    assert not outcome.ok
+    assert outcome.error is not None
+    assert outcome.error.code == "tool_failed"
+    assert "notification service" in outcome.error.message
+    assert str(tmp_path) not in outcome.error.message

@@ -10,6 +10,7 @@ no returned content may be a sentinel, and every returned name must resolve
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -98,14 +99,10 @@ class _World:
         self.policy = PathPolicy.create(self.ws, tier="project")
 
 
-WORLD: _World | None = None
-
-
+@functools.cache
 def _world() -> _World:
-    global WORLD
-    if WORLD is None:
-        WORLD = _World()
-    return WORLD
+    """One tree per session: examples accumulate writes, the invariants must hold throughout."""
+    return _World()
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

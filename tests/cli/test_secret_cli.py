@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from tests.fixtures.desktop_bus import desktop_bus, desktop_bus_env  # noqa: F401
+from tests.fixtures.desktop_bus import desktop_bus_env_fixture, desktop_bus_fixture  # noqa: F401
 from tests.helpers import run_cli
 
 

@@ -13,7 +13,7 @@ from relavium_desktop.host.secrets import (
     SecretStoreUnavailable,
     backend_name,
 )
-from tests.fixtures.desktop_bus import DesktopBus, desktop_bus, desktop_bus_env  # noqa: F401
+from tests.fixtures.desktop_bus import desktop_bus_env_fixture, desktop_bus_fixture  # noqa: F401
 
 
 def unique(prefix: str = "k") -> str:

@@ -19,7 +19,7 @@ from relavium_desktop.engine.tools.tooldef import NodeToolConfig, ToolPolicy
 from relavium_desktop.host.egress import EgressHost
 from relavium_desktop.host.output_store import FileOutputStore
 from relavium_desktop.host.secrets import SecretStore
-from tests.fixtures.desktop_bus import desktop_bus, desktop_bus_env  # noqa: F401
+from tests.fixtures.desktop_bus import desktop_bus_env_fixture, desktop_bus_fixture  # noqa: F401
 from tests.helpers import dispatch
 from tests.host.egress.conftest import ScriptedResolver, TestServer, test_check
 

@@ -86,6 +86,7 @@ def parse_agent_yaml(text: str, filename: str) -> AgentSpec:
             at_key = err.get("type") in ("extra_forbidden", "missing")
             line, col = _locate(data, target, at_key=at_key)
             problems.append(Problem(filename, line + 1, col + 1, _describe(err)))
+        problems.sort(key=lambda p: (p.line, p.column))
         raise AgentSpecError(problems) from None
 
 

@@ -1,0 +1,137 @@
+"""``relavium chat`` as a real subprocess fed over stdin, against the scripted LLM server."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli.llm_cli import KEY, scan_for_secret, write_agent, write_providers
+from tests.conftest import relavium_cmd
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
+from tests.helpers import run_cli
+
+
+@pytest.fixture
+def llm_server() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer() as server:
+        yield server
+
+
+@pytest.fixture
+def env(cli_env: dict[str, str], relavium_home: Path, llm_server: ScriptedLLMServer) -> dict[str, str]:
+    write_providers(relavium_home, llm_server.base_url)
+    return {**cli_env, "RELAVIUM_TEST_KEY": KEY}
+
+
+def chat(env: dict[str, str], stdin: str, *args: str, cwd: Path) -> tuple[int, str, str]:
+    proc = subprocess.run([*relavium_cmd(), "chat", *args], input=stdin, env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=60, check=False)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def session_id(stdout: str) -> str:
+    match = re.search(r"session ([0-9a-f]{16})", stdout)
+    assert match, stdout
+    return match.group(1)
+
+
+def test_a_session_survives_a_restart(env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path,
+                                      relavium_home: Path) -> None:
+    agent = write_agent(tmp_path / "helper.agent.yaml", tools=["read_file"])
+    llm_server.script(Reply.say("Nice to meet you, Ada."))
+    code, out, err = chat(env, "my name is Ada\n/exit\n", "--agent", str(agent), "--workspace", str(tmp_path),
+                          cwd=tmp_path)
+    assert code == 0, err
+    assert "Nice to meet you, Ada." in out
+    sid = session_id(out)
+
+    # A second process: the app restarted.
+    llm_server.script(Reply.say("Your name is Ada."))
+    code, out2, err2 = chat(env, "what is my name?\n", "--agent", str(agent), "--session", sid,
+                            "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0, err2
+    assert f"session {sid} (resumed, 2 messages)" in out2 and "Your name is Ada." in out2
+    sent = llm_server.requests[1].body["messages"]
+    assert [(m["role"], m["content"]) for m in sent] == [
+        ("system", "You help."),
+        ("user", "my name is Ada"),
+        ("assistant", "Nice to meet you, Ada."),
+        ("user", "what is my name?"),
+    ]
+
+    code, listed, _ = run_cli("chat", "--list", "--json", env=env)
+    assert code == 0 and [(s["id"], s["messageCount"], s["title"]) for s in listed] == [(sid, 4, "my name is Ada")]
+    assert run_cli("chat", "--rename", sid, "--title", "Names", "--json", env=env)[1] == {"ok": True}
+    assert run_cli("chat", "--list", "--json", env=env)[1][0]["title"] == "Names"
+    assert scan_for_secret(relavium_home, out, err, out2, err2) == []
+    assert run_cli("chat", "--delete", sid, "--json", env=env)[1] == {"ok": True}
+    assert run_cli("chat", "--list", "--json", env=env)[1] == []
+    code, _, err3 = chat(env, "hi\n", "--session", sid, cwd=tmp_path)
+    assert code == 1 and "no session" in err3
+
+
+def _write_turn(llm_server: ScriptedLLMServer, path: str = "out.txt") -> None:
+    llm_server.script(Reply.call("write_file", {"path": path, "content": "written by the agent\n"}),
+                      Reply.say("Done."))
+
+
+def test_accept_edits_asks_and_yes_writes(env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
+    _write_turn(llm_server)
+    code, out, err = chat(env, "write it\ny\n/exit\n", "--agent", str(agent), "--mode", "accept-edits",
+                          "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0, err
+    assert "? allow write_file (fs_write)" in out and "out.txt" in out
+    assert (tmp_path / "out.txt").read_text() == "written by the agent\n"
+    assert "Done." in out
+
+
+def test_accept_edits_no_refuses_and_the_model_is_not_re_asked(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
+    _write_turn(llm_server)
+    code, out, _ = chat(env, "write it\nn\n/exit\n", "--agent", str(agent), "--mode", "accept-edits",
+                        "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0
+    assert not (tmp_path / "out.txt").exists()
+    assert "tool_denied" in out and len(llm_server.requests) == 1
+
+
+def test_always_grants_for_the_rest_of_the_session(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
+    _write_turn(llm_server)
+    _write_turn(llm_server)
+    code, out, err = chat(env, "write it\na\nagain\n/exit\n", "--agent", str(agent), "--mode", "accept-edits",
+                          "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0, err
+    assert out.count("? allow write_file") == 1 and out.count("Done.") == 2
+
+
+def test_ask_mode_denies_governed_actions_without_asking(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
+    _write_turn(llm_server)
+    code, out, _ = chat(env, "write it\n/exit\n", "--agent", str(agent), "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0 and "? allow" not in out and "tool_denied" in out
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_auto_mode_writes_without_asking_but_asks_for_a_protected_path(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
+    _write_turn(llm_server)
+    _write_turn(llm_server, ".env")
+    code, out, err = chat(env, "write it\nnow the env\nn\n/exit\n", "--agent", str(agent), "--mode", "auto",
+                          "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0, err
+    assert (tmp_path / "out.txt").exists() and not (tmp_path / ".env").exists()
+    assert out.count("? allow write_file") == 1 and ".env" in out

@@ -1,0 +1,69 @@
+"""Chat modes → approval regimes, through the real registry pipeline (no host call needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals, looks_protected
+from relavium_desktop.engine.tools.tooldef import (
+    ActionClass,
+    ApprovalDecision,
+    ApprovalRequest,
+)
+
+
+def req(action: ActionClass = ActionClass.FS_WRITE, target: str = "src/a.py", tool: str = "write_file") -> ApprovalRequest:
+    return ApprovalRequest(tool_id=tool, action_class=action, target=target, masked_args={}, node_id="chat")
+
+
+class Asker:
+    def __init__(self, *answers: ApprovalDecision) -> None:
+        self.answers = list(answers)
+        self.asked: list[ApprovalRequest] = []
+
+    async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.asked.append(request)
+        return self.answers.pop(0)
+
+
+@pytest.mark.parametrize("mode", [ChatMode.ASK, ChatMode.PLAN])
+def test_ask_and_plan_deny_every_governed_class(mode: ChatMode) -> None:
+    regime = SessionApprovals(mode, Asker()).regime()
+    assert regime.deny == {ActionClass.FS_WRITE, ActionClass.PROCESS, ActionClass.EGRESS, ActionClass.OS}
+    assert ActionClass.READ not in regime.deny
+
+
+async def test_accept_edits_asks_every_time_unless_always() -> None:
+    asker = Asker(ApprovalDecision(True), ApprovalDecision(True, scope="session"))
+    regime = SessionApprovals(ChatMode.ACCEPT_EDITS, asker).regime()
+    assert regime.hook is not None
+    assert (await regime.hook(req())).approved
+    assert (await regime.hook(req())).approved
+    assert (await regime.hook(req())).approved  # "always" from the 2nd answer
+    assert len(asker.asked) == 2
+    # "always" covered that exact target only.
+    with pytest.raises(IndexError):
+        await regime.hook(req(target="src/b.py"))
+
+
+async def test_auto_approves_but_asks_for_protected_writes_and_never_remembers_them() -> None:
+    asker = Asker(ApprovalDecision(True, scope="session"), ApprovalDecision(False))
+    regime = SessionApprovals(ChatMode.AUTO, asker).regime()
+    assert regime.hook is not None
+    assert (await regime.hook(req(ActionClass.PROCESS, "rm -rf x", "run_command"))).approved
+    assert (await regime.hook(req(target="src/a.py"))).approved
+    assert asker.asked == []
+    assert (await regime.hook(req(target=".git/config"))).approved
+    assert not (await regime.hook(req(target=".git/config"))).approved  # asked again: no session grant
+    assert len(asker.asked) == 2
+
+
+@pytest.mark.parametrize("target", [".env", ".env.local", "a/.git/hooks/pre-commit", "A/.GIT/config",
+                                    "home/.ssh/id_ed25519", ".relavium/x", "sub\\.git\\config", "x/.npmrc"])
+def test_protected_targets(target: str) -> None:
+    assert looks_protected(target)
+
+
+@pytest.mark.parametrize("target", ["src/env.py", "docs/.github/x.md", "gitignore", "environment.txt"])
+def test_ordinary_targets(target: str) -> None:
+    assert not looks_protected(target)

@@ -1,0 +1,89 @@
+"""Chat sessions in a real history.db (SQLite, WAL) under the test's data dir."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from relavium_desktop.engine.agent.outcome import UsageRecord
+from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
+from relavium_desktop.store.db import SchemaTooNewError, history_db_path, open_db
+from relavium_desktop.store.sessions import MIGRATIONS, SqliteSessionStore
+
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
+
+
+def store(home: Path) -> SqliteSessionStore:
+    return SqliteSessionStore(open_db(history_db_path(home)))
+
+
+def test_messages_round_trip_across_connections(relavium_home: Path) -> None:
+    s = store(relavium_home)
+    info = s.create(title="t", agent_id="a", mode="ask")
+    msgs = [
+        Message.user("read my notes"),
+        Message("assistant", (TextPart("sure"), ToolCallPart("c1", "read_file", {"path": "notes.txt"}))),
+        Message("tool", (ToolResultPart("c1", "read_file", "milk"),)),
+        Message("assistant", (TextPart("milk"),)),
+    ]
+    for m in msgs:
+        s.append_message(info.id, m)
+    again = store(relavium_home)  # a fresh connection: the app restarted
+    assert again.messages(info.id) == msgs
+    assert again.get(info.id).message_count == 4  # type: ignore[union-attr]
+    mode = sqlite3.connect(history_db_path(relavium_home)).execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+
+
+def test_tool_arguments_and_results_are_masked_and_bounded(relavium_home: Path) -> None:
+    s = store(relavium_home)
+    sid = s.create(title="t", agent_id="a", mode="ask").id
+    s.append_message(sid, Message("assistant", (ToolCallPart("c", "http_request", {"url": "https://x",
+                                                                                  "api_key": TOKEN}),)))
+    s.append_message(sid, Message("tool", (ToolResultPart("c", "run_command", f"token={TOKEN} done\n" + "x" * 50_000),)))
+    s.record_tool_event(sid, {"type": "agent:tool_call", "toolId": "http_request",
+                              "toolInput": {"headers": {"Authorization": f"Bearer {TOKEN}"}}})
+    stored = s.messages(sid)
+    assert stored[0].parts[0].args["api_key"] == "***"  # type: ignore[union-attr]
+    result = stored[1].parts[0].content  # type: ignore[union-attr]
+    assert TOKEN not in result and len(result) < 20_000 and "more characters" in result
+    raw = history_db_path(relavium_home).read_bytes() + (relavium_home / "history.db-wal").read_bytes()
+    assert TOKEN.encode() not in raw
+
+
+def test_usage_and_cost_per_model(relavium_home: Path) -> None:
+    s = store(relavium_home)
+    sid = s.create(title="t", agent_id="a", mode="ask").id
+    s.record_usage(sid, UsageRecord("openai", "gpt-4o-mini", 1000, 500, 0.00045))
+    s.record_usage(sid, UsageRecord("openai", "gpt-4o-mini", 1000, 500, 0.00045))
+    s.record_usage(sid, UsageRecord("local", "llama3", 10, 5, None))
+    assert s.usage_by_model(sid) == [
+        {"provider": "local", "model": "llama3", "inputTokens": 10, "outputTokens": 5, "costUsd": None},
+        {"provider": "openai", "model": "gpt-4o-mini", "inputTokens": 2000, "outputTokens": 1000,
+         "costUsd": pytest.approx(0.0009)},
+    ]
+
+
+def test_rename_delete_and_list(relavium_home: Path) -> None:
+    s = store(relavium_home)
+    a = s.create(title="first", agent_id="x", mode="ask").id
+    b = s.create(title="second", agent_id="x", mode="auto").id
+    s.append_message(a, Message.user("hi"))
+    s.record_usage(a, UsageRecord("p", "m", 1, 1, None))
+    assert s.rename(b, "renamed") and not s.rename("nope", "x")
+    assert {i.title for i in s.list_sessions()} == {"first", "renamed"}
+    assert s.delete(a) and not s.delete(a)
+    assert [i.id for i in s.list_sessions()] == [b]
+    conn = sqlite3.connect(history_db_path(relavium_home))
+    assert conn.execute("SELECT COUNT(*) FROM chat_messages").fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM chat_usage").fetchone()[0] == 0
+
+
+def test_a_newer_schema_is_refused(relavium_home: Path) -> None:
+    store(relavium_home)
+    conn = open_db(history_db_path(relavium_home))
+    conn.execute("UPDATE schema_versions SET version = ? WHERE component = 'sessions'", (len(MIGRATIONS) + 1,))
+    with pytest.raises(SchemaTooNewError, match="sessions"):
+        store(relavium_home)

@@ -4,14 +4,18 @@ A root is pinned by its lexical spelling, its canonical (symlink-free) path
 and its device+inode.  Every operation re-checks all three before it opens
 anything, so a granted folder that was deleted, renamed or swapped for a
 symlink after the grant revokes access instead of silently granting whatever
-now sits at that path.
+now sits at that path.  The pin also holds a descriptor of the directory for
+its lifetime: while it is open the inode cannot be freed, so a deleted and
+re-created folder can never come back with the same inode number and pass
+the identity check.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from relavium_desktop.engine.errors import DenyReason, ToolDeniedError
@@ -28,12 +32,14 @@ def join(parts: tuple[str, ...] | list[str]) -> str:
     return "/" + "/".join(parts)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class PinnedRoot:
     lexical: tuple[str, ...]
     canonical: tuple[str, ...]
     dev: int
     ino: int
+    # Held open so the inode number cannot be reused by a re-created folder.
+    holder: int = field(default=-1, compare=False, repr=False)
 
     @classmethod
     def pin(cls, path: Path | str) -> PinnedRoot:
@@ -41,12 +47,18 @@ class PinnedRoot:
         lexical = os.path.abspath(os.fspath(path))
         try:
             canonical = os.path.realpath(lexical, strict=True)
-            st = os.stat(canonical)
+            holder = os.open(canonical, DIR_FLAGS)
+        except NotADirectoryError:
+            raise ValueError("allowed folder is not a directory") from None
         except OSError as exc:
             raise ValueError(f"allowed folder does not exist: {exc.strerror}") from None
+        st = os.fstat(holder)
         if not stat.S_ISDIR(st.st_mode):
+            os.close(holder)
             raise ValueError("allowed folder is not a directory")
-        return cls(components(lexical), components(canonical), st.st_dev, st.st_ino)
+        pinned = cls(components(lexical), components(canonical), st.st_dev, st.st_ino, holder)
+        weakref.finalize(pinned, os.close, holder)
+        return pinned
 
     def open(self) -> int:
         """An O_DIRECTORY descriptor of the root after re-checking its identity.
@@ -64,9 +76,10 @@ class PinnedRoot:
         except OSError:
             os.close(fd)
             raise
-        if (st.st_dev, st.st_ino) != (self.dev, self.ino) or (lex.st_dev, lex.st_ino) != (
-            self.dev,
-            self.ino,
+        if (
+            (st.st_dev, st.st_ino) != (self.dev, self.ino)
+            or (lex.st_dev, lex.st_ino) != (self.dev, self.ino)
+            or (self.holder >= 0 and os.fstat(self.holder).st_nlink == 0)
         ):
             os.close(fd)
             raise _revoked()

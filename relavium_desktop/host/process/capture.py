@@ -28,8 +28,8 @@ from typing import BinaryIO
 
 from relavium_desktop.engine.host import SpillInfo
 
-HIGH_WATER = 8 * 1024 * 1024
-LOW_WATER = 2 * 1024 * 1024
+HIGH_WATER = 4 * 1024 * 1024
+LOW_WATER = 1024 * 1024
 
 SpillOpener = Callable[[], tuple[Path, BinaryIO]]
 PauseControl = Callable[[bool], None]  # True: pause reading, False: resume

@@ -104,6 +104,16 @@ def _project_relative(project: str, target: str) -> str | None:
     return "" if rel == "." else rel
 
 
+def resolve_in_project(project: str, target: str) -> str | None:
+    """Public form of the containment rule: ``target``'s project-relative path, or None."""
+    return _project_relative(canonical_project(project), target)
+
+
+def is_protected(request: ApprovalRequest) -> bool:
+    """Protected-path writes always ask: no grant covers them and none is stored."""
+    return _protected(request)
+
+
 def _protected(request: ApprovalRequest) -> bool:
     return request.protected_path or (
         request.action_class is ActionClass.FS_WRITE and looks_protected(request.target)

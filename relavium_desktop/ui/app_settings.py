@@ -1,0 +1,36 @@
+"""The desktop app's own preferences (window, project, mode, notifications).
+
+Stored with QSettings as an INI file inside the data dir, so everything the
+app keeps lives under one root and tests (which set ``RELAVIUM_HOME``) never
+read or write the user's real preferences.  No secret is ever stored here:
+provider keys live only in the keyring.
+"""
+
+from __future__ import annotations
+
+from relavium_desktop.host.datadir import data_dir
+from relavium_desktop.ui.qt import QSettings
+
+FILE_NAME = "desktop-settings.ini"
+
+KEY_GEOMETRY = "window/geometry"
+KEY_PROJECT = "project/last"
+KEY_MODE = "chat/mode"
+KEY_NOTIFY_RUNS = "notifications/runs"
+KEY_NOTIFY_APPROVALS = "notifications/approvals"
+KEY_SHORTCUT_CLIPBOARD = "shortcuts/process_clipboard"
+
+DEFAULT_CLIPBOARD_SHORTCUT = "Ctrl+Shift+V"
+MODES = ("ask", "plan", "accept-edits", "auto")
+DEFAULT_MODE = "accept-edits"
+
+
+def ui_settings() -> QSettings:
+    return QSettings(str(data_dir() / FILE_NAME), QSettings.Format.IniFormat)
+
+
+def read_bool(settings: QSettings, key: str, default: bool) -> bool:
+    value = settings.value(key, default)
+    if isinstance(value, str):
+        return value.lower() in ("1", "true", "yes")
+    return bool(value)

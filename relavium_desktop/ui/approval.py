@@ -1,0 +1,194 @@
+"""The desktop's confirm hook: project grants, session grants, then the dialog.
+
+The engine asks (``ApprovalRequest``); this controller answers
+(``ApprovalDecision``).  What a stored grant covers is decided by
+``store.grants`` -- the same pure rule Settings shows -- never here.  When the
+window is not focused, a notification with "Allow once" / "Deny" buttons is
+sent as well; pressing one answers the same pending dialog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from relavium_desktop.engine.tools.masking import clip, mask_text
+from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalDecision, ApprovalRequest
+from relavium_desktop.store.grants import (
+    GrantStore,
+    canonical_project,
+    is_protected,
+    resolve_in_project,
+    target_of,
+)
+from relavium_desktop.ui.permission_dialog import PermissionDialog
+from relavium_desktop.ui.qt import QObject, QWidget, Signal
+from relavium_desktop.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
+
+log = logging.getLogger(__name__)
+
+ALLOW_ONCE = "Allow once"
+DENY = "Deny"
+DIFF_MAX_FILE_BYTES = 512 * 1024
+DIFF_MAX_CHARS = 200_000
+
+
+def write_diff(project: str, request: ApprovalRequest) -> str:
+    """A masked unified diff of what ``write_file`` would change (or "new file")."""
+    args = request.masked_args
+    content = args.get("content", "")
+    content = content if isinstance(content, str) else str(content)
+    append = bool(args.get("append", False))
+    if is_protected(request):
+        return "(the current contents of a protected file are not shown)"
+    rel = resolve_in_project(project, request.target) if project else None
+    new_lines = content.splitlines(keepends=True)
+    if rel is None:
+        return "(outside the project folder: current contents not shown)\n" + "".join(
+            "+" + line for line in new_lines
+        )
+    path = os.path.join(canonical_project(project), rel)
+    if not os.path.exists(path):
+        return clip(f"new file: {rel}\n" + "".join("+" + line for line in new_lines), DIFF_MAX_CHARS)
+    if not os.path.isfile(path):
+        return f"(not a regular file: {rel})"
+    if os.path.getsize(path) > DIFF_MAX_FILE_BYTES:
+        return f"(the current file is too large to diff: {rel})"
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        old = mask_text(fh.read())
+    new = old + content if append else content
+    diff = "".join(difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True),
+        fromfile=f"a/{rel}", tofile=f"b/{rel}",
+    ))
+    return clip(diff, DIFF_MAX_CHARS) if diff else "(no change to the file's contents)"
+
+
+class ApprovalController(QObject):
+    dialog_opened = Signal(object)  # PermissionDialog
+    approval_waiting = Signal(bool)  # True while a dialog waits for the user
+
+    def __init__(
+        self,
+        window: QWidget,
+        *,
+        grants: GrantStore | None,
+        project: Callable[[], str],
+        notifier: DesktopOs | None = None,
+        notify_enabled: Callable[[], bool] = lambda: True,
+    ) -> None:
+        super().__init__(window)
+        self._window = window
+        self._grants = grants
+        self._project = project
+        self._notifier = notifier
+        self._notify_enabled = notify_enabled
+        self._session: set[tuple[str, str, str, str]] = set()
+        self._by_notification: dict[str, PermissionDialog] = {}
+        self.pending: PermissionDialog | None = None
+        self.last_notification_id: str | None = None
+        if notifier is not None:
+            notifier.add_action_listener(self._on_notification_action)
+
+    def _session_key(self, project: str, request: ApprovalRequest) -> tuple[str, str, str, str] | None:
+        target = target_of(request, project) if project else None
+        if target is None:
+            return None
+        return (project, request.tool_id, target.kind, target.value)
+
+    async def confirm(self, request: ApprovalRequest) -> ApprovalDecision:
+        project = canonical_project(self._project()) if self._project() else ""
+        protected = is_protected(request)
+        if project and not protected:
+            if self._grants is not None and self._grants.find(project, request) is not None:
+                return ApprovalDecision(True, "project")
+            key = self._session_key(project, request)
+            if key is not None and key in self._session:
+                return ApprovalDecision(True, "session")
+
+        diff = None
+        if request.tool_id == "write_file" or (
+            request.action_class is ActionClass.FS_WRITE and "content" in request.masked_args
+        ):
+            diff = await asyncio.to_thread(write_diff, project, request)
+        target = target_of(request, project) if project else None
+        dialog = PermissionDialog(
+            request, project=project, diff=diff,
+            grant_label=target.describe() if target else None, protected=protected, parent=self._window,
+        )
+        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+
+        def settle(decision: object) -> None:
+            if not future.done() and isinstance(decision, ApprovalDecision):
+                future.set_result(decision)
+
+        dialog.decided.connect(settle)
+        self.pending = dialog
+        dialog.open()
+        self.dialog_opened.emit(dialog)
+        self.approval_waiting.emit(True)
+        if self._notifier is not None and self._notify_enabled() and not self._window.isActiveWindow():
+            spawn(self._notify(dialog))
+        try:
+            decision = await future
+        except asyncio.CancelledError:
+            dialog.answer(ApprovalDecision(False, "once", "the run was cancelled"))
+            raise
+        finally:
+            self.pending = None
+            for nid, d in list(self._by_notification.items()):
+                if d is dialog:
+                    del self._by_notification[nid]
+            dialog.deleteLater()
+            self.approval_waiting.emit(False)
+
+        if decision.approved and decision.scope == "project":
+            try:
+                assert self._grants is not None
+                self._grants.add(project, request)
+            except (AssertionError, ValueError):
+                decision = replace(decision, scope="once")
+        elif decision.approved and decision.scope == "session":
+            key = self._session_key(project, request)
+            if key is not None and not protected:
+                self._session.add(key)
+        return decision
+
+    def clear_session(self) -> None:
+        self._session.clear()
+
+    async def _notify(self, dialog: PermissionDialog) -> None:
+        assert self._notifier is not None
+        request = dialog.request
+        body = f"{request.tool_id} wants to {request.action_class}"
+        if request.target:
+            body += f": {clip(request.target, 200)}"
+        try:
+            result = await self._notifier.notify("Relavium needs your permission", body, [ALLOW_ONCE, DENY])
+        except Exception as exc:  # noqa: BLE001 -- the dialog still waits; a missing notifier is not fatal
+            log.info("approval notification not shown: %s", type(exc).__name__)
+            return
+        nid = str(result["id"])
+        self.last_notification_id = nid
+        if dialog.decision is None:
+            self._by_notification[nid] = dialog
+
+    def _on_notification_action(self, action: NotificationAction) -> None:
+        dialog = self._by_notification.pop(action.notification_id, None)
+        if dialog is None or dialog.decision is not None:
+            return
+        if action.action == ALLOW_ONCE:
+            dialog.answer(ApprovalDecision(True, "once"))
+        elif action.action == DENY:
+            dialog.answer(ApprovalDecision(False, "once", "denied from the notification"))
+        else:  # a click on the notification's body: bring the dialog forward
+            self._window.activateWindow()
+            dialog.raise_()

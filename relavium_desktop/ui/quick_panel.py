@@ -1,0 +1,141 @@
+"""The "Process what I copied" quick panel.
+
+It shows a (masked, clipped) preview of the clipboard text, the clipboard
+actions to choose from, and -- after a run -- the result with Copy and
+Open-in-chat buttons.  Running an action is delegated to ``runner`` (the
+chat engine supplies it); without one the panel explains why Run is off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from relavium_desktop.engine.tools.masking import mask_text
+from relavium_desktop.ui.clipboard_actions import ClipboardAction
+from relavium_desktop.ui.qt import (
+    QDialog,
+    QGuiApplication,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from relavium_desktop.ui.tasks import spawn
+
+PREVIEW_CHARS = 2_000
+ClipboardRunner = Callable[[ClipboardAction, str], Awaitable[str]]
+
+
+class QuickPanel(QDialog):
+    open_in_chat = Signal(str, str)  # prompt, result
+    finished_run = Signal(str)
+
+    def __init__(
+        self,
+        text: str,
+        actions: list[ClipboardAction],
+        runner: ClipboardRunner | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Process what I copied")
+        self.setObjectName("quickPanel")
+        self.resize(560, 520)
+        self.text = text
+        self.clip_actions = actions
+        self._runner = runner
+        self._prompt = ""
+
+        self.preview = QPlainTextEdit()
+        self.preview.setReadOnly(True)
+        shown = mask_text(text[:PREVIEW_CHARS])
+        if len(text) > PREVIEW_CHARS:
+            shown += f"\n… ({len(text) - PREVIEW_CHARS} more characters)"
+        self.preview.setPlainText(shown if text else "")
+        self.preview.setPlaceholderText("The clipboard holds no text.")
+        self.preview.setMaximumHeight(140)
+
+        self.action_list = QListWidget()
+        for action in actions:
+            item = QListWidgetItem(action.title)
+            item.setToolTip(action.description)
+            item.setData(Qt.ItemDataRole.UserRole, action.id)
+            self.action_list.addItem(item)
+        if actions:
+            self.action_list.setCurrentRow(0)
+
+        self.run_button = QPushButton("Run")
+        self.run_button.setAutoDefault(False)
+        self.run_button.clicked.connect(self._run)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        if runner is None:
+            self.run_button.setEnabled(False)
+            self.status.setText("Running an action needs a configured provider (Settings → Providers).")
+        elif not text:
+            self.run_button.setEnabled(False)
+            self.status.setText("Copy some text first, then try again.")
+
+        self.result_view = QPlainTextEdit()
+        self.result_view.setReadOnly(True)
+        self.result_view.setPlaceholderText("The result appears here.")
+        self.copy_button = QPushButton("Copy")
+        self.chat_button = QPushButton("Open in chat")
+        for b in (self.copy_button, self.chat_button):
+            b.setEnabled(False)
+            b.setAutoDefault(False)
+        self.copy_button.clicked.connect(self._copy)
+        self.chat_button.clicked.connect(lambda: self.open_in_chat.emit(self._prompt, self.result_view.toPlainText()))
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Clipboard"))
+        layout.addWidget(self.preview)
+        layout.addWidget(QLabel("Action"))
+        layout.addWidget(self.action_list)
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.status, 1)
+        run_row.addWidget(self.run_button)
+        layout.addLayout(run_row)
+        layout.addWidget(self.result_view, 1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.copy_button)
+        buttons.addWidget(self.chat_button)
+        layout.addLayout(buttons)
+
+    def selected_action(self) -> ClipboardAction | None:
+        row = self.action_list.currentRow()
+        return self.clip_actions[row] if 0 <= row < len(self.clip_actions) else None
+
+    def _run(self) -> None:
+        action = self.selected_action()
+        if action is None or self._runner is None:
+            return
+        self.run_button.setEnabled(False)
+        self.status.setText(f"Running “{action.title}”…")
+        spawn(self._run_action(action))
+
+    async def _run_action(self, action: ClipboardAction) -> None:
+        assert self._runner is not None
+        self._prompt = action.render(self.text)
+        try:
+            result = await self._runner(action, self.text)
+        except Exception as exc:  # noqa: BLE001 -- shown to the user (masked)
+            self.status.setText(f"“{action.title}” failed: {mask_text(str(exc))[:300]}")
+            self.run_button.setEnabled(True)
+            return
+        self.result_view.setPlainText(result)
+        self.status.setText(f"“{action.title}” finished.")
+        self.run_button.setEnabled(True)
+        self.copy_button.setEnabled(True)
+        self.chat_button.setEnabled(True)
+        self.finished_run.emit(action.id)
+
+    def _copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.result_view.toPlainText())

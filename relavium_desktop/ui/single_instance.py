@@ -1,0 +1,108 @@
+"""One running app per data dir: later launches forward their request and exit.
+
+The first instance listens on a local socket inside the (owner-only) data
+dir; a second ``relavium-desktop`` -- typically bound to a system-wide
+keyboard shortcut as ``relavium-desktop --process-clipboard`` -- connects,
+sends one JSON line naming a command, and exits.  Only the fixed commands
+below are accepted; anything else on the socket is ignored, so the socket
+is not a way to drive the app.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from relavium_desktop.host.datadir import data_dir
+from relavium_desktop.ui.qt import QLocalServer, QLocalSocket, QObject, Signal
+
+COMMANDS = frozenset({"show", "process-clipboard"})
+# sockaddr_un.sun_path is 108 bytes on Linux; longer data dirs use a hashed name.
+_MAX_SOCKET_PATH = 100
+_MAX_MESSAGE_BYTES = 4096
+
+
+def server_name(home: Path | None = None) -> str:
+    home = home or data_dir()
+    path = home / "instance.sock"
+    if os.name != "nt" and len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
+        return str(path)
+    digest = hashlib.sha256(os.fsencode(home.resolve())).hexdigest()[:16]
+    if os.name == "nt":
+        return f"relavium-{digest}"
+    return str(Path(tempfile.gettempdir()) / f"relavium-{os.getuid()}-{digest}.sock")
+
+
+def forward_to_running(name: str, command: str, timeout_ms: int = 1000) -> bool:
+    """Send ``command`` to a running instance; False when none is listening."""
+    sock = QLocalSocket()
+    sock.connectToServer(name)
+    if not sock.waitForConnected(timeout_ms):
+        return False
+    sock.write((json.dumps({"command": command}) + "\n").encode())
+    ok = sock.waitForBytesWritten(timeout_ms)
+    sock.disconnectFromServer()
+    if sock.state() != QLocalSocket.LocalSocketState.UnconnectedState:
+        sock.waitForDisconnected(timeout_ms)
+    return ok
+
+
+class InstanceServer(QObject):
+    """Listens for forwarded launches and emits each accepted command."""
+
+    command_received = Signal(str)
+
+    def __init__(self, name: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.name = name
+        self._server = QLocalServer(self)
+        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self._server.newConnection.connect(self._accept)
+        self._buffers: dict[QLocalSocket, bytes] = {}
+
+    def listen(self) -> bool:
+        if self._server.listen(self.name):
+            return True
+        # A stale socket left by a crashed instance (nobody answered the forward).
+        QLocalServer.removeServer(self.name)
+        return self._server.listen(self.name)
+
+    def close(self) -> None:
+        self._server.close()
+
+    def _accept(self) -> None:
+        while self._server.hasPendingConnections():
+            sock = self._server.nextPendingConnection()
+            self._buffers[sock] = b""
+            sock.readyRead.connect(lambda s=sock: self._read(s))
+            sock.disconnected.connect(lambda s=sock: self._drop(s))
+
+    def _drop(self, sock: QLocalSocket) -> None:
+        self._read(sock)
+        self._buffers.pop(sock, None)
+        sock.deleteLater()
+
+    def _read(self, sock: QLocalSocket) -> None:
+        if sock not in self._buffers:
+            return
+        data = self._buffers[sock] + bytes(sock.readAll().data())
+        while b"\n" in data:
+            line, data = data.split(b"\n", 1)
+            self._handle(line)
+        if len(data) > _MAX_MESSAGE_BYTES:
+            sock.abort()
+            data = b""
+        self._buffers[sock] = data
+
+    def _handle(self, line: bytes) -> None:
+        try:
+            message: Any = json.loads(line)
+        except ValueError:
+            return
+        command = message.get("command") if isinstance(message, dict) else None
+        if command in COMMANDS:
+            self.command_received.emit(command)

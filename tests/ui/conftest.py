@@ -1,0 +1,95 @@
+"""UI test plumbing: a running qasync loop, a window factory, Qt warnings fail tests.
+
+The app's coroutines (keyring calls in threads, the approval hook) run on a
+qasync loop created "already running", so tests stay synchronous and drive
+everything with qtbot waits: each ``qtbot.waitUntil`` / ``waitSignal`` spins
+Qt's event loop, which also steps the asyncio tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+# The offscreen platform warns about window-manager hints it cannot honour;
+# that is the test platform talking, not the app.
+IGNORED_QT_MESSAGES = (
+    r"This plugin does not support propagateSizeHints\(\)",
+    r"This plugin does not support raise\(\)",
+    r"This plugin does not support grabbing the keyboard",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if Path(str(item.fspath)).resolve().parent == HERE:
+            item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
+            item.add_marker(pytest.mark.qt_log_ignore(*IGNORED_QT_MESSAGES))
+
+
+@pytest.fixture
+def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
+    import qasync
+
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    try:
+        yield loop
+    finally:
+        for task in asyncio.all_tasks(loop):
+            task.cancel()
+        asyncio.events._set_running_loop(None)
+        # Mark it stopped without loop.stop(): that calls app.exit(), which would
+        # leave Qt's quit flag set for every later test in this process.
+        loop._QEventLoop__is_running = False  # type: ignore[attr-defined]
+        loop.close()  # joins the worker threads of asyncio.to_thread
+        asyncio.set_event_loop(None)
+
+
+class FolderPickerDouble:
+    """Stands in for the native folder dialog, which a test cannot click."""
+
+    def __init__(self) -> None:
+        self.answers: list[str | None] = []
+        self.calls = 0
+
+    def __call__(self, parent: object, start: str) -> str | None:
+        self.calls += 1
+        return self.answers.pop(0) if self.answers else None
+
+
+@pytest.fixture
+def folder_picker() -> FolderPickerDouble:
+    return FolderPickerDouble()
+
+
+@pytest.fixture
+def make_window(qtbot, qloop, folder_picker) -> Iterator[Callable[..., object]]:
+    from relavium_desktop.ui.shell import MainWindow
+
+    windows: list[MainWindow] = []
+
+    def make(**kw: object) -> MainWindow:
+        kw.setdefault("folder_picker", folder_picker)
+        window = MainWindow(**kw)  # type: ignore[arg-type]
+        qtbot.addWidget(window)
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+        if window.grants is not None:
+            window.grants.close()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("print('hello')\n")
+    return root

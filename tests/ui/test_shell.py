@@ -1,0 +1,164 @@
+"""The main window shell: navigation, project and mode, persistence, tray, single instance."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.qt import QSize, Qt
+from relavium_desktop.ui.shell import NAV_CHAT, NAV_RUNS, NAV_SETTINGS, NAV_WORKFLOWS
+from relavium_desktop.ui.single_instance import InstanceServer, server_name
+from relavium_desktop.ui.tray import Tray, TrayState
+
+
+def test_window_shows_navigation_project_and_mode(make_window, qtbot) -> None:
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    nav = [window.nav.item(i) for i in range(window.nav.count())]
+    assert [i.text() for i in nav if not i.isHidden()] == ["Chat", "Runs / History", "Settings"]
+    assert nav[NAV_WORKFLOWS].isHidden()
+    assert window.project_button.text() == "Choose a project folder…"
+    assert window.mode == keys.DEFAULT_MODE
+    assert window.project_button.isVisible() and window.mode_combo.isVisible()
+    window.nav.setCurrentRow(NAV_RUNS)
+    assert window.project_button.isVisible() and window.mode_combo.isVisible()
+    window.nav.setCurrentRow(NAV_SETTINGS)
+    assert window.pages.currentWidget() is window.settings_view
+    assert window.project_button.isVisible() and window.mode_combo.isVisible()
+    window.nav.setCurrentRow(NAV_CHAT)
+    assert window.pages.currentIndex() == NAV_CHAT
+
+
+def test_project_geometry_and_mode_are_restored_on_the_next_start(
+    make_window, folder_picker, project: Path, qtbot
+) -> None:
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    folder_picker.answers.append(str(project))
+    with qtbot.waitSignal(window.project_changed):
+        qtbot.mouseClick(window.project_button, Qt.MouseButton.LeftButton)
+    assert folder_picker.calls == 1
+    assert window.project_button.text() == "project"
+    assert window.project_button.toolTip() == os.path.realpath(project)
+    window.set_mode("plan")
+    window.resize(QSize(712, 534))
+    window.close()
+
+    again = make_window()
+    assert again.project == os.path.realpath(project)
+    assert again.project_button.text() == "project"
+    assert again.mode == "plan"
+    assert again.size() == QSize(712, 534)
+
+
+def test_cancelled_folder_dialog_keeps_the_project(make_window, folder_picker, project: Path) -> None:
+    window = make_window()
+    window.set_project(str(project))
+    folder_picker.answers.append(None)
+    window.choose_project()
+    assert window.project == os.path.realpath(project)
+
+
+def test_a_removed_project_folder_is_not_restored(make_window, tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    window = make_window()
+    window.set_project(str(gone))
+    window.close()
+    gone.rmdir()
+    assert make_window().project == ""
+
+
+def test_tray_states_and_menu(make_window, qtbot, qapp) -> None:
+    window = make_window()
+    tray = Tray(window)
+    images = {}
+    for state in TrayState:
+        tray.set_state(state)
+        assert tray.state is state
+        images[state] = tray.icon.icon().pixmap(32, 32).toImage()
+    assert images[TrayState.IDLE] != images[TrayState.WORKING] != images[TrayState.ATTENTION]
+    assert "attention" in tray.icon.toolTip()
+    assert [a.text() for a in tray.menu.actions()] == ["Open", "Process what I copied", "Quit"]
+
+
+def test_tray_menu_actions_drive_the_window(make_window, qtbot, qapp) -> None:
+    qapp.clipboard().setText("tray clipboard text")
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    window.after_first_paint()
+    assert window.tray is not None
+    window.hide()
+    window.tray.open_action.trigger()
+    assert window.isVisible()
+    window.tray.clipboard_action.trigger()
+    qtbot.waitUntil(lambda: window.quick_panel is not None and window.quick_panel.isVisible())
+    assert window.quick_panel.text == "tray clipboard text"
+
+
+def test_in_app_shortcut_opens_the_quick_panel(make_window, qtbot, qapp) -> None:
+    qapp.clipboard().setText("shortcut text")
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    assert window.clipboard_shortcut.key().toString() == "Ctrl+Shift+V"
+    qtbot.keyClick(window, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: window.quick_panel is not None and window.quick_panel.isVisible())
+    assert window.quick_panel.text == "shortcut text"
+
+
+def test_second_launch_with_process_clipboard_is_forwarded_to_the_running_app(
+    make_window, qtbot, qapp, relavium_home: Path
+) -> None:
+    qapp.clipboard().setText("Meeting notes: ship v2 on Friday; Ana owns the release checklist.")
+    window = make_window()
+    server = InstanceServer(server_name())
+    assert server.listen()
+    server.command_received.connect(window.handle_instance_command)
+    try:
+        env = dict(os.environ, RELAVIUM_HOME=str(relavium_home), QT_QPA_PLATFORM="offscreen")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "relavium_desktop", "--process-clipboard"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        # The forwarding process must connect while this (first) instance keeps serving events.
+        qtbot.waitUntil(lambda: proc.poll() is not None, timeout=30_000)
+        assert proc.returncode == 0, proc.stderr.read().decode() if proc.stderr else ""
+        qtbot.waitUntil(lambda: window.quick_panel is not None and window.quick_panel.isVisible())
+        panel = window.quick_panel
+        assert panel.text.startswith("Meeting notes: ship v2")
+        assert "Meeting notes" in panel.preview.toPlainText()
+        titles = [panel.action_list.item(i).text() for i in range(panel.action_list.count())]
+        assert {"Summarize", "Explain", "Translate to English", "Turn into a checklist"} <= set(titles)
+        assert window.isVisible()
+    finally:
+        server.close()
+
+
+def test_instance_socket_ignores_unknown_commands(qtbot, qloop) -> None:
+    from relavium_desktop.ui.single_instance import forward_to_running
+
+    server = InstanceServer(server_name())
+    assert server.listen()
+    got: list[str] = []
+    server.command_received.connect(got.append)
+    try:
+        assert forward_to_running(server.name, "rm -rf /")
+        assert forward_to_running(server.name, "show")
+        qtbot.waitUntil(lambda: got == ["show"])
+    finally:
+        server.close()
+
+
+def test_no_running_instance_means_no_forward(qloop) -> None:
+    from relavium_desktop.ui.single_instance import forward_to_running
+
+    assert not forward_to_running(server_name(), "show", timeout_ms=200)

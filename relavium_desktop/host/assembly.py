@@ -51,18 +51,30 @@ def _build_process(settings: HostSettings, store: FileOutputStore) -> ProcessCap
 
     from relavium_desktop.host.process import (
         COMMAND_PATH_VAR,
+        CwdResolver,
         ProcessHost,
         default_search_path,
         workspace_cwd_resolver,
     )
 
+    # The working directory obeys the file tools' path policy (roots by tier,
+    # read floor); where the descriptor-walk file host cannot run, the process
+    # host falls back to plain workspace containment.
+    resolve_cwd: CwdResolver
+    try:
+        from relavium_desktop.host.fs import FsHost, PathPolicy
+
+        policy = PathPolicy.create(
+            settings.workspace, tier=settings.tier, surface=settings.surface, extra_roots=settings.extra_roots
+        )
+        resolve_cwd = FsHost(policy).resolve_cwd
+    except RuntimeError:
+        resolve_cwd = workspace_cwd_resolver(settings.workspace)
     # Commands are looked up only on the host's own search path; the user may
     # replace it explicitly (RELAVIUM_COMMAND_PATH), never via the app's PATH.
-    # TODO(integration): pass the fs path policy's resolve_cwd (roots + read
-    # floor) instead of this workspace-containment fallback.
     return ProcessHost(
         store=store,
-        resolve_cwd=workspace_cwd_resolver(settings.workspace),
+        resolve_cwd=resolve_cwd,
         search_path=default_search_path(os.environ.get(COMMAND_PATH_VAR)),
     )
 

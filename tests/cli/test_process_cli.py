@@ -102,3 +102,15 @@ def test_timeout_through_the_cli(cli_env: dict[str, str], tmp_path: Path) -> Non
                         {"command": "sleep", "args": ["30"]}, {"timeoutMs": 300})
     assert code == 1 and out["error"]["code"] == "tool_failed"
     assert "timed out after 300 ms" in out["error"]["message"]
+
+
+def test_cwd_follows_the_file_policy(cli_env: dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / ".ssh").mkdir()
+    ok = {"allowedCommands": ["pwd"]}
+    code, out, _ = call(cli_env, tmp_path, ok, {"command": "pwd"}, {"cwd": "sub"})
+    assert code == 0 and out["result"]["stdout"].strip() == os.path.realpath(tmp_path / "sub")
+    code, out, _ = call(cli_env, tmp_path, ok, {"command": "pwd"}, {"cwd": "/etc"})
+    assert code == 1 and out["error"]["reason"] == "outside_scope"
+    code, out, _ = call(cli_env, tmp_path, ok, {"command": "pwd"}, {"cwd": ".ssh"})  # read floor
+    assert code == 1 and out["error"]["reason"] == "protected_path"

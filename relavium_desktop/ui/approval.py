@@ -45,7 +45,7 @@ def write_diff(project: str, request: ApprovalRequest) -> str:
     """A masked unified diff of what ``write_file`` would change (or "new file")."""
     args = request.masked_args
     content = args.get("content", "")
-    content = content if isinstance(content, str) else str(content)
+    content = mask_text(content if isinstance(content, str) else str(content))
     append = bool(args.get("append", False))
     if is_protected(request):
         return "(the current contents of a protected file are not shown)"

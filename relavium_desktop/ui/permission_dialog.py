@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from relavium_desktop.engine.tools.masking import mask_text, mask_value
 from relavium_desktop.engine.tools.tooldef import ApprovalDecision, ApprovalRequest
 from relavium_desktop.ui.qt import (
     QCloseEvent,
@@ -68,7 +69,7 @@ class PermissionDialog(QDialog):
         form = QFormLayout()
         self.tool_label = QLabel(request.tool_id)
         self.class_label = QLabel(str(request.action_class))
-        self.target_label = QLabel(request.target or "—")
+        self.target_label = QLabel(mask_text(request.target) or "—")
         self.target_label.setWordWrap(True)
         self.target_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow("Tool:", self.tool_label)
@@ -81,7 +82,9 @@ class PermissionDialog(QDialog):
         self.args_view = QPlainTextEdit()
         self.args_view.setReadOnly(True)
         self.args_view.setFont(mono)
-        rendered = json.dumps(request.masked_args, indent=2, ensure_ascii=False, default=str)
+        # The engine already masked these; masking again costs nothing and keeps
+        # the dialog safe even for a hook caller that forgot.
+        rendered = json.dumps(mask_value(request.masked_args), indent=2, ensure_ascii=False, default=str)
         if len(rendered) > ARGS_PREVIEW_CHARS:
             rendered = rendered[:ARGS_PREVIEW_CHARS] + "\n… (arguments clipped)"
         self.args_view.setPlainText(rendered)

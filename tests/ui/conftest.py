@@ -40,8 +40,14 @@ def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
     try:
         yield loop
     finally:
-        for task in asyncio.all_tasks(loop):
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in pending:
             task.cancel()
+        # Let the cancellations run (each needs a loop iteration) before closing.
+        for _ in range(200):
+            if all(t.done() for t in pending):
+                break
+            qapp.processEvents()
         asyncio.events._set_running_loop(None)
         # Mark it stopped without loop.stop(): that calls app.exit(), which would
         # leave Qt's quit flag set for every later test in this process.

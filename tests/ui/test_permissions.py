@@ -1,0 +1,234 @@
+"""The permission dialog as the confirm hook: each button, grants across restarts, diffs, notifications."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals
+from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+from relavium_desktop.engine.tools.registry import ToolRegistry
+from relavium_desktop.engine.tools.tooldef import (
+    ActionClass,
+    ApprovalDecision,
+    ApprovalRequest,
+    ToolCall,
+    ToolDispatchContext,
+)
+from relavium_desktop.host.assembly import HostSettings, build_host
+from relavium_desktop.ui.permission_dialog import PermissionDialog
+from relavium_desktop.ui.qt import Qt
+from tests.fixtures.desktop_bus import desktop_bus  # noqa: F401
+from tests.fixtures.notifications import NotificationDaemon, notification_daemon, notifications  # noqa: F401
+
+SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
+
+
+def write_req(path: str, content: str = "new text\n") -> ApprovalRequest:
+    return ApprovalRequest(
+        tool_id="write_file", action_class=ActionClass.FS_WRITE, target=path,
+        masked_args={"path": path, "content": content}, node_id="chat",
+    )
+
+
+def ask(window, qtbot, request: ApprovalRequest):
+    """Start confirm(); returns (task, dialog-or-None once it settles or shows)."""
+    assert window.approvals is not None
+    opened: list[PermissionDialog] = []
+    window.approvals.dialog_opened.connect(opened.append)
+    task = asyncio.ensure_future(window.approvals.confirm(request))
+    qtbot.waitUntil(lambda: task.done() or bool(opened))
+    return task, (opened[0] if opened else None)
+
+
+def answered(qtbot, task) -> ApprovalDecision:
+    qtbot.waitUntil(task.done)
+    return task.result()
+
+
+@pytest.fixture
+def window(make_window, project: Path):
+    w = make_window()
+    w.set_project(str(project))
+    w.ensure_services()
+    return w
+
+
+def test_dialog_shows_tool_class_target_masked_args_and_diff(window, qtbot, project: Path) -> None:
+    (project / "src" / "app.py").write_text(f"print('hello')\nOLD={SECRET}\n")
+    task, dialog = ask(window, qtbot, write_req("src/app.py", f"print('bye')\nKEY={SECRET}\n"))
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.tool_label.text() == "write_file"
+    assert dialog.class_label.text() == "fs_write"
+    assert dialog.target_label.text() == "src/app.py"
+    assert dialog.diff_view is not None
+    diff = dialog.diff_view.toPlainText()
+    assert "--- a/src/app.py" in diff and "-print('hello')" in diff and "+print('bye')" in diff
+    everything = dialog.args_view.toPlainText() + diff
+    # The request's args arrive masked by the engine; the diff masks both sides itself.
+    assert SECRET not in everything
+    dialog.deny_button.click()
+    assert not answered(qtbot, task).approved
+
+
+def test_new_file_diff(window, qtbot) -> None:
+    task, dialog = ask(window, qtbot, write_req("src/fresh.py", "x = 1\n"))
+    assert dialog is not None and dialog.diff_view is not None
+    assert dialog.diff_view.toPlainText().startswith("new file: src/fresh.py\n+x = 1")
+    dialog.once_button.click()
+    assert answered(qtbot, task) == ApprovalDecision(True, "once")
+
+
+def test_allow_once_asks_again_next_time(window, qtbot) -> None:
+    task, dialog = ask(window, qtbot, write_req("src/a.py"))
+    dialog.once_button.click()
+    assert answered(qtbot, task) == ApprovalDecision(True, "once")
+    task, dialog = ask(window, qtbot, write_req("src/a.py"))
+    assert dialog is not None, "once must not be remembered"
+    dialog.deny_button.click()
+    answered(qtbot, task)
+
+
+def test_allow_for_session_stops_asking_until_restart(window, qtbot, make_window, project: Path) -> None:
+    task, dialog = ask(window, qtbot, write_req("src/a.py"))
+    dialog.session_button.click()
+    assert answered(qtbot, task) == ApprovalDecision(True, "session")
+    task, dialog = ask(window, qtbot, write_req("src/b.py"))
+    assert dialog is None and task.result() == ApprovalDecision(True, "session")
+    assert window.grants is not None and window.grants.list() == []
+
+    restarted = make_window()
+    restarted.ensure_services()
+    task, dialog = ask(restarted, qtbot, write_req("src/a.py"))
+    assert dialog is not None
+    dialog.deny_button.click()
+    answered(qtbot, task)
+
+
+def test_always_in_project_survives_restart_and_is_gone_after_revoking(
+    window, qtbot, make_window, project: Path, tmp_path: Path
+) -> None:
+    task, dialog = ask(window, qtbot, write_req("src/a.py"))
+    assert "writes under src" in dialog.project_button.toolTip()
+    dialog.project_button.click()
+    assert answered(qtbot, task) == ApprovalDecision(True, "project")
+    window.close()
+
+    restarted = make_window()
+    assert restarted.project == os.path.realpath(project)
+    restarted.ensure_services()
+    task, dialog = ask(restarted, qtbot, write_req("src/other.py"))
+    assert dialog is None and task.result() == ApprovalDecision(True, "project")
+
+    # A different project still asks.
+    other = tmp_path / "other"
+    (other / "src").mkdir(parents=True)
+    restarted.set_project(str(other))
+    task, dialog = ask(restarted, qtbot, write_req("src/a.py"))
+    assert dialog is not None
+    dialog.deny_button.click()
+    answered(qtbot, task)
+    restarted.set_project(str(project))
+
+    # Settings → Permissions lists it; Revoke makes it ask again.
+    page = restarted.show_settings("permissions").permissions
+    assert page.table.rowCount() == 1
+    assert page.table.item(0, 0).text() == os.path.realpath(project)
+    assert page.table.item(0, 1).text() == "write_file"
+    assert page.table.item(0, 2).text() == "writes under src"
+    page.table.selectRow(0)
+    qtbot.mouseClick(page.revoke_button, Qt.MouseButton.LeftButton)
+    assert page.table.rowCount() == 0
+    task, dialog = ask(restarted, qtbot, write_req("src/other.py"))
+    assert dialog is not None
+    dialog.deny_button.click()
+    answered(qtbot, task)
+
+
+def test_deny_with_reason_escape_denies_and_enter_never_accepts(window, qtbot) -> None:
+    task, dialog = ask(window, qtbot, write_req("src/a.py"))
+    qtbot.keyClicks(dialog.reason, "not that file")
+    qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)
+    qtbot.keyClick(dialog, Qt.Key.Key_Enter)
+    assert not task.done() and dialog.isVisible(), "Enter must not answer the dialog"
+    dialog.deny_button.click()
+    assert answered(qtbot, task) == ApprovalDecision(False, "once", "not that file")
+
+    task, dialog = ask(window, qtbot, write_req("src/a.py"))
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert answered(qtbot, task) == ApprovalDecision(False, "once", None)
+
+
+def test_protected_path_always_asks_and_offers_only_once(window, qtbot) -> None:
+    task, dialog = ask(window, qtbot, write_req(".git/hooks/pre-commit", "#!/bin/sh\n"))
+    assert not dialog.session_button.isEnabled()
+    assert not dialog.project_button.isEnabled()
+    assert "protected" in dialog.diff_view.toPlainText()
+    dialog.once_button.click()
+    assert answered(qtbot, task).approved
+    task, dialog = ask(window, qtbot, write_req(".git/hooks/pre-commit", "#!/bin/sh\n"))
+    assert dialog is not None
+    dialog.deny_button.click()
+    answered(qtbot, task)
+
+
+def test_governed_call_in_accept_edits_mode_asks_and_each_answer_reaches_the_tool(
+    window, qtbot, project: Path
+) -> None:
+    registry = ToolRegistry(BUILTIN_TOOLS, build_host(HostSettings(workspace=project)))
+    approvals = SessionApprovals(ChatMode.ACCEPT_EDITS, window.approvals.confirm)
+    ctx = ToolDispatchContext(run_id="r1", node_id="chat", granted_tool_ids=frozenset({"write_file"}),
+                              approval=approvals.regime())
+    opened: list[PermissionDialog] = []
+    window.approvals.dialog_opened.connect(opened.append)
+
+    call = ToolCall("write_file", {"path": "src/app.py", "content": "print('approved')\n"})
+    task = asyncio.ensure_future(registry.dispatch(call, ctx))
+    qtbot.waitUntil(lambda: bool(opened))
+    assert "+print('approved')" in opened[0].diff_view.toPlainText()
+    opened[0].once_button.click()
+    qtbot.waitUntil(task.done)
+    assert task.result().ok, task.result().error
+    assert (project / "src" / "app.py").read_text() == "print('approved')\n"
+
+    call = ToolCall("write_file", {"path": "src/app.py", "content": "print('denied')\n"})
+    task = asyncio.ensure_future(registry.dispatch(call, ctx))
+    qtbot.waitUntil(lambda: len(opened) == 2)
+    opened[1].deny_button.click()
+    qtbot.waitUntil(task.done)
+    outcome = task.result()
+    assert not outcome.ok and outcome.error.reason == "user_rejected"
+    assert (project / "src" / "app.py").read_text() == "print('approved')\n"
+
+
+def test_approval_notification_deny_answers_the_pending_dialog(
+    make_window, qtbot, project: Path, notifications: NotificationDaemon,  # noqa: F811
+) -> None:
+    window = make_window()  # never shown, so never the active window
+    window.set_project(str(project))
+    window.ensure_services()
+    assert not window.isActiveWindow()
+    task, dialog = ask(window, qtbot, write_req("src/a.py"))
+    assert dialog is not None
+    qtbot.waitUntil(lambda: window.approvals.last_notification_id is not None, timeout=10_000)
+    notifications.click("Relavium needs your permission", "Deny")
+    decision = answered(qtbot, task)
+    assert decision.approved is False
+    offered = notifications.menu_entries()
+    assert any(e.startswith("#Allow once (Relavium needs your permission)") for e in offered), offered
+    assert any(e.startswith("#Deny (Relavium needs your permission)") for e in offered), offered
+
+
+def test_approval_notification_allow_once_answers_the_pending_dialog(
+    make_window, qtbot, project: Path, notifications: NotificationDaemon,  # noqa: F811
+) -> None:
+    window = make_window()
+    window.set_project(str(project))
+    window.ensure_services()
+    task, _dialog = ask(window, qtbot, write_req("src/a.py"))
+    qtbot.waitUntil(lambda: window.approvals.last_notification_id is not None, timeout=10_000)
+    notifications.click("Relavium needs your permission", "Allow once")
+    assert answered(qtbot, task) == ApprovalDecision(True, "once")

@@ -9,6 +9,7 @@ process after a restart.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -55,13 +56,15 @@ class MemoryJournal:
         self.events.setdefault(str(event.get("runId")), []).append(event)
 
     def checkpoint(self, run_id: str, state: JsonDict, status: str) -> None:
-        import copy
-
-        self.checkpoints[run_id] = copy.deepcopy(state)
+        # Keep a reference (cheap at every node boundary); a resume gets a copy.
+        self.checkpoints[run_id] = state
         self.status[run_id] = status
 
     def load_checkpoint(self, run_id: str) -> JsonDict | None:
-        return self.checkpoints.get(run_id)
+        state = self.checkpoints.get(run_id)
+        if state is None or self.status.get(run_id) != "paused":
+            return None
+        return copy.deepcopy(state)
 
     def finished(self, run_id: str, status: str, summary: JsonDict) -> None:
         self.status[run_id] = status

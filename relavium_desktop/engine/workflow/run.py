@@ -202,6 +202,7 @@ class WorkflowRun:
         body = workflow.file.workflow
         self.policy = ToolPolicy.from_json(body.tools.model_dump(exclude_none=True) if body.tools else None)
         self._masked = masked_inputs(body.inputs, state["inputs"])
+        self._order = self.plan.scheduled()
 
     @property
     def events(self) -> list[JsonDict]:
@@ -369,13 +370,20 @@ class WorkflowRun:
     def _ready(self) -> list[tuple[str, bool]]:
         """(node, runs?) for every pending node whose in-edges are all settled, in plan order."""
         out = []
-        for n in self.plan.scheduled():
-            if self._status(n) != "pending":
+        status = self.state["status"]
+        for n in self._order:
+            if status.get(n, "pending") != "pending":
                 continue
-            states = [self._edge_live(e) for e in self.plan.in_edges[n]]
-            if any(s is None for s in states):
-                continue
-            out.append((n, not states or any(states)))
+            live, settled = False, True
+            # Walk from the newest-settling end so a wide join stops at its first open edge.
+            for e in reversed(self.plan.in_edges[n]):
+                state = self._edge_live(e)
+                if state is None:
+                    settled = False
+                    break
+                live = live or state
+            if settled:
+                out.append((n, live or not self.plan.in_edges[n]))
         return out
 
     def _settle_skips(self) -> None:

@@ -147,7 +147,9 @@ class ProvidersPage(QWidget):
         if not value:
             return
         try:
-            await asyncio.to_thread(self._store.set, row.secret_name, value)
+            # A closure, not call arguments: loop/executor debug logging prints the
+            # arguments of what it runs, and the key must never reach a log.
+            await asyncio.to_thread(lambda: self._store.set(row.secret_name, value))
         except SecretStoreError as exc:
             self._unavailable(exc)
             self.changed.emit()

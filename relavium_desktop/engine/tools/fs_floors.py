@@ -163,6 +163,29 @@ def read_rule(ctx: FloorContext, folded: str) -> str | None:
     return None
 
 
+def read_denied_names(ctx: FloorContext) -> frozenset[str]:
+    """Every folded name :func:`read_rule` denies under ``ctx`` except the dotenv prefix rule.
+
+    Compiled once per directory so a listing pays one set lookup per entry;
+    pair it with :func:`is_dotenv`.  Must agree with :func:`read_rule`
+    (tested).
+    """
+    names = set(PROTECTED_DIRS | CREDENTIAL_BASENAMES)
+    if ctx.parent == ".docker":
+        names.add("config.json")
+    if ctx.in_gitdir:
+        names |= GIT_CONFIG_NAMES
+    if ctx.parent == "git":
+        names.add("credentials")
+        if ctx.grandparent == ".config":
+            names.add("config")
+    return frozenset(names)
+
+
+def is_dotenv(folded: str) -> bool:
+    return _is_dotenv(folded)
+
+
 def write_rule(ctx: FloorContext, folded: str) -> str | None:
     """The write-floor rule ``folded`` hits: the read floor plus git dirs and shell start-up files."""
     rule = read_rule(ctx, folded)

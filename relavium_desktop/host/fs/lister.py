@@ -9,11 +9,12 @@ never followed.
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 from typing import Any
 
-from relavium_desktop.engine.tools.fs_floors import FloorContext, fold_component, read_rule
+from relavium_desktop.engine.tools.fs_floors import FloorContext, fold_component, is_dotenv, read_denied_names
 from relavium_desktop.host.fs.globbing import path_regex
 from relavium_desktop.host.fs.policy import PathPolicy
 from relavium_desktop.host.fs.reader import floor_context
@@ -23,14 +24,9 @@ from relavium_desktop.host.fs.walk import SUBDIR_FLAGS, WalkHook, open_path
 LIST_MAX_ENTRIES = 200_000
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISREG(mode):
-        return "file"
-    if stat.S_ISDIR(mode):
-        return "directory"
-    if stat.S_ISLNK(mode):
-        return "symlink"
-    return "other"
+_KINDS = {stat.S_IFREG: "file", stat.S_IFDIR: "directory", stat.S_IFLNK: "symlink"}
+_S_IFMT = stat.S_IFMT
+_by_name = operator.itemgetter("name")
 
 
 def list_directory(
@@ -51,18 +47,23 @@ def list_directory(
         while stack:
             fd, prefix, ctx = stack.pop()
             try:
+                denied = read_denied_names(ctx)
                 with os.scandir(fd) as it:
                     for entry in it:
                         name = entry.name
-                        folded = fold_component(name)
-                        if read_rule(ctx, folded) is not None:
+                        # Inline fast path of fold_component for plain ASCII names.
+                        if name.isascii() and ":" not in name and name[-1] not in ". ":
+                            folded = name.lower()
+                        else:
+                            folded = fold_component(name)
+                        if folded in denied or (folded[:4] == ".env" and is_dotenv(folded)):
                             continue
                         try:
                             st = entry.stat(follow_symlinks=False)
                         except OSError:
                             continue  # vanished since the scan
                         rel = prefix + name
-                        kind = _kind(st.st_mode)
+                        kind = _KINDS.get(_S_IFMT(st.st_mode), "other")
                         if match is None or match(rel):
                             if len(entries) >= LIST_MAX_ENTRIES:
                                 truncated = True
@@ -86,7 +87,7 @@ def list_directory(
     finally:
         for fd, _, _ in stack:
             os.close(fd)
-    entries.sort(key=lambda e: e["name"])
+    entries.sort(key=_by_name)
     result: dict[str, Any] = {"entries": entries}
     if truncated:
         result["truncated"] = True

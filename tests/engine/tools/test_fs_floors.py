@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 
 from relavium_desktop.engine.tools.fs_floors import (
+    ROOT_CONTEXT,
     SHELL_STARTUP_BASENAMES,
     fold_component,
+    is_dotenv,
     is_unc,
+    read_denied_names,
     read_floor,
+    read_rule,
     split_components,
     write_floor,
 )
@@ -112,3 +116,18 @@ def test_scratch_exemption_lifts_only_the_named_relavium_component() -> None:
 )
 def test_unc_detection(path: str, windows: bool, expected: bool) -> None:
     assert is_unc(path, windows=windows) is expected
+
+
+def test_compiled_per_directory_names_agree_with_read_rule() -> None:
+    names = ["config", "config.worktree", "config.json", "credentials", ".env", ".env.x", ".envelope",
+             ".ssh", "gcloud", ".netrc", "readme.md", "head", ".git", "git"]
+    contexts = [ROOT_CONTEXT]
+    for path in (".docker", ".git", "x.git/worktrees/w", ".config/git", "src/git", "a/.git/modules/m"):
+        ctx = ROOT_CONTEXT
+        for comp in path.split("/"):
+            ctx = ctx.child(comp)
+        contexts.append(ctx)
+    for ctx in contexts:
+        denied = read_denied_names(ctx)
+        for name in names:
+            assert (name in denied or is_dotenv(name)) == (read_rule(ctx, name) is not None), (ctx, name)

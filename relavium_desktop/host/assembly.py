@@ -43,7 +43,10 @@ def _build_fs(settings: HostSettings, store: FileOutputStore) -> FsCapability | 
         surface=settings.surface,
         extra_roots=settings.extra_roots,
     )
-    return FsHost(policy)
+    try:
+        return FsHost(policy)
+    except RuntimeError:
+        return None  # no openat/O_NOFOLLOW here: the file tools fail closed (tool_unavailable)
 
 
 def _build_process(settings: HostSettings, store: FileOutputStore) -> ProcessCapability | None:

@@ -10,8 +10,10 @@ no returned content may be a sentinel, and every returned name must resolve
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -92,6 +94,7 @@ def _assert_inside_and_off_floor(ws: Path, path: Path) -> None:
 class _World:
     def __init__(self) -> None:
         self.base = Path(tempfile.mkdtemp(prefix="relavium-hyp-")).resolve()
+        atexit.register(shutil.rmtree, self.base, True)
         self.ws, self.outside = _build(self.base)
         self.protected = [self.outside, self.ws / ".ssh", self.ws / ".git"]
         self.before = _snapshot(*self.protected)

@@ -102,6 +102,13 @@ class DesktopOs:
             except Exception:  # a faulty listener must not starve the others
                 log.exception("notification action listener failed")
 
+    def close(self) -> None:
+        """Drop the D-Bus connection (its socket watch belongs to the loop that made it)."""
+        notifier, self._notifier = self._notifier, None
+        bus = getattr(getattr(notifier, "_backend", None), "bus", None)
+        if bus is not None:
+            bus.disconnect()
+
     def _get_notifier(self) -> Any:
         if self._notifier is None:
             from desktop_notifier import DesktopNotifier

@@ -72,7 +72,8 @@ class ProvidersPage(QWidget):
             self.rows[name] = row
             layout.addWidget(self._group(row))
         layout.addStretch(1)
-        self.refresh()
+        # No keyring call until the tab is shown: probing the keyring is slow
+        # (D-Bus) and keyring caches which backends are viable per process.
 
     # -- layout ---------------------------------------------------------------
 
@@ -89,10 +90,10 @@ class ProvidersPage(QWidget):
             save_key=QPushButton("Save key"), remove_key=QPushButton("Remove key"), base_url=base_url,
             allow_local=allow_local, save_endpoint=QPushButton("Save endpoint"), endpoint_status=QLabel(),
         )
-        row.save_key.clicked.connect(lambda: spawn(self.save_key(name)))
+        row.save_key.clicked.connect(lambda: self.save_key(name))
         row.remove_key.clicked.connect(lambda: spawn(self.remove_key(name)))
         row.save_endpoint.clicked.connect(lambda: self.save_endpoint(name))
-        key_edit.returnPressed.connect(lambda: spawn(self.save_key(name)))
+        key_edit.returnPressed.connect(lambda: self.save_key(name))
         for b in (row.save_key, row.remove_key, row.save_endpoint):
             b.setAutoDefault(False)
         return row
@@ -140,12 +141,14 @@ class ProvidersPage(QWidget):
             row.remove_key.setEnabled(hint is not None)
         self.changed.emit()
 
-    async def save_key(self, name: str) -> None:
+    def save_key(self, name: str) -> None:
         row = self.rows[name]
         value = row.key_edit.text().strip()
         row.key_edit.clear()  # never keep the key in a widget longer than needed
-        if not value:
-            return
+        if value:
+            spawn(self._store_key(row, value))
+
+    async def _store_key(self, row: ProviderRow, value: str) -> None:
         try:
             # A closure, not call arguments: loop/executor debug logging prints the
             # arguments of what it runs, and the key must never reach a log.

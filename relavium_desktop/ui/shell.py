@@ -274,6 +274,8 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentWidget(self.settings_view)
         if tab is not None:
             self.settings_view.show_tab(tab)
+        if self.settings_view.tabs.currentWidget() is self.settings_view.providers:
+            self.settings_view.providers.refresh()
         return self.settings_view
 
     # -- clipboard ------------------------------------------------------------

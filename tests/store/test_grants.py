@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from relavium_desktop.engine.tools.fs_floors import is_protected_write
 from relavium_desktop.engine.tools.masking import mask_value
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
 from relavium_desktop.store.db import history_db_path, open_db
@@ -14,9 +15,11 @@ from relavium_desktop.store.grants import GrantStore, canonical_project
 
 
 def write_req(path: str, *, protected: bool = False) -> ApprovalRequest:
+    # As the registry builds it: protected-path writes are flagged from the engine's floor rules.
     return ApprovalRequest(
         tool_id="write_file", action_class=ActionClass.FS_WRITE, target=path,
-        masked_args={"path": path, "content": "x"}, node_id="chat", protected_path=protected,
+        masked_args={"path": path, "content": "x"}, node_id="chat",
+        protected_path=protected or is_protected_write(path),
     )
 
 
@@ -87,13 +90,14 @@ def test_symlink_inside_granted_folder_is_judged_by_where_it_leads(
 
 
 def test_protected_paths_are_never_granted_or_covered(store: GrantStore, project: Path) -> None:
+    # The registry flags protected-path writes (protected_path=True), as it would for these.
     with pytest.raises(ValueError, match="always ask"):
-        store.add(str(project), write_req(".git/hooks/pre-commit"))
+        store.add(str(project), write_req(".git/hooks/pre-commit", protected=True))
     with pytest.raises(ValueError):
         store.add(str(project), write_req("src/x.py", protected=True))
     store.add(str(project), write_req("src/a.py"))
-    assert store.find(str(project), write_req("src/.env")) is None
-    assert store.find(str(project), write_req("src/.git/config")) is None
+    assert store.find(str(project), write_req("src/.env", protected=True)) is None
+    assert store.find(str(project), write_req("src/.git/config", protected=True)) is None
     assert store.find(str(project), write_req("src/b.py", protected=True)) is None
 
 

@@ -15,6 +15,10 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
+# Closed qasync loops are kept alive: their timer QObject must be destroyed on
+# the GUI thread, and a garbage collection triggered in a worker thread would
+# otherwise destroy it there ("Timers cannot be stopped from another thread").
+_CLOSED_LOOPS: list[object] = []
 # The offscreen platform warns about window-manager hints it cannot honour;
 # that is the test platform talking, not the app.
 IGNORED_QT_MESSAGES = (
@@ -53,6 +57,7 @@ def qloop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
         # leave Qt's quit flag set for every later test in this process.
         loop._QEventLoop__is_running = False  # type: ignore[attr-defined]
         loop.close()  # joins the worker threads of asyncio.to_thread
+        _CLOSED_LOOPS.append(loop)
         asyncio.set_event_loop(None)
 
 
@@ -91,6 +96,8 @@ def make_window(qtbot, qloop, folder_picker) -> Iterator[Callable[..., object]]:
         window.close()
         if window.grants is not None:
             window.grants.close()
+        if window.desktop_os is not None:
+            window.desktop_os.close()
 
 
 @pytest.fixture

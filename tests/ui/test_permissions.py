@@ -27,10 +27,10 @@ from tests.fixtures.notifications import NotificationDaemon, notification_daemon
 SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
 
 
-def write_req(path: str, content: str = "new text\n") -> ApprovalRequest:
+def write_req(path: str, content: str = "new text\n", *, protected: bool = False) -> ApprovalRequest:
     return ApprovalRequest(
         tool_id="write_file", action_class=ActionClass.FS_WRITE, target=path,
-        masked_args={"path": path, "content": content}, node_id="chat",
+        masked_args={"path": path, "content": content}, node_id="chat", protected_path=protected,
     )
 
 
@@ -163,13 +163,13 @@ def test_deny_with_reason_escape_denies_and_enter_never_accepts(window, qtbot) -
 
 
 def test_protected_path_always_asks_and_offers_only_once(window, qtbot) -> None:
-    task, dialog = ask(window, qtbot, write_req(".git/hooks/pre-commit", "#!/bin/sh\n"))
+    task, dialog = ask(window, qtbot, write_req(".git/hooks/pre-commit", "#!/bin/sh\n", protected=True))
     assert not dialog.session_button.isEnabled()
     assert not dialog.project_button.isEnabled()
     assert "protected" in dialog.diff_view.toPlainText()
     dialog.once_button.click()
     assert answered(qtbot, task).approved
-    task, dialog = ask(window, qtbot, write_req(".git/hooks/pre-commit", "#!/bin/sh\n"))
+    task, dialog = ask(window, qtbot, write_req(".git/hooks/pre-commit", "#!/bin/sh\n", protected=True))
     assert dialog is not None
     dialog.deny_button.click()
     answered(qtbot, task)

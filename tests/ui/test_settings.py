@@ -24,16 +24,20 @@ def test_api_key_goes_to_the_keyring_only_and_shows_last_four(
     make_window, qtbot, relavium_home: Path, caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    # keyring caches which backends are viable per process (jaraco ``once``); an
+    # earlier test probed it without a bus, so forget that probe.
+    import keyring.backend
+
+    keyring.backend.get_all_keyring.reset()
     window = make_window()
     page = window.show_settings("providers").providers
     row = page.rows["anthropic"]
     qtbot.waitUntil(lambda: row.status.text() == "Not set")
 
     qtbot.keyClicks(row.key_edit, KEY)
-    with qtbot.waitSignal(page.changed, timeout=15_000):
-        qtbot.mouseClick(row.save_key, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(row.save_key, Qt.MouseButton.LeftButton)
     assert row.key_edit.text() == ""
-    assert row.status.text() == "Stored in the keyring: ****9876"
+    qtbot.waitUntil(lambda: row.status.text() == "Stored in the keyring: ****9876", timeout=15_000)
     assert not page.banner.isVisible()
 
     # In the real Secret Service (gnome-keyring on the private bus), under service "relavium".
@@ -52,9 +56,8 @@ def test_api_key_goes_to_the_keyring_only_and_shows_last_four(
     again = make_window().show_settings("providers").providers
     qtbot.waitUntil(lambda: again.rows["anthropic"].status.text() == "Stored in the keyring: ****9876")
 
-    with qtbot.waitSignal(page.changed, timeout=15_000):
-        qtbot.mouseClick(row.remove_key, Qt.MouseButton.LeftButton)
-    assert row.status.text() == "Not set"
+    qtbot.mouseClick(row.remove_key, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: row.status.text() == "Not set", timeout=15_000)
     assert backend.get_password(SERVICE, "ANTHROPIC_API_KEY") is None
     assert SecretStore().list() == []
 

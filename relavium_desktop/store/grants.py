@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from relavium_desktop.engine.agent.modes import looks_protected
 from relavium_desktop.engine.tools.masking import MASK
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
 from relavium_desktop.store.db import history_db_path, migrate, open_db
@@ -115,9 +114,8 @@ def is_protected(request: ApprovalRequest) -> bool:
 
 
 def _protected(request: ApprovalRequest) -> bool:
-    return request.protected_path or (
-        request.action_class is ActionClass.FS_WRITE and looks_protected(request.target)
-    )
+    # The registry flags protected-path writes from the engine's pure floor rules.
+    return request.protected_path
 
 
 def target_of(request: ApprovalRequest, project: str) -> GrantTarget | None:

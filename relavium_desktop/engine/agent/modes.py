@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from enum import StrEnum
-from pathlib import PurePosixPath
 
 from relavium_desktop.engine.tools.tooldef import (
     ActionClass,
@@ -23,26 +22,11 @@ from relavium_desktop.engine.tools.tooldef import (
 GOVERNED = frozenset({ActionClass.FS_WRITE, ActionClass.PROCESS, ActionClass.EGRESS, ActionClass.OS})
 ConfirmHook = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 
-# Components whose writes always ask in auto mode (the host's floors refuse
-# some of them outright; asking first is the engine's extra belt).
-_PROTECTED_COMPONENTS = frozenset({".git", ".relavium", ".ssh", ".gnupg", ".aws", ".config", ".kube"})
-_PROTECTED_NAMES = frozenset({"id_rsa", "id_ed25519", ".netrc", ".npmrc", ".pypirc", "credentials"})
-
-
 class ChatMode(StrEnum):
     ASK = "ask"
     PLAN = "plan"
     ACCEPT_EDITS = "accept-edits"
     AUTO = "auto"
-
-
-def looks_protected(target: str) -> bool:
-    """Whether a write target names a protected component (case-insensitive)."""
-    parts = [p.lower() for p in PurePosixPath(target.replace("\\", "/")).parts]
-    if any(p in _PROTECTED_COMPONENTS for p in parts):
-        return True
-    name = parts[-1] if parts else ""
-    return name in _PROTECTED_NAMES or name.startswith(".env")
 
 
 class SessionApprovals:
@@ -53,13 +37,9 @@ class SessionApprovals:
         self._confirm = confirm
         self._always: set[tuple[str, str, str]] = set()
 
-    def _protected(self, request: ApprovalRequest) -> bool:
-        return request.protected_path or (
-            request.action_class is ActionClass.FS_WRITE and looks_protected(request.target)
-        )
-
     async def _hook(self, request: ApprovalRequest) -> ApprovalDecision:
-        protected = self._protected(request)
+        # The registry flags protected-path writes (engine/tools/fs_floors.py).
+        protected = request.protected_path
         if self.mode is ChatMode.AUTO and not protected:
             return ApprovalDecision(approved=True, scope="session")
         key = (request.tool_id, str(request.action_class), request.target)

@@ -239,3 +239,21 @@ def is_unc(path: str, *, windows: bool) -> bool:
     if path.startswith("\\\\"):
         return True
     return bool(windows and len(path) >= 2 and path[0] in "\\/" and path[1] in "\\/")
+
+
+# Folders whose writes are not refused by a floor but still always ask a
+# human first, in every chat mode (key rings, per-user config and launchers).
+ASK_BEFORE_WRITE_COMPONENTS: frozenset[str] = frozenset(
+    {".gnupg", ".config", ".local", ".kube", ".docker", ".vscode", ".idea", ".github", "autostart"}
+)
+
+
+def is_protected_write(path: str) -> bool:
+    """Whether a write to ``path`` is a protected-path write: on the write floor,
+    or inside a folder whose writes always ask.  Pure, so the registry can flag
+    the approval request and every surface agrees on what "protected" means."""
+    components = split_components(path)
+    if write_floor(components) is not None:
+        return True
+    return any(fold_component(c) in ASK_BEFORE_WRITE_COMPONENTS for c in components)
+

@@ -38,6 +38,7 @@ from relavium_desktop.engine.tools.bounding import (
 )
 from relavium_desktop.engine.tools.bounds import check_bounds
 from relavium_desktop.engine.tools.command_policy import check_command
+from relavium_desktop.engine.tools.fs_floors import is_protected_write
 from relavium_desktop.engine.tools.masking import clip, mask_text, mask_value
 from relavium_desktop.engine.tools.schema import llm_visible_schema
 from relavium_desktop.engine.tools.tooldef import (
@@ -248,6 +249,9 @@ class ToolRegistry:
             target=mask_text(target.preview()) if target else "",
             masked_args=mask_value(effective),
             node_id=ctx.node_id,
+            protected_path=bool(
+                tool.policy.fs_write and target and target.path and is_protected_write(target.path)
+            ),
         )
         if action in regime.auto_approve and not request.protected_path:
             return

@@ -226,5 +226,3 @@ class ToolDef:
     guard: Callable[[Any, ToolDispatchContext], None] | None = None
     byte_bounds: Mapping[str, ByteBound] = field(default_factory=dict)
     vector_bounds: Mapping[str, VectorBound] = field(default_factory=dict)
-    # Fields that hold a path the write floor must be checked against.
-    protected_path_probe: Callable[[Any], bool] | None = None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals, looks_protected
+from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals
+from relavium_desktop.engine.tools.fs_floors import is_protected_write
 from relavium_desktop.engine.tools.tooldef import (
     ActionClass,
     ApprovalDecision,
@@ -13,7 +14,11 @@ from relavium_desktop.engine.tools.tooldef import (
 
 
 def req(action: ActionClass = ActionClass.FS_WRITE, target: str = "src/a.py", tool: str = "write_file") -> ApprovalRequest:
-    return ApprovalRequest(tool_id=tool, action_class=action, target=target, masked_args={}, node_id="chat")
+    # As the registry builds it: protected-path writes are flagged from the pure floor rules.
+    protected = action is ActionClass.FS_WRITE and is_protected_write(target)
+    return ApprovalRequest(
+        tool_id=tool, action_class=action, target=target, masked_args={}, node_id="chat", protected_path=protected
+    )
 
 
 class Asker:
@@ -59,11 +64,12 @@ async def test_auto_approves_but_asks_for_protected_writes_and_never_remembers_t
 
 
 @pytest.mark.parametrize("target", [".env", ".env.local", "a/.git/hooks/pre-commit", "A/.GIT/config",
-                                    "home/.ssh/id_ed25519", ".relavium/x", "sub\\.git\\config", "x/.npmrc"])
+                                    "home/.ssh/id_ed25519", ".relavium/x", "sub\\.git\\config", "x/.npmrc",
+                                    ".github/workflows/ci.yml", "home/.gnupg/gpg.conf", ".bashrc"])
 def test_protected_targets(target: str) -> None:
-    assert looks_protected(target)
+    assert is_protected_write(target)
 
 
-@pytest.mark.parametrize("target", ["src/env.py", "docs/.github/x.md", "gitignore", "environment.txt"])
+@pytest.mark.parametrize("target", ["src/env.py", "docs/github/x.md", "gitignore", "environment.txt", ".envelope"])
 def test_ordinary_targets(target: str) -> None:
-    assert not looks_protected(target)
+    assert not is_protected_write(target)

@@ -306,3 +306,33 @@ async def test_output_mapping_reads_the_full_result() -> None:
     assert outcome.ok and outcome.truncated
     assert outcome.mapped == {"out": "x" * 200_000, "second": 2, "gone": None}
     assert outcome.model_facing is not None and len(outcome.model_facing.encode()) <= 51_200
+
+
+async def test_auto_mode_still_asks_for_a_protected_path_write() -> None:
+    """The registry flags protected-path writes itself; no surface has to guess."""
+    asked: list[ApprovalRequest] = []
+
+    async def hook(req: ApprovalRequest) -> ApprovalDecision:
+        asked.append(req)
+        return ApprovalDecision(approved=False)
+
+    class NoFs:
+        async def write_file(self, *a: Any, **k: Any) -> Any:
+            raise AssertionError("must not be written")
+
+    regime = ApprovalRegime(hook=hook, auto_approve=frozenset({ActionClass.FS_WRITE}))
+    for path in (".env", "proj/.git/hooks/pre-commit", "a/.SSH/id_rsa", ".github/workflows/ci.yml"):
+        outcome = await dispatch(
+            "write_file", {"path": path, "content": "x"}, host=ToolHost(fs=NoFs()),  # type: ignore[arg-type]
+            approval=regime,
+        )
+        assert outcome.error is not None and outcome.error.reason == "user_rejected"
+        assert asked[-1].protected_path and asked[-1].target == path
+    # An ordinary write in the same regime is auto-approved without asking.
+    count = len(asked)
+    outcome = await dispatch(
+        "write_file", {"path": "src/app.py", "content": "x"}, host=ToolHost(fs=NoFs()),  # type: ignore[arg-type]
+        approval=regime,
+    )
+    assert outcome.error is not None and outcome.error.code == "tool_failed"  # reached the host
+    assert len(asked) == count

@@ -32,16 +32,38 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decision", choices=["approve", "reject"], help="the gate decision (with --resume)")
     p.add_argument("--gate", metavar="GATE_ID", help="which pending gate (when several are open)")
     p.add_argument("--payload", help="gate payload as JSON (or @file.json)")
+    p.add_argument("--providers", help="provider settings file for agent nodes "
+                   "(default: $RELAVIUM_HOME/providers.yaml)")
     p.add_argument("--json", action="store_true", help="print NDJSON run events only")
 
 
-def _agent_runner(host: Any, registry: Any) -> Any:
-    """The agent loop for agent nodes; wired by the integrator once engine/agent lands.
+def _agent_runner(host: Any, registry: Any, providers_file: str | None = None) -> Any:
+    """The real agent loop for agent nodes and ``invoke_agent``.
 
-    Returning None makes agent nodes fail with provider_unavailable; tool,
-    transform, condition, merge, gate and output nodes run without it.
+    Providers come from the provider settings (``$RELAVIUM_HOME/providers.yaml``
+    or ``--providers FILE``), keys from the keyring (``secret:``) or the
+    environment (``env:``), connections through the SSRF-guarded client.  The
+    settings are read on the first agent turn, not at start, so a workflow of
+    tool/transform nodes runs even when no provider is configured; a settings
+    problem then fails the agent node with a clear ``validation`` message.
     """
-    return None
+    from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
+    from relavium_desktop.engine.workflow.agent_loop_runner import AgentLoopRunner
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.providers.config import ProviderConfigError
+    from relavium_desktop.providers.wiring import host_provider_set
+
+    built: list[Any] = []
+
+    def lookup(name: str) -> Any:
+        if not built:
+            try:
+                built.append(host_provider_set(data_dir(), Path(providers_file) if providers_file else None))
+            except ProviderConfigError as exc:
+                raise ProviderError(ProviderErrorCode.VALIDATION, f"provider settings: {exc}") from None
+        return built[0](name)
+
+    return AgentLoopRunner(providers=lookup)
 
 
 def _printer(as_json: bool) -> Any:
@@ -111,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
 
         host = build_host(HostSettings(workspace=workspace, tier=tier, surface="workflow"))
         registry = ToolRegistry(BUILTIN_TOOLS, host)
-        engine = WorkflowEngine(registry, agent_runner=_agent_runner(host, registry), journal=store,
+        engine = WorkflowEngine(registry, agent_runner=_agent_runner(host, registry, args.providers), journal=store,
                                 fs_scope=tier)
         on_event = _printer(args.json)
         try:

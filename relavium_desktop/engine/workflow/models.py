@@ -113,6 +113,8 @@ class AgentDef(Strict):
     retry: Retry | None = None
     fallback_chain: list[dict[str, Any]] | None = None
     max_turns: int | None = Field(default=None, ge=1)
+    # The agent's own reply contract (agent YAML); a node's output_schema takes precedence.
+    output_schema: dict[str, Any] | None = None
     version: str | None = None
     tags: list[str] | None = None
 

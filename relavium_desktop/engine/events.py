@@ -40,12 +40,14 @@ class EventBus:
         clock: Callable[[], float],
         run_id: str | None = None,
         session_id: str | None = None,
+        start_sequence: int = 0,
     ) -> None:
         if (run_id is None) == (session_id is None):
             raise ValueError("an event stream belongs to exactly one run or one session")
         self._clock = clock
         self._scope: JsonDict = {"runId": run_id} if run_id else {"sessionId": session_id}
-        self._seq = 0
+        # A resumed run continues its gap-free sequence where the checkpoint left it.
+        self._seq = start_sequence
         self._subscribers: list[Subscriber] = []
         self.history: list[JsonDict] = []
 

@@ -66,14 +66,6 @@ class RunResult:
     pending_gates: list[JsonDict] = field(default_factory=list)
 
 
-class _RunBus(EventBus):
-    """An EventBus that continues a resumed run's gap-free sequence."""
-
-    def __init__(self, *, clock: Callable[[], float], run_id: str, start_seq: int) -> None:
-        super().__init__(clock=clock, run_id=run_id)
-        self._seq = start_seq
-
-
 def _bounded(value: Any) -> Any:
     """A node output as an event may carry it: masked, and previewed when huge."""
     text = json.dumps(value, ensure_ascii=False, default=str)
@@ -191,7 +183,7 @@ class WorkflowRun:
         self.run_id: str = state["runId"]
         self.fresh = fresh
         self.pending_decision: tuple[str, GateDecision] | None = None
-        self.bus = _RunBus(clock=engine.clock, run_id=self.run_id, start_seq=state["nextSeq"])
+        self.bus = EventBus(clock=engine.clock, run_id=self.run_id, start_sequence=state["nextSeq"])
         self.bus.subscribe(engine.journal.record)
         if on_event is not None:
             self.bus.subscribe(on_event)

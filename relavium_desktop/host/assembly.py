@@ -33,10 +33,15 @@ class HostSettings:
     home: Path = field(default_factory=data_dir)
 
 
-def _build_fs(settings: HostSettings, store: FileOutputStore) -> FsCapability | None:
-    # The path policy pins the roots now; chat's full tier is clamped to project inside.
+def _build_fs(settings: HostSettings) -> FsCapability | None:
+    """The file host, pinned once; None where the descriptor walk cannot run.
+
+    The same FsHost answers the process host's working-directory question, so
+    both obey one set of pinned roots.
+    """
     from relavium_desktop.host.fs import FsHost, PathPolicy
 
+    # The path policy pins the roots now; chat's full tier is clamped to project inside.
     policy = PathPolicy.create(
         settings.workspace,
         tier=settings.tier,
@@ -49,9 +54,12 @@ def _build_fs(settings: HostSettings, store: FileOutputStore) -> FsCapability | 
         return None  # no openat/O_NOFOLLOW here: the file tools fail closed (tool_unavailable)
 
 
-def _build_process(settings: HostSettings, store: FileOutputStore) -> ProcessCapability | None:
+def _build_process(
+    settings: HostSettings, store: FileOutputStore, fs: FsCapability | None
+) -> ProcessCapability | None:
     import os
 
+    from relavium_desktop.host.fs import FsHost
     from relavium_desktop.host.process import (
         COMMAND_PATH_VAR,
         CwdResolver,
@@ -63,16 +71,9 @@ def _build_process(settings: HostSettings, store: FileOutputStore) -> ProcessCap
     # The working directory obeys the file tools' path policy (roots by tier,
     # read floor); where the descriptor-walk file host cannot run, the process
     # host falls back to plain workspace containment.
-    resolve_cwd: CwdResolver
-    try:
-        from relavium_desktop.host.fs import FsHost, PathPolicy
-
-        policy = PathPolicy.create(
-            settings.workspace, tier=settings.tier, surface=settings.surface, extra_roots=settings.extra_roots
-        )
-        resolve_cwd = FsHost(policy).resolve_cwd
-    except RuntimeError:
-        resolve_cwd = workspace_cwd_resolver(settings.workspace)
+    resolve_cwd: CwdResolver = (
+        fs.resolve_cwd if isinstance(fs, FsHost) else workspace_cwd_resolver(settings.workspace)
+    )
     # Commands are looked up only on the host's own search path; the user may
     # replace it explicitly (RELAVIUM_COMMAND_PATH), never via the app's PATH.
     return ProcessHost(
@@ -93,9 +94,10 @@ def _build_egress(settings: HostSettings, store: FileOutputStore) -> EgressCapab
 
 def build_host(settings: HostSettings) -> ToolHost:
     store = FileOutputStore(settings.home / "runs")
+    fs = _build_fs(settings)
     return ToolHost(
-        fs=_build_fs(settings, store),
-        process=_build_process(settings, store),
+        fs=fs,
+        process=_build_process(settings, store, fs),
         egress=_build_egress(settings, store),
         os=settings.os_capability,
         output_store=store,

@@ -27,12 +27,19 @@ What a workflow agent node gets, and why:
   (the node's, else the agent's) is honoured by instruction and by checking:
   the model is told to answer with JSON only, the reply is parsed as JSON and
   validated; prose where JSON was required fails the node with ``validation``.
+- **invoke_agent** goes through the registry like any tool.  A delegate that
+  names no agent node is fed back to the model as ``invalid_args`` (it can
+  correct the id); a delegate that *fails* ends the caller with the
+  delegate's own error (``provider_auth``, ``tool_denied``, …), not a generic
+  ``tool_failed``, so the run says why and a retry happens only when the
+  delegate's failure was retryable.
 - **Cancellation** is asyncio cancellation of the node's task; the loop and
   any running tool stop at once and ``CancelledError`` propagates untouched.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Awaitable, Callable
@@ -45,7 +52,9 @@ from relavium_desktop.engine.agent.loop import DEFAULT_TURN_LIMIT, AgentLoop
 from relavium_desktop.engine.agent.outcome import LoopResult
 from relavium_desktop.engine.agent.routing import ProviderLookup
 from relavium_desktop.engine.agent.spec import AgentSpec
+from relavium_desktop.engine.errors import InvalidArgsError, ToolFailedError
 from relavium_desktop.engine.llm.messages import Message
+from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
 from relavium_desktop.engine.workflow.agents import AgentNodeRequest, AgentNodeResult
 from relavium_desktop.engine.workflow.errors import NodeError
 from relavium_desktop.engine.workflow.schema_check import check_output_schema
@@ -167,6 +176,26 @@ def _result(request: AgentNodeRequest, spec: AgentSpec, loop_result: LoopResult)
     )
 
 
+def _guard_delegate(ctx: ToolDispatchContext, failures: list[NodeError]) -> ToolDispatchContext:
+    """Wrap ``invoke_agent`` so a delegate's NodeError keeps its meaning through the registry."""
+    delegate = ctx.invoke_agent
+    if delegate is None:
+        return ctx
+
+    async def invoke(target: str, payload: Any) -> Any:
+        try:
+            return await delegate(target, payload)
+        except NodeError as exc:
+            # The engine's own refusals of the target (not an agent node, itself, too deep)
+            # are the model's mistake: correctable, like a wrong argument.
+            if exc.code == "validation" and exc.message.startswith("invoke_agent:"):
+                raise InvalidArgsError(exc.message) from None
+            failures.append(exc)
+            raise ToolFailedError(f"invoke_agent {target!r} failed: {exc.code}: {exc.message}") from None
+
+    return dataclasses.replace(ctx, invoke_agent=invoke)
+
+
 @dataclass(slots=True)
 class AgentLoopRunner:
     """Runs workflow agent nodes (and ``invoke_agent`` delegations) with :class:`AgentLoop`.
@@ -182,6 +211,7 @@ class AgentLoopRunner:
 
     async def run_agent(self, request: AgentNodeRequest, emit: Emit) -> AgentNodeResult:
         spec = spec_for(request)
+        delegate_failures: list[NodeError] = []
 
         def forward(event: JsonDict) -> object:
             if event.get("type") in _HELD_BACK:
@@ -192,7 +222,7 @@ class AgentLoopRunner:
             spec=spec,
             providers=self.providers,
             registry=request.registry,
-            ctx=request.tool_context,
+            ctx=_guard_delegate(request.tool_context, delegate_failures),
             emit=forward,
             turn_limit=request.agent.max_turns or self.default_turn_limit,
         )
@@ -203,5 +233,9 @@ class AgentLoopRunner:
             failure = result.failure
             if failure is None:  # defensive: the loop always names why it stopped
                 raise NodeError("internal", f"agent node {request.node_id!r} stopped without a reason")
+            if failure.code == "tool_failed" and failure.reason is None and delegate_failures:
+                cause = delegate_failures[-1]
+                raise NodeError(cause.code, f"invoke_agent: {cause.message}", retryable=cause.retryable,
+                                reason=cause.reason)
             raise NodeError(failure.code, failure.message, retryable=failure.retryable, reason=failure.reason)
         return _result(request, spec, result)

@@ -205,6 +205,35 @@ async def test_invoke_agent_delegates_to_another_agent_node(
     assert "research" not in [e.get("nodeId") for e in of_type(wf_run.events, "node:started")]
 
 
+async def test_a_wrong_delegate_id_is_fed_back_and_a_failing_delegate_fails_the_caller_with_its_cause(
+    llm_server: ScriptedLLMServer, workspace: Path, relavium_home: Path
+) -> None:
+    eng = engine(llm_server, workspace, relavium_home)
+    # A node id that is no agent node: the model is told and corrects itself.
+    llm_server.script(
+        Reply.call("invoke_agent", {"nodeId": "out", "input": "q"}),
+        Reply.call("invoke_agent", {"nodeId": "research", "input": "q"}),
+        Reply.say("At noon."),
+        Reply.say("Fixed."),
+    )
+    result, wf_run = await run(eng, ORCHESTRATED, {"topic": "tides"})
+    assert result.status == "completed" and result.outputs == {"out": "Fixed."}
+    first = of_type(wf_run.events, "agent:tool_result")[0]
+    assert first["success"] is False and first["error"]["code"] == "invalid_args"
+    fed_back = next(m for m in llm_server.requests[1].body["messages"] if m["role"] == "tool")["content"]
+    assert "'out' is not an agent node" in fed_back
+
+    # The delegate's key is refused: the caller fails with provider_auth, not a generic tool_failed.
+    before = len(llm_server.requests)
+    llm_server.script(Reply.call("invoke_agent", {"nodeId": "research", "input": "q"}), Reply.error(401))
+    result, wf_run = await run(eng, ORCHESTRATED, {"topic": "tides"})
+    err = of_type(wf_run.events, "node:failed")[0]
+    assert result.status == "failed" and err["nodeId"] == "lead"
+    assert err["error"]["code"] == "provider_auth" and err["error"]["retryable"] is False
+    assert "HTTP 401" in err["error"]["message"]
+    assert len(llm_server.requests) == before + 2  # the lead was not asked again
+
+
 SCHEMA_WF = """schema_version: '1.0'
 workflow:
   id: structured

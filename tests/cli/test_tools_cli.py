@@ -69,14 +69,14 @@ def test_one_shot_spill_stays_and_is_named(cli_env: dict[str, str], relavium_hom
         "tool", "call", "run_command", "--policy", policy,
         "--args", '{"command":"seq","args":["1","30000"]}', "--json", env=cli_env,
     )
-    if out.get("error", {}).get("code") == "tool_unavailable":
-        # The process host is wired by its own issue; until then the contract
-        # still holds for the failure shape.
-        assert code == 1
-        return
     assert code == 0, err
     assert out["truncated"] is True
     spill = out["spill"]
     assert spill["path"] in out["model_facing"]
     assert Path(spill["path"]).is_file()
     assert str(relavium_home / "runs") in spill["path"]
+    # The registry's spill holds the full result; the process host streamed every
+    # byte of stdout into its own spill file as it arrived.
+    assert json.loads(Path(spill["path"]).read_text()) == out["result"]
+    full = Path(out["result"]["stdoutSpill"]["path"]).read_text()
+    assert full == "".join(f"{i}\n" for i in range(1, 30001))

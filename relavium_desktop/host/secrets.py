@@ -15,6 +15,7 @@ reads it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass
@@ -80,9 +81,24 @@ def _detect_backend() -> Any:
     process that gains a session bus later, or a test that starts one,
     sees the real state.
     """
+    import keyring.backend
     import keyring.core
 
-    return keyring.core.load_env() or keyring.core.load_config() or keyring.core._detect_backend()
+    # keyring remembers per process which backends were viable; forget it so a
+    # Secret Service that started after us (or after an earlier failure) is seen.
+    reset = getattr(keyring.backend.get_all_keyring, "reset", None)
+    if callable(reset):
+        with contextlib.suppress(KeyError):  # nothing remembered yet
+            reset()
+    try:
+        return keyring.core.load_env() or keyring.core.load_config() or keyring.core._detect_backend()
+    except Exception as exc:  # noqa: BLE001 - a backend's probe may raise anything
+        # e.g. SecretService raising because no session bus is set: that is
+        # "no usable backend", said clearly, not a crash in the caller.
+        reason = type(exc).__name__ if not str(exc) else str(exc).splitlines()[0][:200]
+        raise SecretStoreUnavailable(
+            f"no usable keyring backend (probing failed: {reason}). {LINUX_HELP}"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)

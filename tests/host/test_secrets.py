@@ -99,3 +99,17 @@ def test_plaintext_backends_are_refused(monkeypatch: pytest.MonkeyPatch) -> None
 
     with pytest.raises(SecretStoreUnavailable, match=r"tried: keyrings\.alt\.file\..*PlaintextKeyring"):
         SecretStore(PlaintextKeyring()).set("x-name", "v" * 10)
+
+
+def test_no_session_bus_is_a_clear_unavailable_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a D-Bus session the Secret Service probe raises inside keyring;
+    the store must turn that into its clear message, never a raw traceback."""
+    from relavium_desktop.host.secrets import SecretStore, SecretStoreUnavailable
+
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/nonexistent-keyring-config")
+    with pytest.raises(SecretStoreUnavailable) as exc:
+        SecretStore().list()
+    message = str(exc.value)
+    assert "keyring" in message and "gnome-keyring" in message.lower()

@@ -42,11 +42,15 @@ def _build_fs(settings: HostSettings) -> FsCapability | None:
     from relavium_desktop.host.fs import FsHost, PathPolicy
 
     # The path policy pins the roots now; chat's full tier is clamped to project inside.
+    runs = settings.home / "runs"
+    runs.mkdir(parents=True, exist_ok=True, mode=0o700)
     policy = PathPolicy.create(
         settings.workspace,
         tier=settings.tier,
         surface=settings.surface,
         extra_roots=settings.extra_roots,
+        # The model is handed spill paths in truncation markers; it may read them, never write.
+        read_only_roots=(runs,),
     )
     try:
         return FsHost(policy)

@@ -59,6 +59,9 @@ class PathPolicy:
     roots: tuple[PinnedRoot, ...]
     tier: FsScopeTier
     scratch: ScratchRoot | None = None
+    # Host-owned folders the model may read but never write: the run output
+    # store, whose spill paths the model is handed in a truncation marker.
+    read_only_roots: tuple[PinnedRoot, ...] = ()
 
     @classmethod
     def create(
@@ -69,6 +72,7 @@ class PathPolicy:
         surface: str = "workflow",
         extra_roots: Sequence[Path | str] = (),
         scratch: ScratchRoot | None = None,
+        read_only_roots: Sequence[Path | str] = (),
     ) -> PathPolicy:
         """Pin the roots the tier allows; raises ValueError for a missing folder."""
         tier = effective_tier(tier, surface)
@@ -78,7 +82,7 @@ class PathPolicy:
             roots.extend(PinnedRoot.pin(r) for r in extra_roots)
         if tier == "full":
             roots.append(PinnedRoot.pin("/"))
-        policy = cls(ws, tuple(roots), tier)
+        policy = cls(ws, tuple(roots), tier, read_only_roots=tuple(PinnedRoot.pin(r) for r in read_only_roots))
         return policy.with_scratch(scratch) if scratch is not None else policy
 
     def with_scratch(self, scratch: ScratchRoot) -> PathPolicy:
@@ -115,7 +119,8 @@ class PathPolicy:
         remainder): both must be inside a root and clear of the floors.
         """
         best: tuple[PinnedRoot, tuple[str, ...]] | None = None
-        for root in self.roots:
+        candidates = self.roots + self.read_only_roots if purpose == "read" else self.roots
+        for root in candidates:
             rest = root.match(comps)
             if rest is not None and (best is None or len(rest) < len(best[1])):
                 best = (root, rest)

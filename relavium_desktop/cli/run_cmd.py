@@ -37,35 +37,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print NDJSON run events only")
 
 
-def _agent_runner(host: Any, registry: Any, providers_file: str | None = None) -> Any:
-    """The real agent loop for agent nodes and ``invoke_agent``.
-
-    Providers come from the provider settings (``$RELAVIUM_HOME/providers.yaml``
-    or ``--providers FILE``), keys from the keyring (``secret:``) or the
-    environment (``env:``), connections through the SSRF-guarded client.  The
-    settings are read on the first agent turn, not at start, so a workflow of
-    tool/transform nodes runs even when no provider is configured; a settings
-    problem then fails the agent node with a clear ``validation`` message.
-    """
-    from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
-    from relavium_desktop.engine.workflow.agent_loop_runner import AgentLoopRunner
-    from relavium_desktop.host.datadir import data_dir
-    from relavium_desktop.providers.config import ProviderConfigError
-    from relavium_desktop.providers.wiring import host_provider_set
-
-    built: list[Any] = []
-
-    def lookup(name: str) -> Any:
-        if not built:
-            try:
-                built.append(host_provider_set(data_dir(), Path(providers_file) if providers_file else None))
-            except ProviderConfigError as exc:
-                raise ProviderError(ProviderErrorCode.VALIDATION, f"provider settings: {exc}") from None
-        return built[0](name)
-
-    return AgentLoopRunner(providers=lookup)
-
-
 def _printer(as_json: bool) -> Any:
     def on_event(event: dict[str, Any]) -> None:
         if as_json:
@@ -100,15 +71,13 @@ def _parse_inputs(pairs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
-    from relavium_desktop.engine.tools.registry import ToolRegistry
     from relavium_desktop.engine.workflow.errors import InputError, WorkflowError
     from relavium_desktop.engine.workflow.inputs import coerce_text_inputs
     from relavium_desktop.engine.workflow.loader import load_workflow
-    from relavium_desktop.engine.workflow.run import GateDecision, WorkflowEngine
-    from relavium_desktop.host.assembly import HostSettings, build_host
+    from relavium_desktop.engine.workflow.run import GateDecision
     from relavium_desktop.host.datadir import data_dir
     from relavium_desktop.store.runs import RunStore
+    from relavium_desktop.workflow_wiring import build_workflow_engine
 
     if args.resume and args.file:
         raise UsageError("give either FILE or --resume RUN_ID, not both")
@@ -131,10 +100,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--workspace: {args.workspace or workspace} is not a folder")
         tier = args.tier if args.workspace or not surface.get("tier") else surface["tier"]
 
-        host = build_host(HostSettings(workspace=workspace, tier=tier, surface="workflow"))
-        registry = ToolRegistry(BUILTIN_TOOLS, host)
-        engine = WorkflowEngine(registry, agent_runner=_agent_runner(host, registry, args.providers), journal=store,
-                                fs_scope=tier)
+        # Author trust: no approval regime headless; the policy's allowlists still apply.
+        engine = build_workflow_engine(workspace=workspace, tier=tier, journal=store, providers_file=args.providers)
         on_event = _printer(args.json)
         try:
             if args.resume:

@@ -17,6 +17,7 @@ from typing import Any
 from relavium_desktop.engine.errors import ToolError
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import (
+    ApprovalRegime,
     FsScopeTier,
     NodeToolConfig,
     ToolCall,
@@ -74,6 +75,9 @@ class NodeEnv:
     on_usage: Callable[[str, AgentNodeResult, int], None] | None = None
     gate_approved: Callable[[str], bool] = field(default=lambda _n: False)
     invoke_depth: int = 0
+    # The surface's approval regime for governed tool actions (the desktop's
+    # confirm hook); None is the headless author-trust path (CLI).
+    approval: ApprovalRegime | None = None
 
 
 def _tool_error(exc: ToolError) -> NodeError:
@@ -86,7 +90,7 @@ def file_reader(env: NodeEnv, node_id: str) -> Callable[[str], Awaitable[str]]:
     async def read(path: str) -> str:
         ctx = ToolDispatchContext(
             run_id=env.run_id, node_id=node_id, granted_tool_ids=frozenset({"read_file"}),
-            policy=env.policy, fs_scope=env.fs_scope, emit=env.emit,
+            policy=env.policy, fs_scope=env.fs_scope, emit=env.emit, approval=env.approval,
         )
         outcome = await env.registry.dispatch(ToolCall("read_file", {"path": path}), ctx)
         if not outcome.ok:
@@ -175,6 +179,7 @@ async def run_tool(node: ToolNode, scope: Scope, env: NodeEnv) -> NodeResult:
         fs_scope=env.fs_scope,
         gate_approved=env.gate_approved(node.id),
         emit=env.emit,
+        approval=env.approval,
         invoke_agent=_delegate(env, node.id),
     )
     outcome = await env.registry.dispatch(ToolCall(cfg.tool_name, {}), ctx)
@@ -194,7 +199,7 @@ def _agent_request(
     tools = tuple(node.tools if node.tools is not None else agent.tools)
     ctx = ToolDispatchContext(
         run_id=env.run_id, node_id=node.id, granted_tool_ids=frozenset(tools), policy=env.policy,
-        fs_scope=env.fs_scope, gate_approved=env.gate_approved(node.id), emit=env.emit,
+        fs_scope=env.fs_scope, gate_approved=env.gate_approved(node.id), emit=env.emit, approval=env.approval,
         invoke_agent=_delegate(env, node.id) if "invoke_agent" in tools else None,
     )
     return AgentNodeRequest(
@@ -259,7 +264,7 @@ async def run_output(node: OutputNode, scope: Scope, env: NodeEnv) -> NodeResult
         ctx = ToolDispatchContext(
             run_id=env.run_id, node_id=node.id, granted_tool_ids=frozenset({"write_file"}),
             config=NodeToolConfig(input_mapping={"path": path, "content": content, "createParents": True}),
-            policy=env.policy, fs_scope=env.fs_scope, emit=env.emit,
+            policy=env.policy, fs_scope=env.fs_scope, emit=env.emit, approval=env.approval,
         )
         outcome = await env.registry.dispatch(ToolCall("write_file", {}), ctx)
         if not outcome.ok:

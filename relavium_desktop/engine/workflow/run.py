@@ -29,7 +29,7 @@ from typing import Any, Literal
 from relavium_desktop.engine.events import EventBus, iso_timestamp
 from relavium_desktop.engine.tools.masking import clip, mask_value
 from relavium_desktop.engine.tools.registry import ToolRegistry
-from relavium_desktop.engine.tools.tooldef import FsScopeTier, ToolPolicy
+from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier, ToolPolicy
 from relavium_desktop.engine.workflow.agents import AgentNodeResult, AgentNodeRunner
 from relavium_desktop.engine.workflow.errors import InputError, NodeError, TemplateError
 from relavium_desktop.engine.workflow.handlers import NodeEnv, NodeResult, file_reader, run_node
@@ -87,6 +87,7 @@ class WorkflowEngine:
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         fs_scope: FsScopeTier = "project",
+        approval: ApprovalRegime | None = None,
     ) -> None:
         self.registry = registry
         self.sandbox = sandbox or QuickJsSandbox()
@@ -95,6 +96,8 @@ class WorkflowEngine:
         self.clock = clock
         self.sleep = sleep
         self.fs_scope = fs_scope
+        # Governed tool actions of every node ask this regime (None: author trust, as headless).
+        self.approval = approval
 
     def start(
         self,
@@ -270,7 +273,7 @@ class WorkflowRun:
             run_id=self.run_id, plan=self.plan, agents=self.workflow.agents, registry=self.engine.registry,
             sandbox=self.engine.sandbox, policy=self.policy, fs_scope=self.engine.fs_scope, emit=self.emit,
             masked_inputs=self._masked, agent_runner=self.engine.agent_runner, on_usage=self._on_usage,
-            gate_approved=self._gate_approved,
+            gate_approved=self._gate_approved, approval=self.engine.approval,
         )
 
     def _checkpoint(self, status: str) -> None:

@@ -104,8 +104,15 @@ class HttpProvider:
                 try:
                     if response.status_code >= 400:
                         raise self._status_error(response)
-                    async for event in self.decode(iter_sse(response)):
+                    events = iter_sse(response)
+                    async for event in self.decode(events):
                         yield event
+                    # A decoder may stop at its end marker ([DONE], message_stop) with the SSE
+                    # iterator still suspended; read it to the end here, on the loop, so httpx's
+                    # byte-stream generators finish now rather than when garbage collection
+                    # closes them off the loop (qasync installs no async-generator hooks).
+                    async for _ in events:
+                        pass
                 finally:
                     await response.aclose()
         except ProviderError:

@@ -3,12 +3,17 @@
 It shows a (masked, clipped) preview of the clipboard text, the clipboard
 actions to choose from, and -- after a run -- the result with Copy and
 Open-in-chat buttons.  Running an action is delegated to ``runner`` (the
-chat engine supplies it); without one the panel explains why Run is off.
+chat view supplies one that asks the configured provider, with no tools);
+without one the panel explains why Run is off.  When the run ends while the
+panel is not the focused window, a notification says so (with no clipboard
+text in it: only the action's title).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.ui.clipboard_actions import ClipboardAction
@@ -28,6 +33,10 @@ from relavium_desktop.ui.qt import (
 )
 from relavium_desktop.ui.tasks import spawn
 
+if TYPE_CHECKING:
+    from relavium_desktop.host.desktop_os import DesktopOs
+
+log = logging.getLogger(__name__)
 PREVIEW_CHARS = 2_000
 ClipboardRunner = Callable[[ClipboardAction, str], Awaitable[str]]
 
@@ -42,8 +51,12 @@ class QuickPanel(QDialog):
         actions: list[ClipboardAction],
         runner: ClipboardRunner | None = None,
         parent: QWidget | None = None,
+        *,
+        notifier: DesktopOs | None = None,
     ) -> None:
         super().__init__(parent)
+        self._notifier = notifier
+        self.last_notification_id: str | None = None
         self.setWindowTitle("Process what I copied")
         self.setObjectName("quickPanel")
         self.resize(560, 520)
@@ -129,6 +142,7 @@ class QuickPanel(QDialog):
         except Exception as exc:  # noqa: BLE001 -- shown to the user (masked)
             self.status.setText(f"“{action.title}” failed: {mask_text(str(exc))[:300]}")
             self.run_button.setEnabled(True)
+            await self._notify_if_away(f"“{action.title}” failed", "Open Relavium to see why.")
             return
         self.result_view.setPlainText(result)
         self.status.setText(f"“{action.title}” finished.")
@@ -136,6 +150,17 @@ class QuickPanel(QDialog):
         self.copy_button.setEnabled(True)
         self.chat_button.setEnabled(True)
         self.finished_run.emit(action.id)
+        await self._notify_if_away(f"“{action.title}” is ready", "The result is in the quick panel.")
+
+    async def _notify_if_away(self, title: str, body: str) -> None:
+        if self._notifier is None or self.isActiveWindow():
+            return
+        try:
+            result = await self._notifier.notify(title, body, [])
+        except Exception as exc:  # noqa: BLE001 -- the result is on screen; a missing daemon is not fatal
+            log.info("clipboard notification not shown: %s", type(exc).__name__)
+            return
+        self.last_notification_id = str(result.get("id", ""))
 
     def _copy(self) -> None:
         QGuiApplication.clipboard().setText(self.result_view.toPlainText())

@@ -147,11 +147,12 @@ class MainWindow(QMainWindow):
         # Workflows has no view yet: hidden, not a dead end.
         self.nav.item(NAV_WORKFLOWS).setHidden(True)
         self.pages = QStackedWidget()
-        self.pages.addWidget(_placeholder(
-            "Chat",
-            "Chat sessions with your agents will appear here. Choose a project folder above; "
-            "the mode decides which actions an agent may take without asking.",
-        ))
+        from relavium_desktop.ui.chat.view import ChatView
+
+        self.chat_view = ChatView(self)
+        self.pages.addWidget(self.chat_view)
+        if self.clipboard_runner is None:
+            self.clipboard_runner = self.chat_view.run_clipboard_action
         self.pages.addWidget(_placeholder("Workflows", ""))
         self.pages.addWidget(_placeholder("Runs / History", "No runs yet."))
         self._settings_slot = QWidget()
@@ -298,12 +299,18 @@ class MainWindow(QMainWindow):
         if self.quick_panel is not None:
             self.quick_panel.close()
             self.quick_panel.deleteLater()
-        panel = QuickPanel(text, actions, self.clipboard_runner, self)
+        panel = QuickPanel(text, actions, self.clipboard_runner, self, notifier=self.desktop_os)
+        panel.open_in_chat.connect(self.open_in_chat)
         self.quick_panel = panel
         panel.show()
         panel.raise_()
         panel.activateWindow()
         return panel
+
+    def open_in_chat(self, prompt: str, result: str) -> None:
+        self.nav.setCurrentRow(NAV_CHAT)
+        self.chat_view.open_from_clipboard(prompt, result)
+        self.bring_to_front()
 
     # -- single instance and tray --------------------------------------------
 
@@ -329,6 +336,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.setValue(keys.KEY_GEOMETRY, self.saveGeometry())
         self.settings.sync()
+        self.chat_view.close_backend()
         if self.tray is not None:
             self.tray.icon.hide()
         super().closeEvent(event)

@@ -1,0 +1,203 @@
+"""What the chat view needs from the engine, hosts and stores -- built lazily.
+
+The chat view is a widget; this module is where it meets the rest of the
+app: the session store (history.db), the provider set (the same
+``$RELAVIUM_HOME/providers.yaml`` and keyring/env key references the CLI
+uses, plus the endpoint overrides saved in Settings → Providers), the tool
+host for the active project and the agent files a user can pick.  Nothing
+here is built before the first paint; every piece is made on first use.
+
+Which tools a mode offers is decided here (not in the engine): ``ask`` and
+``plan`` offer only read-class tools, so the model is never invited to call
+something the mode would deny anyway; ``accept-edits`` and ``auto`` offer the
+agent's full tool list and the engine's approval regime governs each call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from relavium_desktop.engine.agent.modes import ChatMode, ConfirmHook, SessionApprovals
+from relavium_desktop.engine.agent.spec import AgentSpec
+from relavium_desktop.engine.tools.tooldef import ActionClass, ToolPolicy
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.host import OsCapability, ToolHost
+    from relavium_desktop.engine.tools.registry import ToolRegistry
+    from relavium_desktop.providers.factory import ProviderSet
+    from relavium_desktop.store.sessions import SqliteSessionStore
+    from relavium_desktop.ui.qt import QSettings
+
+log = logging.getLogger(__name__)
+
+AGENTS_DIR = "agents"
+KEY_POLICY = "chat/policy"  # JSON: {"allowedCommands": [...], "allowedDomains": [...]}
+KEY_AGENT = "chat/agent"
+KEY_MODEL = "chat/model"  # "provider/model" override of the agent's own route
+READ_ONLY_MODES = (ChatMode.ASK, ChatMode.PLAN)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentChoice:
+    """One entry of the agent picker: the spec and where it came from."""
+
+    spec: AgentSpec
+    source: str  # "built-in" or the file name
+
+
+def default_agent() -> AgentSpec:
+    from relavium_desktop.cli.agent_common import load_agent
+
+    spec = load_agent(None)
+    assert isinstance(spec, AgentSpec)
+    return spec
+
+
+def load_agent_choices(home: Path) -> list[AgentChoice]:
+    """The built-in chat agent, then ``$RELAVIUM_HOME/agents/*.agent.yaml``.
+
+    A broken file is skipped with a logged reason: one typo must not take the
+    whole picker down.
+    """
+    from relavium_desktop.cli.agent_common import AgentFileError, load_agent
+
+    choices = [AgentChoice(default_agent(), "built-in")]
+    folder = home / AGENTS_DIR
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.agent.yaml")):
+            try:
+                spec = load_agent(str(path))
+            except AgentFileError as exc:
+                log.warning("skipping agent file %s: %s", path.name, exc)
+                continue
+            if all(c.spec.id != spec.id for c in choices):
+                choices.append(AgentChoice(spec, path.name))
+    return choices
+
+
+def with_route(spec: AgentSpec, route: str | None) -> AgentSpec:
+    """``spec`` with the picker's ``provider/model`` in place of its own route."""
+    if not route or "/" not in route:
+        return spec
+    provider, model = route.split("/", 1)
+    if not provider.strip() or not model.strip():
+        return spec
+    return spec.model_copy(update={"provider": provider.strip(), "model": model.strip()})
+
+
+def tools_for_mode(spec: AgentSpec, mode: ChatMode, registry: ToolRegistry) -> list[str]:
+    """The tool ids offered to the model in ``mode`` (read-only tools in ask/plan)."""
+    offered = []
+    for tool_id in spec.tools:
+        tool = registry.get(tool_id)
+        if tool is None:
+            continue
+        if mode in READ_ONLY_MODES and tool.policy.action_class is not ActionClass.READ:
+            continue
+        offered.append(tool_id)
+    return offered
+
+
+def provider_set(home: Path, settings: QSettings | None) -> ProviderSet:
+    """The CLI's provider entries with Settings → Providers' endpoint overrides on top."""
+    from relavium_desktop.providers.factory import ProviderSet
+    from relavium_desktop.providers.wiring import (
+        PROVIDERS_FILE,
+        host_client_factory,
+        host_resolver,
+        host_validate_base_url,
+        load_entries,
+    )
+
+    entries = load_entries(home / PROVIDERS_FILE)
+    if settings is not None:
+        for name, entry in list(entries.items()):
+            url = settings.value(f"providers/{name}/base_url")
+            if isinstance(url, str) and url and url != entry.base_url:
+                allow = str(settings.value(f"providers/{name}/allow_local", "false")) == "true"
+                entries[name] = entry.model_copy(update={"base_url": url, "allow_local": allow})
+    return ProviderSet(entries, resolve_secret=host_resolver(), validate_base_url=host_validate_base_url,
+                       client_factory=host_client_factory)
+
+
+def configured_routes(home: Path) -> list[str]:
+    """``provider/model`` suggestions for the model picker: each entry × the known models of its kind."""
+    from relavium_desktop.engine.agent.pricing import PRICES_PER_MTOK
+    from relavium_desktop.providers.config import ProviderConfigError
+    from relavium_desktop.providers.wiring import PROVIDERS_FILE, load_entries
+
+    try:
+        entries = load_entries(home / PROVIDERS_FILE)
+    except ProviderConfigError as exc:
+        log.warning("provider settings unreadable: %s", exc)
+        return []
+    prefixes = {"anthropic": "claude", "openai": "gpt", "gemini": "gemini"}
+    return [f"{name}/{model}" for name, entry in entries.items()
+            for model in PRICES_PER_MTOK if model.startswith(prefixes[entry.kind])]
+
+
+def policy_from(settings: QSettings | None) -> ToolPolicy:
+    """The user's tool policy for chat (allowed commands/domains); none means disabled."""
+    raw = settings.value(KEY_POLICY) if settings is not None else None
+    if not raw:
+        return ToolPolicy()
+    try:
+        data = json.loads(str(raw))
+        return ToolPolicy.from_json(data if isinstance(data, dict) else None)
+    except ValueError as exc:
+        log.warning("ignoring the chat tool policy in settings: %s", exc)
+        return ToolPolicy()
+
+
+class ChatBackend:
+    """Lazily opened store, providers and per-project tool host for the chat view."""
+
+    def __init__(self, home: Path, settings: QSettings | None, os_capability: OsCapability | None = None) -> None:
+        self.home = home
+        self.settings = settings
+        self.os_capability = os_capability
+        self._store: SqliteSessionStore | None = None
+        self._hosts: dict[str, ToolHost] = {}
+
+    @property
+    def store(self) -> SqliteSessionStore:
+        if self._store is None:
+            from relavium_desktop.store.db import history_db_path, open_db
+            from relavium_desktop.store.sessions import SqliteSessionStore
+
+            self._store = SqliteSessionStore(open_db(history_db_path(self.home)))
+        return self._store
+
+    def providers(self) -> ProviderSet:
+        # Rebuilt per turn: a key or endpoint saved in Settings applies to the next message.
+        return provider_set(self.home, self.settings)
+
+    async def registry(self, project: str) -> ToolRegistry:
+        """The tool registry over the project's host (pinning roots runs in a thread)."""
+        from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+        from relavium_desktop.engine.tools.registry import ToolRegistry
+
+        host = self._hosts.get(project)
+        if host is None:
+            from relavium_desktop.host.assembly import HostSettings, build_host
+
+            settings = HostSettings(workspace=Path(project), surface="chat", os_capability=self.os_capability,
+                                    home=self.home)
+            host = await asyncio.to_thread(build_host, settings)
+            self._hosts[project] = host
+        return ToolRegistry(BUILTIN_TOOLS, host)
+
+    def approvals(self, mode: ChatMode, confirm: ConfirmHook | None) -> SessionApprovals:
+        return SessionApprovals(mode, confirm)
+
+    def close(self) -> None:
+        if self._store is not None:
+            conn: Any = getattr(self._store, "_conn", None)
+            if conn is not None:
+                conn.close()
+            self._store = None

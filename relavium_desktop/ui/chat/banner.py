@@ -1,0 +1,87 @@
+"""Error banners that name the problem and offer the action that fixes it.
+
+A failed turn carries a fixed error code (ARCHITECTURE.md); each code maps
+to a sentence a user can act on and, where one exists, a button that goes
+there -- a missing or rejected key opens Settings → Providers, a rate limit
+or an unreachable server offers to send the message again.  The engine's
+message (already secret-free) is shown masked underneath.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from relavium_desktop.engine.tools.masking import clip, mask_text
+from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, QWidget, Signal
+
+ACTION_ADD_KEY = "add_key"
+ACTION_PROVIDERS = "providers"
+ACTION_RETRY = "retry"
+
+
+@dataclass(frozen=True, slots=True)
+class BannerText:
+    headline: str
+    button: str | None
+    action: str | None
+
+
+def describe(code: str) -> BannerText:
+    if code == "provider_auth":
+        return BannerText("The provider rejected the API key, or none is set.", "Add an API key", ACTION_ADD_KEY)
+    if code == "provider_rate_limit":
+        return BannerText("The provider is rate-limiting requests. Wait a moment and try again.", "Try again",
+                          ACTION_RETRY)
+    if code == "provider_unavailable":
+        return BannerText("The provider could not be reached or is having trouble.", "Try again", ACTION_RETRY)
+    if code == "validation":
+        return BannerText("The provider settings are not usable as they are.", "Open provider settings",
+                          ACTION_PROVIDERS)
+    if code == "content_filter":
+        return BannerText("The provider refused to answer this message (content filter).", None, None)
+    if code == "turn_limit":
+        return BannerText("The agent used all its tool turns without finishing.", "Continue", ACTION_RETRY)
+    if code == "tool_denied":
+        return BannerText("A tool call was refused, so the agent stopped.", None, None)
+    return BannerText(f"The turn failed ({code}).", None, None)
+
+
+class ErrorBanner(QWidget):
+    action_requested = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("errorBanner")
+        self.setStyleSheet("#errorBanner { background: #fee2e2; } QLabel { color: #7f1d1d; }")
+        self.setAutoFillBackground(True)
+        self.code = ""
+        self.action: str | None = None
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.button = QPushButton()
+        self.button.setAutoDefault(False)
+        self.button.clicked.connect(lambda: self.action_requested.emit(self.action or ""))
+        self.dismiss = QPushButton("Dismiss")
+        self.dismiss.setAutoDefault(False)
+        self.dismiss.clicked.connect(self.hide)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 6, 8, 6)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.button)
+        row.addWidget(self.dismiss)
+        self.setVisible(False)
+
+    def show_error(self, error: dict[str, Any]) -> None:
+        self.code = str(error.get("code", ""))
+        text = describe(self.code)
+        detail = clip(mask_text(str(error.get("message", ""))), 400)
+        self.label.setText(f"<b>{_escape(text.headline)}</b><br>{_escape(detail)}")
+        self.action = text.action
+        self.button.setText(text.button or "")
+        self.button.setVisible(text.button is not None)
+        self.setVisible(True)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

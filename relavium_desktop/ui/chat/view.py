@@ -1,0 +1,460 @@
+"""The Chat page: sessions, transcript, composer, pickers, Stop and usage.
+
+Every engine call is a coroutine awaited on the qasync loop (a turn is one
+task; Stop cancels it, which cancels the provider stream and any running
+tool -- the process host kills the tool's process tree).  Engine events
+arrive synchronously on the loop thread and only touch widgets.  Governed
+tool calls are answered by the window's confirm hook (``ui/approval.py``)
+under the header's mode; the mode also decides which tools are offered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals
+from relavium_desktop.engine.agent.session import SessionInfo, title_from
+from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
+from relavium_desktop.ui.chat.backend import (
+    KEY_AGENT,
+    KEY_MODEL,
+    AgentChoice,
+    ChatBackend,
+    configured_routes,
+    load_agent_choices,
+    policy_from,
+    tools_for_mode,
+    with_route,
+)
+from relavium_desktop.ui.chat.banner import ACTION_ADD_KEY, ACTION_PROVIDERS, ACTION_RETRY, ErrorBanner
+from relavium_desktop.ui.chat.composer import Composer
+from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
+from relavium_desktop.ui.chat.transcript import Transcript
+from relavium_desktop.ui.qt import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTimer,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from relavium_desktop.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.agent.outcome import LoopResult
+    from relavium_desktop.ui.clipboard_actions import ClipboardAction
+    from relavium_desktop.ui.shell import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+class ChatView(QWidget):
+    turn_started = Signal()
+    turn_finished = Signal(str)  # completed | failed | cancelled
+    sessions_changed = Signal()
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.setObjectName("chatView")
+        self.window_ = window
+        self.backend: ChatBackend | None = None
+        self.session_id: str | None = None
+        self.agents: list[AgentChoice] = []
+        self._approvals: SessionApprovals | None = None
+        self._turn: asyncio.Task[Any] | None = None
+        self._last_text = ""
+        self.usage = {"input": 0, "output": 0, "cost": 0.0, "unpriced": False}
+
+        self.sessions = SessionsPanel()
+        self.sessions.new_requested.connect(self.new_session)
+        self.sessions.selected.connect(self.open_session)
+        self.sessions.rename_requested.connect(self.rename_session)
+        self.sessions.delete_requested.connect(self.delete_session)
+
+        self.agent_combo = QComboBox()
+        self.agent_combo.setObjectName("agentCombo")
+        self.agent_combo.currentIndexChanged.connect(self._agent_picked)
+        self.model_combo = QComboBox()
+        self.model_combo.setObjectName("modelCombo")
+        self.model_combo.setEditable(True)
+        self.model_combo.setMinimumContentsLength(14)
+        self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_combo.setToolTip("provider/model — the agent's own route unless you pick another")
+        self.model_combo.currentTextChanged.connect(self._model_picked)
+        self.usage_label = QLabel("0 tokens")
+        self.usage_label.setObjectName("usageLabel")
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Agent:"))
+        top.addWidget(self.agent_combo)
+        top.addWidget(QLabel("Model:"))
+        top.addWidget(self.model_combo)
+        top.addStretch(1)
+
+        self.transcript = Transcript()
+        self.banner = ErrorBanner()
+        self.banner.action_requested.connect(self._banner_action)
+        self.composer = Composer()
+        self.composer.submitted.connect(self.send)
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setAutoDefault(False)
+        self.send_button.clicked.connect(lambda: self.send(self.composer.toPlainText().strip()))
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stopButton")
+        self.stop_button.setAutoDefault(False)
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        self.status = QLabel()
+        self.status.setObjectName("chatStatus")
+        self.status.setWordWrap(True)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        compose_row = QHBoxLayout()
+        compose_row.addWidget(self.composer, 1)
+        compose_row.addLayout(buttons)
+
+        main = QVBoxLayout()
+        main.addLayout(top)
+        main.addWidget(self.transcript, 1)
+        main.addWidget(self.banner)
+        status_row = QHBoxLayout()
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.usage_label)
+        main.addLayout(status_row)
+        main.addLayout(compose_row)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.sessions)
+        row.addLayout(main, 1)
+
+        window.mode_changed.connect(self._mode_changed)
+        window.first_painted.connect(lambda: QTimer.singleShot(0, self.ensure_loaded))
+
+    # -- lazy load ------------------------------------------------------------------
+
+    def ensure_loaded(self) -> ChatBackend:
+        """Open the store, read agents and sessions: after the first paint, or on first use."""
+        if self.backend is not None:
+            return self.backend
+        from relavium_desktop.host.datadir import data_dir
+
+        self.window_.ensure_services()
+        self.backend = ChatBackend(data_dir(), self.window_.settings, self.window_.desktop_os)
+        self.reload_agents()
+        self.refresh_sessions()
+        return self.backend
+
+    def reload_agents(self) -> None:
+        assert self.backend is not None
+        self.agents = load_agent_choices(self.backend.home)
+        wanted = str(self.window_.settings.value(KEY_AGENT, "chat"))
+        self.agent_combo.blockSignals(True)
+        self.agent_combo.clear()
+        for choice in self.agents:
+            label = choice.spec.name or choice.spec.id
+            self.agent_combo.addItem(label if choice.source == "built-in" else f"{label} ({choice.source})",
+                                     choice.spec.id)
+        ids = [c.spec.id for c in self.agents]
+        self.agent_combo.setCurrentIndex(ids.index(wanted) if wanted in ids else 0)
+        self.agent_combo.blockSignals(False)
+        self._fill_models()
+
+    def _fill_models(self) -> None:
+        assert self.backend is not None
+        spec = self.agent()
+        own = f"{spec.provider}/{spec.model}"
+        routes = [own] + [r for r in configured_routes(self.backend.home) if r != own]
+        saved = self.window_.settings.value(KEY_MODEL)
+        self.model_combo.blockSignals(True)
+        self.model_combo.clear()
+        self.model_combo.addItems(routes)
+        self.model_combo.setCurrentText(saved if isinstance(saved, str) and saved else own)
+        self.model_combo.blockSignals(False)
+
+    def agent(self) -> Any:
+        index = max(self.agent_combo.currentIndex(), 0)
+        return self.agents[index].spec
+
+    def _agent_picked(self, index: int) -> None:
+        if 0 <= index < len(self.agents):
+            self.window_.settings.setValue(KEY_AGENT, self.agents[index].spec.id)
+            self.window_.settings.remove(KEY_MODEL)
+            self._fill_models()
+
+    def _model_picked(self, text: str) -> None:
+        self.window_.settings.setValue(KEY_MODEL, text.strip())
+
+    def set_route(self, route: str) -> None:
+        """Pick ``provider/model`` (as the editable model picker does)."""
+        self.model_combo.setCurrentText(route)
+
+    # -- sessions -------------------------------------------------------------------
+
+    def refresh_sessions(self) -> None:
+        assert self.backend is not None
+        self.sessions.fill(self.backend.store.list_sessions(), self.session_id)
+        self.sessions_changed.emit()
+
+    def new_session(self) -> None:
+        if self.busy:
+            return
+        self.ensure_loaded()
+        self.session_id = None
+        self._approvals = None
+        self.transcript.clear()
+        self.banner.hide()
+        self._set_usage([])
+        self.sessions.list.clearSelection()
+        self.composer.setFocus()
+
+    def _create_session(self, first_text: str) -> SessionInfo:
+        backend = self.ensure_loaded()
+        info = backend.store.create(title=title_from([Message.user(first_text)]), agent_id=self.agent().id,
+                                    mode=self.window_.mode)
+        self.session_id = info.id
+        self.refresh_sessions()
+        return info
+
+    def open_session(self, session_id: str) -> None:
+        """Resume a stored session: its transcript, usage and mode."""
+        if self.busy or session_id == self.session_id:
+            return
+        backend = self.ensure_loaded()
+        info = backend.store.get(session_id)
+        if info is None:
+            self.refresh_sessions()
+            return
+        self.session_id = session_id
+        self._approvals = None
+        self.banner.hide()
+        self.transcript.clear()
+        self._render_history(backend.store.messages(session_id))
+        self._set_usage(backend.store.usage_by_model(session_id))
+        if info.mode in (m.value for m in ChatMode) and info.mode != self.window_.mode:
+            self.window_.set_mode(info.mode)
+
+    def rename_session(self, session_id: str, title: str) -> None:
+        backend = self.ensure_loaded()
+        backend.store.rename(session_id, title)
+        self.refresh_sessions()
+
+    def delete_session(self, session_id: str) -> None:
+        if self.busy and session_id == self.session_id:
+            return
+        backend = self.ensure_loaded()
+        backend.store.delete(session_id)
+        if session_id == self.session_id:
+            self.session_id = None
+            self.transcript.clear()
+            self._set_usage([])
+        self.refresh_sessions()
+
+    def _render_history(self, messages: list[Message]) -> None:
+        results: dict[str, ToolResultPart] = {
+            p.call_id: p for m in messages if m.role == "tool" for p in m.parts if isinstance(p, ToolResultPart)
+        }
+        for message in messages:
+            if message.role == "user" and message.text:
+                self.transcript.add_message("user", message.text)
+            elif message.role == "assistant":
+                text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+                if text:
+                    self.transcript.add_message("assistant", text)
+                for call in (p for p in message.parts if isinstance(p, ToolCallPart)):
+                    card = self.transcript.add_card(call.name, dict(call.args))
+                    result = results.get(call.call_id)
+                    if result is not None:
+                        card.set_result(
+                            {"success": True, "outputSummary": result.content} if not result.is_error
+                            else {"success": False, "error": {"code": _code_of(result.content),
+                                                              "message": result.content}}
+                        )
+                    else:
+                        card.cancel()
+        self.transcript.cancel_open_cards()
+
+    # -- turns -----------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._turn is not None and not self._turn.done()
+
+    def send(self, text: str) -> None:
+        text = text.strip()
+        if not text or self.busy:
+            return
+        if not self.window_.project:
+            self.banner.show_error({"code": "no_project",
+                                    "message": "Choose a project folder first (the button in the header)."})
+            return
+        self.composer.clear()
+        self._turn = spawn(self._run_turn(text))
+
+    def stop(self) -> None:
+        """Cancel the running turn: the provider stream, a pending approval and any running tool."""
+        if self.busy:
+            assert self._turn is not None
+            self.status.setText("Stopping…")
+            self._turn.cancel()
+
+    async def _run_turn(self, text: str) -> None:
+        from relavium_desktop.engine.agent.chat import ChatSession
+
+        backend = self.ensure_loaded()
+        self._last_text = text
+        self.banner.hide()
+        self._set_running(True)
+        outcome = "failed"
+        try:
+            if self.session_id is None:
+                self._create_session(text)
+            assert self.session_id is not None
+            self.transcript.add_message("user", text)
+            mode = ChatMode(self.window_.mode)
+            registry = await backend.registry(self.window_.project)
+            spec = with_route(self.agent(), self.model_combo.currentText())
+            spec = spec.model_copy(update={"tools": tools_for_mode(spec, mode, registry)})
+            if self._approvals is None or self._approvals.mode is not mode:
+                confirm = self.window_.approvals.confirm if self.window_.approvals is not None else None
+                self._approvals = backend.approvals(mode, confirm)
+            session = ChatSession(
+                session_id=self.session_id, spec=spec, providers=backend.providers(), registry=registry,
+                store=backend.store, approvals=self._approvals, emit=self._on_event,
+                policy=policy_from(self.window_.settings),
+            )
+            self.status.setText("Working…")
+            result: LoopResult = await session.send(text)
+            outcome = result.status
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            self._on_event({"type": "chat:turn_cancelled"})
+        except Exception as exc:
+            log.exception("chat turn failed")
+            self._on_event({"type": "chat:turn_failed",
+                            "error": {"code": "validation" if isinstance(exc, ValueError) else "failed",
+                                      "message": str(exc)}})
+        finally:
+            self.transcript.end_stream()
+            self.transcript.cancel_open_cards()
+            self._set_running(False)
+            if self.session_id is not None and self.backend is not None:
+                self.refresh_sessions()
+            self.turn_finished.emit(outcome)
+
+    def _set_running(self, running: bool) -> None:
+        self.send_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        self.agent_combo.setEnabled(not running)
+        self.model_combo.setEnabled(not running)
+        if running:
+            self.turn_started.emit()
+        elif self.status.text() in ("Working…", "Stopping…"):
+            self.status.setText("")
+
+    # -- engine events (synchronous, on the loop thread) ------------------------------
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "agent:token":
+            self.transcript.stream(str(event.get("token", "")))
+        elif kind == "agent:tool_call":
+            self.transcript.add_card(str(event.get("toolId", "?")), event.get("toolInput"))
+        elif kind == "agent:tool_result":
+            self.transcript.tool_result(event)
+        elif kind == "cost:updated":
+            self._add_usage(event)
+        elif kind == "agent:provider_fallback":
+            self.status.setText(f"Falling back to {event.get('to')}…")
+        elif kind == "chat:turn_failed":
+            self.transcript.end_stream()
+            error = event.get("error")
+            self.banner.show_error(error if isinstance(error, dict) else {})
+        elif kind == "chat:turn_cancelled":
+            self.transcript.end_stream()
+            self.transcript.cancel_open_cards()
+            self.status.setText("Stopped.")
+        elif kind == "chat:turn_completed":
+            self.transcript.end_stream()
+
+    # -- usage -------------------------------------------------------------------------
+
+    def _set_usage(self, rows: list[dict[str, Any]]) -> None:
+        self.usage = {"input": 0, "output": 0, "cost": 0.0, "unpriced": False}
+        for row in rows:
+            self._add_usage({"inputTokens": row["inputTokens"], "outputTokens": row["outputTokens"],
+                             "costUsd": row["costUsd"]})
+        self._show_usage()
+
+    def _add_usage(self, event: dict[str, Any]) -> None:
+        self.usage["input"] += int(event.get("inputTokens") or 0)
+        self.usage["output"] += int(event.get("outputTokens") or 0)
+        cost = event.get("costUsd")
+        if cost is None:
+            self.usage["unpriced"] = True
+        else:
+            self.usage["cost"] += float(cost)
+        self._show_usage()
+
+    def _show_usage(self) -> None:
+        total = int(self.usage["input"]) + int(self.usage["output"])
+        text = f"{total:,} tokens ({int(self.usage['input']):,} in / {int(self.usage['output']):,} out)"
+        if float(self.usage["cost"]) or not self.usage["unpriced"]:
+            text += f" · ${float(self.usage['cost']):.4f}"
+        if self.usage["unpriced"] and total:
+            text += " · some models unpriced"
+        self.usage_label.setText(text)
+
+    # -- mode, banner, clipboard ----------------------------------------------------------
+
+    def _mode_changed(self, mode: str) -> None:
+        self._approvals = None  # new regime (and no carried-over "always") from the next turn on
+        if self.session_id is not None and self.backend is not None:
+            self.backend.store.set_mode(self.session_id, mode)
+
+    def _banner_action(self, action: str) -> None:
+        if action in (ACTION_ADD_KEY, ACTION_PROVIDERS):
+            self.window_.show_settings("providers")
+        elif action == ACTION_RETRY and self._last_text:
+            self.banner.hide()
+            self.send(self._last_text)
+
+    async def run_clipboard_action(self, action: ClipboardAction, text: str) -> str:
+        """The quick panel's runner: the selected agent's route, no tools."""
+        from relavium_desktop.ui.chat.one_shot import ask_once
+
+        backend = self.ensure_loaded()
+        spec = with_route(self.agent(), self.model_combo.currentText())
+        return await ask_once(spec, backend.providers(), action.render(text))
+
+    def open_from_clipboard(self, prompt: str, result: str) -> None:
+        """"Open in chat": a new session holding the action's prompt and answer, ready to continue."""
+        backend = self.ensure_loaded()
+        if self.busy:
+            return
+        info = backend.store.create(title=title_from([Message.user(prompt)]), agent_id=self.agent().id,
+                                    mode=self.window_.mode)
+        backend.store.append_message(info.id, Message.user(prompt))
+        backend.store.append_message(info.id, Message("assistant", (TextPart(result),)))
+        self.session_id = None
+        self.refresh_sessions()
+        self.open_session(info.id)
+        self.sessions.select(info.id)
+
+    def close_backend(self) -> None:
+        if self._turn is not None and not self._turn.done():
+            self._turn.cancel()
+        if self.backend is not None:
+            self.backend.close()
+
+
+def _code_of(content: str) -> str:
+    # Stored error results read "error: CODE: message" or "not run: CODE".
+    for prefix in ("error: ", "not run: "):
+        if content.startswith(prefix):
+            return content[len(prefix):].split(":", 1)[0].strip() or "tool_failed"
+    return "tool_failed"

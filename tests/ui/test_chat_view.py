@@ -1,0 +1,309 @@
+"""The chat view driven through the real window against the scripted provider server.
+
+The provider is ``tests/fixtures/llm_server.py`` (real HTTP on 127.0.0.1, the
+OpenAI streaming wire format), configured the way the CLI is configured:
+``$RELAVIUM_HOME/providers.yaml`` with the local endpoint opted in explicitly
+(``allow_local: true``) and the key as an ``env:`` reference.  Tools run on
+the real host in a temporary project; the project is chosen through the
+folder-picker test double (the native dialog cannot be driven).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from relavium_desktop.ui.chat.backend import KEY_POLICY
+from relavium_desktop.ui.qt import Qt
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
+
+KEY = "sk-test-CHATVIEW0123456789abcdefghijkl"
+ROUTE = "scripted-openai/gpt-4o-mini"
+
+
+@pytest.fixture
+def llm_server() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer() as server:
+        yield server
+
+
+@pytest.fixture
+def providers(relavium_home: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELAVIUM_TEST_KEY", KEY)
+    entries = {"providers": {"scripted-openai": {
+        "kind": "openai", "base_url": llm_server.base_url + "/v1", "api_key": "env:RELAVIUM_TEST_KEY",
+        "allow_local": True,
+    }}}
+    (relavium_home / "providers.yaml").write_text(json.dumps(entries))
+
+
+@pytest.fixture
+def chat(make_window, folder_picker, project: Path, providers: None, qtbot):
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    folder_picker.answers.append(str(project))
+    window.project_button.click()
+    assert window.project == os.path.realpath(project)
+    view = window.chat_view
+    qtbot.waitUntil(lambda: view.backend is not None)  # loaded after the first paint
+    view.set_route(ROUTE)
+    return view
+
+
+def type_and_enter(qtbot, view, text: str) -> None:
+    view.composer.setFocus()
+    qtbot.keyClicks(view.composer, text)
+    qtbot.keyClick(view.composer, Qt.Key.Key_Return)
+
+
+def finish(qtbot, view, timeout: int = 15_000) -> str:
+    with qtbot.waitSignal(view.turn_finished, timeout=timeout) as blocker:
+        pass
+    return str(blocker.args[0])
+
+
+def offered_tools(request) -> list[str]:
+    return [t["function"]["name"] for t in (request.body.get("tools") or [])]
+
+
+def test_message_streams_text_and_shows_a_tool_card(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    window = chat.window()
+    window.set_mode("accept-edits")
+    llm_server.script(
+        Reply.call("read_file", {"path": "src/app.py"}, text="Let me look."),
+        Reply.say("The file prints **hello** and nothing else."),
+    )
+    streamed: list[str] = []
+    chat.transcript.flushed.connect(
+        lambda _n: streamed.append(chat.transcript.messages()[-1].shown_text()))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as done:
+        type_and_enter(qtbot, chat, "What does src/app.py do?")
+    assert done.args == ["completed"]
+
+    # The user's message, the streamed reply, the tool card, the final reply.
+    messages = chat.transcript.messages()
+    assert messages[0].role == "user" and messages[0].shown_text() == "What does src/app.py do?"
+    final = messages[-1]
+    assert final.role == "assistant"
+    # While streaming, text was appended as plain text (raw Markdown visible) ...
+    assert any("**hello**" in s for s in streamed), streamed
+    # ... and rendered as Markdown once the message was complete.
+    assert final.shown_text().strip() == "The file prints hello and nothing else."
+    cards = chat.transcript.cards()
+    assert [c.tool_id for c in cards] == ["read_file"]
+    assert cards[0].status == "done"
+    assert "src/app.py" in cards[0].args_label.text()
+    assert "print('hello')" in cards[0].result_view.toPlainText()
+    # The provider received the real tool result; usage is counted (12 in + 7 out per turn).
+    assert "print('hello')" in json.dumps(llm_server.requests[1].body["messages"])
+    assert chat.usage_label.text().startswith("38 tokens")
+    assert "$" in chat.usage_label.text()
+    assert chat.composer.toPlainText() == ""
+    # The session is listed under its first message.
+    assert chat.sessions.titles() == ["What does src/app.py do?"]
+
+
+def test_shift_enter_is_a_newline_and_does_not_send(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    chat.composer.setFocus()
+    qtbot.keyClicks(chat.composer, "first line")
+    qtbot.keyClick(chat.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(chat.composer, "second line")
+    assert chat.composer.toPlainText() == "first line\nsecond line"
+    assert not chat.busy and llm_server.requests == []
+    llm_server.script(Reply.say("Two lines received."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        qtbot.keyClick(chat.composer, Qt.Key.Key_Return)
+    assert llm_server.requests[0].body["messages"][-1]["content"] == "first line\nsecond line"
+
+
+def test_switching_modes_changes_the_tools_offered(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    window = chat.window()
+    window.mode_combo.setCurrentIndex(window.mode_combo.findData("ask"))
+    llm_server.script(Reply.say("ok"), Reply.say("ok"), Reply.say("ok"))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "hello in ask mode")
+    window.mode_combo.setCurrentIndex(window.mode_combo.findData("accept-edits"))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "hello in accept-edits mode")
+    window.mode_combo.setCurrentIndex(window.mode_combo.findData("plan"))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "hello in plan mode")
+    ask, edits, plan = (offered_tools(r) for r in llm_server.requests)
+    assert ask == ["list_directory", "read_file"] or sorted(ask) == ["list_directory", "read_file"]
+    assert {"write_file", "run_command"} <= set(edits) and {"read_file", "list_directory"} <= set(edits)
+    assert sorted(plan) == sorted(ask)
+    # The session remembers the mode it is in now.
+    assert chat.backend.store.get(chat.session_id).mode == "plan"
+
+
+def test_ask_mode_offers_no_write_and_a_stubborn_model_is_still_denied(
+    chat, qtbot, llm_server: ScriptedLLMServer, project: Path
+) -> None:
+    """A model may call a tool it was not offered; the mode's regime still refuses it."""
+    chat.window().set_mode("ask")
+    llm_server.script(Reply.call("write_file", {"path": "src/app.py", "content": "pwned\n"}), Reply.say("ok"))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "overwrite it")
+    assert "write_file" not in offered_tools(llm_server.requests[0])
+    assert (project / "src" / "app.py").read_text() == "print('hello')\n"
+    card = chat.transcript.cards()[0]
+    assert card.status == "failed"
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if marker.encode() in cmdline:
+            try:
+                state = next(line for line in (entry / "status").read_text().splitlines()
+                             if line.startswith("State:"))
+            except (OSError, StopIteration):
+                continue
+            if "zombie" not in state:
+                found.append(int(entry.name))
+    return found
+
+
+def test_stop_cancels_the_turn_and_kills_the_running_tool(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    window = chat.window()
+    marker = "317.25"  # a unique sleep length, to find exactly this process
+    window.settings.setValue(KEY_POLICY, json.dumps({"allowedCommands": [f"sleep {marker}"]}))
+    window.set_mode("auto")
+    llm_server.script(Reply.call("run_command", {"command": "sleep", "args": [marker]}), Reply.say("never"))
+    try:
+        type_and_enter(qtbot, chat, "wait a while")
+        qtbot.waitUntil(lambda: bool(_processes_with(marker)), timeout=15_000)
+        card = chat.transcript.cards()[0]
+        assert card.tool_id == "run_command" and card.status == "running"
+        assert chat.stop_button.isEnabled()
+        with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as done:
+            qtbot.mouseClick(chat.stop_button, Qt.MouseButton.LeftButton)
+        assert done.args == ["cancelled"]
+        qtbot.waitUntil(lambda: not _processes_with(marker), timeout=10_000)
+        assert card.status == "cancelled"
+        assert not chat.stop_button.isEnabled() and chat.send_button.isEnabled()
+        assert len(llm_server.requests) == 1  # the model was not asked again
+        # The stored history is closed ("not run: cancelled"), so the session can continue.
+        llm_server.script(Reply.say("Resumed fine."))
+        with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as again:
+            type_and_enter(qtbot, chat, "go on")
+        assert again.args == ["completed"]
+        assert "cancelled" in json.dumps(llm_server.requests[-1].body["messages"])
+    finally:
+        for pid in _processes_with(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_stop_while_the_provider_is_still_streaming(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    llm_server.script(Reply.stall("Thinking about"))
+    type_and_enter(qtbot, chat, "a long answer please")
+    qtbot.waitUntil(lambda: any("Thinking" in m.shown_text() for m in chat.transcript.messages()),
+                    timeout=15_000)
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as done:
+        chat.stop_button.click()
+    assert done.args == ["cancelled"]
+    assert chat.status.text() == "Stopped."
+
+
+def test_provider_auth_error_shows_a_banner_that_opens_provider_settings(
+    chat, qtbot, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.script(Reply.error(401))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as done:
+        type_and_enter(qtbot, chat, "hello?")
+    assert done.args == ["failed"]
+    assert chat.banner.isVisible()
+    assert chat.banner.button.text() == "Add an API key"
+    assert KEY not in chat.banner.label.text()
+    window = chat.window()
+    chat.banner.button.click()
+    assert window.settings_view is not None and window.pages.currentWidget() is window.settings_view
+    assert window.settings_view.tabs.currentWidget() is window.settings_view.providers
+
+
+def test_missing_local_opt_in_is_a_validation_banner(
+    chat, qtbot, llm_server: ScriptedLLMServer, relavium_home: Path
+) -> None:
+    entries = json.loads((relavium_home / "providers.yaml").read_text())
+    del entries["providers"]["scripted-openai"]["allow_local"]
+    (relavium_home / "providers.yaml").write_text(json.dumps(entries))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "hello?")
+    assert chat.banner.code == "validation"
+    assert "allow_local" in chat.banner.label.text()
+    assert chat.banner.button.text() == "Open provider settings"
+    assert llm_server.requests == []  # refused before any connection
+
+
+def test_sessions_new_resume_rename_delete(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    chat.window().set_mode("accept-edits")
+    llm_server.script(Reply.call("list_directory", {"path": "."}), Reply.say("There is a *src* folder."),
+                      Reply.say("Second chat."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "What is in here?")
+    first = chat.session_id
+    chat.sessions.new_button.click()
+    assert chat.session_id is None and chat.transcript.blocks == []
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "Another topic")
+    second = chat.session_id
+    assert second != first
+    assert set(chat.sessions.titles()) == {"What is in here?", "Another topic"}
+
+    # Resume the first: its transcript comes back from history.db, tool card included.
+    chat.sessions.select(first)
+    assert chat.session_id == first
+    shown = [m.shown_text().strip() for m in chat.transcript.messages()]
+    assert shown == ["What is in here?", "There is a src folder."]
+    card = chat.transcript.cards()[0]
+    assert card.tool_id == "list_directory" and card.status == "done" and "src" in card.result_view.toPlainText()
+    assert chat.usage_label.text().startswith("38 tokens")
+
+    # Rename in place (as an edit of the list item does).
+    index = chat.sessions.ids().index(first)
+    chat.sessions.list.item(index).setText("Project tour")
+    assert chat.backend.store.get(first).title == "Project tour"
+    assert "Project tour" in chat.sessions.titles()
+
+    # Delete the current one.
+    chat.sessions.delete_button.click()
+    assert chat.backend.store.get(first) is None
+    assert chat.sessions.ids() == [second]
+    assert chat.session_id is None and chat.transcript.blocks == []
+
+
+def test_accept_edits_write_asks_through_the_permission_dialog(
+    chat, qtbot, llm_server: ScriptedLLMServer, project: Path
+) -> None:
+    chat.window().set_mode("accept-edits")
+    llm_server.script(Reply.call("write_file", {"path": "notes.md", "content": "# Notes\n"}), Reply.say("Written."))
+    opened = []
+    chat.window().approvals.dialog_opened.connect(opened.append)
+    type_and_enter(qtbot, chat, "write notes")
+    qtbot.waitUntil(lambda: bool(opened), timeout=15_000)
+    assert "new file" in opened[0].diff_view.toPlainText()
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        opened[0].once_button.click()
+    assert (project / "notes.md").read_text() == "# Notes\n"
+    assert chat.transcript.cards()[0].status == "done"
+
+
+def test_sending_without_a_project_explains_what_to_do(make_window, providers: None, qtbot) -> None:
+    window = make_window()
+    view = window.chat_view
+    view.ensure_loaded()
+    view.send("hello")
+    assert view.banner.isVisibleTo(window) and "project folder" in view.banner.label.text()
+    assert not view.busy

@@ -9,10 +9,8 @@ message (already secret-free) is shown masked underneath.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from relavium_desktop.engine.tools.masking import clip, mask_text
 from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, QWidget, Signal
 
 ACTION_ADD_KEY = "add_key"
@@ -20,8 +18,7 @@ ACTION_PROVIDERS = "providers"
 ACTION_RETRY = "retry"
 
 
-@dataclass(frozen=True, slots=True)
-class BannerText:
+class BannerText(NamedTuple):
     headline: str
     button: str | None
     action: str | None
@@ -73,6 +70,8 @@ class ErrorBanner(QWidget):
         self.setVisible(False)
 
     def show_error(self, error: dict[str, Any]) -> None:
+        from relavium_desktop.engine.tools.masking import clip, mask_text
+
         self.code = str(error.get("code", ""))
         text = describe(self.code)
         detail = clip(mask_text(str(error.get("message", ""))), 400)

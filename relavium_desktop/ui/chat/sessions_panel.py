@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from relavium_desktop.engine.agent.session import SessionInfo
+from typing import TYPE_CHECKING
+
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QHBoxLayout,
@@ -15,6 +16,9 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.agent.session import SessionInfo
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 

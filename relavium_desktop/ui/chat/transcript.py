@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from relavium_desktop.engine.tools.masking import clip, mask_text, mask_value
 from relavium_desktop.ui.chat.qt_chat import QScrollArea, QTextBrowser, QTextCursor
 from relavium_desktop.ui.qt import (
     QFrame,
@@ -99,6 +98,8 @@ class ToolCard(QFrame):
         self.setObjectName("toolCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.tool_id = tool_id
+        from relavium_desktop.engine.tools.masking import clip
+
         self.status = "running"
         self.title = QLabel(f"🔧 {tool_id}")
         font = self.title.font()
@@ -131,6 +132,8 @@ class ToolCard(QFrame):
         layout.addWidget(self.spill_link)
 
     def set_result(self, event: dict[str, Any]) -> None:
+        from relavium_desktop.engine.tools.masking import clip, mask_text
+
         if event.get("success"):
             self.status = "done"
             self.status_label.setText("done")
@@ -160,6 +163,8 @@ class ToolCard(QFrame):
 
 
 def _render_args(tool_input: Any) -> str:
+    from relavium_desktop.engine.tools.masking import mask_text, mask_value
+
     masked = mask_value(tool_input)
     if isinstance(masked, dict) and set(masked) == {"preview"}:
         return str(masked["preview"])

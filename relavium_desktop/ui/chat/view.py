@@ -10,24 +10,9 @@ under the header's mode; the mode also decides which tools are offered.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals
-from relavium_desktop.engine.agent.session import SessionInfo, title_from
-from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
-from relavium_desktop.ui.chat.backend import (
-    KEY_AGENT,
-    KEY_MODEL,
-    AgentChoice,
-    ChatBackend,
-    configured_routes,
-    load_agent_choices,
-    policy_from,
-    tools_for_mode,
-    with_route,
-)
 from relavium_desktop.ui.chat.banner import ACTION_ADD_KEY, ACTION_PROVIDERS, ACTION_RETRY, ErrorBanner
 from relavium_desktop.ui.chat.composer import Composer
 from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
@@ -42,10 +27,17 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
-from relavium_desktop.ui.tasks import spawn
 
+# The engine, asyncio and pydantic load on first use (after the first paint):
+# this module is imported while the window is built, before it shows.
 if TYPE_CHECKING:
+    import asyncio
+
+    from relavium_desktop.engine.agent.modes import SessionApprovals
     from relavium_desktop.engine.agent.outcome import LoopResult
+    from relavium_desktop.engine.agent.session import SessionInfo
+    from relavium_desktop.engine.llm.messages import Message
+    from relavium_desktop.ui.chat.backend import AgentChoice, ChatBackend
     from relavium_desktop.ui.clipboard_actions import ClipboardAction
     from relavium_desktop.ui.shell import MainWindow
 
@@ -142,6 +134,7 @@ class ChatView(QWidget):
         if self.backend is not None:
             return self.backend
         from relavium_desktop.host.datadir import data_dir
+        from relavium_desktop.ui.chat.backend import ChatBackend
 
         self.window_.ensure_services()
         self.backend = ChatBackend(data_dir(), self.window_.settings, self.window_.desktop_os)
@@ -150,6 +143,8 @@ class ChatView(QWidget):
         return self.backend
 
     def reload_agents(self) -> None:
+        from relavium_desktop.ui.chat.backend import KEY_AGENT, load_agent_choices
+
         assert self.backend is not None
         self.agents = load_agent_choices(self.backend.home)
         wanted = str(self.window_.settings.value(KEY_AGENT, "chat"))
@@ -165,6 +160,8 @@ class ChatView(QWidget):
         self._fill_models()
 
     def _fill_models(self) -> None:
+        from relavium_desktop.ui.chat.backend import KEY_MODEL, configured_routes
+
         assert self.backend is not None
         spec = self.agent()
         own = f"{spec.provider}/{spec.model}"
@@ -181,12 +178,16 @@ class ChatView(QWidget):
         return self.agents[index].spec
 
     def _agent_picked(self, index: int) -> None:
+        from relavium_desktop.ui.chat.backend import KEY_AGENT, KEY_MODEL
+
         if 0 <= index < len(self.agents):
             self.window_.settings.setValue(KEY_AGENT, self.agents[index].spec.id)
             self.window_.settings.remove(KEY_MODEL)
             self._fill_models()
 
     def _model_picked(self, text: str) -> None:
+        from relavium_desktop.ui.chat.backend import KEY_MODEL
+
         self.window_.settings.setValue(KEY_MODEL, text.strip())
 
     def set_route(self, route: str) -> None:
@@ -213,6 +214,9 @@ class ChatView(QWidget):
         self.composer.setFocus()
 
     def _create_session(self, first_text: str) -> SessionInfo:
+        from relavium_desktop.engine.agent.session import title_from
+        from relavium_desktop.engine.llm.messages import Message
+
         backend = self.ensure_loaded()
         info = backend.store.create(title=title_from([Message.user(first_text)]), agent_id=self.agent().id,
                                     mode=self.window_.mode)
@@ -222,6 +226,8 @@ class ChatView(QWidget):
 
     def open_session(self, session_id: str) -> None:
         """Resume a stored session: its transcript, usage and mode."""
+        from relavium_desktop.engine.agent.modes import ChatMode
+
         if self.busy or session_id == self.session_id:
             return
         backend = self.ensure_loaded()
@@ -255,6 +261,8 @@ class ChatView(QWidget):
         self.refresh_sessions()
 
     def _render_history(self, messages: list[Message]) -> None:
+        from relavium_desktop.engine.llm.messages import TextPart, ToolCallPart, ToolResultPart
+
         results: dict[str, ToolResultPart] = {
             p.call_id: p for m in messages if m.role == "tool" for p in m.parts if isinstance(p, ToolResultPart)
         }
@@ -292,6 +300,8 @@ class ChatView(QWidget):
             self.banner.show_error({"code": "no_project",
                                     "message": "Choose a project folder first (the button in the header)."})
             return
+        from relavium_desktop.ui.tasks import spawn
+
         self.composer.clear()
         self._turn = spawn(self._run_turn(text))
 
@@ -303,7 +313,11 @@ class ChatView(QWidget):
             self._turn.cancel()
 
     async def _run_turn(self, text: str) -> None:
+        import asyncio
+
         from relavium_desktop.engine.agent.chat import ChatSession
+        from relavium_desktop.engine.agent.modes import ChatMode
+        from relavium_desktop.ui.chat.backend import policy_from, tools_for_mode, with_route
 
         backend = self.ensure_loaded()
         self._last_text = text
@@ -425,6 +439,7 @@ class ChatView(QWidget):
 
     async def run_clipboard_action(self, action: ClipboardAction, text: str) -> str:
         """The quick panel's runner: the selected agent's route, no tools."""
+        from relavium_desktop.ui.chat.backend import with_route
         from relavium_desktop.ui.chat.one_shot import ask_once
 
         backend = self.ensure_loaded()
@@ -433,6 +448,9 @@ class ChatView(QWidget):
 
     def open_from_clipboard(self, prompt: str, result: str) -> None:
         """"Open in chat": a new session holding the action's prompt and answer, ready to continue."""
+        from relavium_desktop.engine.agent.session import title_from
+        from relavium_desktop.engine.llm.messages import Message, TextPart
+
         backend = self.ensure_loaded()
         if self.busy:
             return

@@ -1,0 +1,1 @@
+"""The Chat page and what it needs: sessions, transcript, composer, engine wiring."""

@@ -1,7 +1,7 @@
 """The main window shell on a qasync loop.
 
-Left navigation (Chat, Workflows -- hidden until the workflow view exists --,
-Runs / History, Settings), a header that always shows the active project and
+Left navigation (Chat, Workflows, Runs / History -- those two built on first
+use --, Settings), a header that always shows the active project and
 chat mode, the tray, the single-instance socket and "Process what I copied".
 Startup stays fast: only the widgets of the first screen are built before the
 first paint; the grant store, notifier, tray and the Settings view are created
@@ -47,8 +47,10 @@ if TYPE_CHECKING:
     from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.ui.approval import ApprovalController
     from relavium_desktop.ui.quick_panel import ClipboardRunner, QuickPanel
+    from relavium_desktop.ui.runs.view import RunsView
     from relavium_desktop.ui.settings_view import SettingsView
     from relavium_desktop.ui.tray import Tray
+    from relavium_desktop.ui.workflows.view import WorkflowsView
 
 # A native folder dialog cannot be driven by tests; MainWindow takes any
 # callable with this shape (tests pass a double that returns a fixed folder).
@@ -104,6 +106,8 @@ class MainWindow(QMainWindow):
         self.approvals: ApprovalController | None = None
         self.settings_view: SettingsView | None = None
         self.quick_panel: QuickPanel | None = None
+        self.workflows_view: WorkflowsView | None = None  # built on first use
+        self.runs_view: RunsView | None = None
 
         self.setWindowTitle("Relavium Desktop")
         self.setObjectName("mainWindow")
@@ -144,8 +148,6 @@ class MainWindow(QMainWindow):
         self.nav.setFixedWidth(170)
         for label in ("Chat", "Workflows", "Runs / History", "Settings"):
             self.nav.addItem(QListWidgetItem(label))
-        # Workflows has no view yet: hidden, not a dead end.
-        self.nav.item(NAV_WORKFLOWS).setHidden(True)
         self.pages = QStackedWidget()
         from relavium_desktop.ui.chat.view import ChatView
 
@@ -258,6 +260,16 @@ class MainWindow(QMainWindow):
     def _navigate(self, row: int) -> None:
         if row == NAV_SETTINGS:
             self.show_settings()
+            return
+        if row == NAV_WORKFLOWS:
+            from relavium_desktop.ui.workflows.view import show_workflows
+
+            show_workflows(self, NAV_WORKFLOWS)
+            return
+        if row == NAV_RUNS:
+            from relavium_desktop.ui.runs.view import show_runs
+
+            show_runs(self, NAV_RUNS)
             return
         self.pages.setCurrentIndex(row)
 

@@ -19,12 +19,14 @@ def test_window_shows_navigation_project_and_mode(make_window, qtbot) -> None:
     window.show()
     qtbot.waitExposed(window)
     nav = [window.nav.item(i) for i in range(window.nav.count())]
-    assert [i.text() for i in nav if not i.isHidden()] == ["Chat", "Runs / History", "Settings"]
-    assert nav[NAV_WORKFLOWS].isHidden()
+    assert [i.text() for i in nav if not i.isHidden()] == ["Chat", "Workflows", "Runs / History", "Settings"]
     assert window.project_button.text() == "Choose a project folder…"
     assert window.mode == keys.DEFAULT_MODE
     assert window.project_button.isVisible() and window.mode_combo.isVisible()
+    window.nav.setCurrentRow(NAV_WORKFLOWS)
+    assert window.pages.currentWidget() is window.workflows_view
     window.nav.setCurrentRow(NAV_RUNS)
+    assert window.pages.currentWidget() is window.runs_view
     assert window.project_button.isVisible() and window.mode_combo.isVisible()
     window.nav.setCurrentRow(NAV_SETTINGS)
     assert window.pages.currentWidget() is window.settings_view

@@ -1,0 +1,1 @@
+"""The Runs / History view: past workflow runs and each run's full event log."""

@@ -1,0 +1,215 @@
+"""The Runs / History page: past workflow runs and any run's full event log.
+
+Rows come from history.db (the same store ``relavium run`` writes), newest
+first: workflow, status, start, duration, tokens and cost.  Selecting a run
+shows every event it recorded, in sequence order, one JSON object per line --
+what the engine persisted, already masked and bounded.  Reading runs in a
+worker thread; the page refreshes whenever it is shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from relavium_desktop.ui.qt import (
+    QAbstractItemView,
+    QFontDatabase,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    Qt,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from relavium_desktop.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from relavium_desktop.ui.shell import MainWindow
+
+JsonDict = dict[str, Any]
+COLUMNS = ["Workflow", "Status", "Started", "Duration", "Tokens (in / out)", "Cost"]
+LIST_LIMIT = 500
+
+
+def _home() -> Path:
+    from relavium_desktop.host.datadir import data_dir
+
+    return data_dir()
+
+
+def format_duration(ms: int | None) -> str:
+    if ms is None:
+        return "—"
+    if ms < 1000:
+        return f"{ms} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60)} s"
+
+
+def format_cost(microcents: int) -> str:
+    """Micro-cents (1e-6 cent) as dollars; small costs keep their significant digits."""
+    dollars = microcents / 100_000_000
+    return f"${dollars:.4f}" if dollars < 1 else f"${dollars:.2f}"
+
+
+def _read_runs(home: Path) -> list[JsonDict]:
+    from relavium_desktop.store.runs import RunStore
+
+    store = RunStore.open(home)
+    try:
+        return store.list_runs(limit=LIST_LIMIT)
+    finally:
+        store.close()
+
+
+def _read_events(home: Path, run_id: str) -> list[JsonDict]:
+    from relavium_desktop.store.runs import RunStore
+
+    store = RunStore.open(home)
+    try:
+        return store.events(run_id)
+    finally:
+        store.close()
+
+
+class RunsView(QWidget):
+    refreshed = Signal()
+    log_shown = Signal(str)  # run id
+
+    def __init__(self, window: MainWindow | None = None) -> None:
+        super().__init__()
+        self.setObjectName("runsView")
+        self.runs: list[JsonDict] = []
+        self.events: list[JsonDict] = []
+        self.shown_run: str | None = None
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("runsTable")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._selected)
+        self.empty_label = QLabel("")
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setAutoDefault(False)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.log_title = QLabel("Select a run to see its full event log.")
+        self.log_view = QPlainTextEdit()
+        self.log_view.setObjectName("eventLog")
+        self.log_view.setReadOnly(True)
+        self.log_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.log_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+
+        top = QWidget()
+        top_col = QVBoxLayout(top)
+        top_col.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Past workflow runs"))
+        row.addStretch(1)
+        row.addWidget(self.refresh_button)
+        top_col.addLayout(row)
+        top_col.addWidget(self.table, 1)
+        top_col.addWidget(self.empty_label)
+        bottom = QWidget()
+        bottom_col = QVBoxLayout(bottom)
+        bottom_col.setContentsMargins(0, 0, 0, 0)
+        bottom_col.addWidget(self.log_title)
+        bottom_col.addWidget(self.log_view, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        page = QVBoxLayout(self)
+        page.addWidget(split)
+
+    def refresh(self) -> None:
+        spawn(self.reload())
+
+    async def reload(self) -> None:
+        runs = await asyncio.to_thread(_read_runs, _home())
+        keep = self.shown_run
+        self.runs = runs
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(runs))
+        for i, run in enumerate(runs):
+            cells = [
+                f"{run.get('workflow_name') or run['workflow_id']}  ({run['source']})",
+                str(run["status"]),
+                time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run["started_at"])),
+                format_duration(run.get("duration_ms")),
+                f"{run['input_tokens']} / {run['output_tokens']}",
+                format_cost(int(run["cost_microcents"] or 0)),
+            ]
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if col == 0:
+                    item.setToolTip(str(run["id"]))
+                self.table.setItem(i, col, item)
+        self.table.clearSelection()
+        self.table.blockSignals(False)
+        self.empty_label.setText("" if runs else "No workflow runs yet. Run one from Workflows or `relavium run`.")
+        ids = [r["id"] for r in runs]
+        if keep in ids:
+            self.table.selectRow(ids.index(keep))
+        self.refreshed.emit()
+
+    def cell(self, row: int, column: str) -> str:
+        item = self.table.item(row, COLUMNS.index(column))
+        return item.text() if item is not None else ""
+
+    def row_of(self, run_id: str) -> int:
+        return [r["id"] for r in self.runs].index(run_id)
+
+    def open_run(self, run_id: str) -> None:
+        """Select a run (what clicking its row does); its log loads in the background."""
+        self.table.selectRow(self.row_of(run_id))
+
+    def _selected(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if rows and rows[0].row() < len(self.runs):
+            spawn(self.show_log(str(self.runs[rows[0].row()]["id"])))
+
+    async def show_log(self, run_id: str) -> None:
+        events = await asyncio.to_thread(_read_events, _home(), run_id)
+        self.events = events
+        self.shown_run = run_id
+        run = next((r for r in self.runs if r["id"] == run_id), None)
+        status = f" — {run['status']}" if run else ""
+        error = run.get("error") if run else None
+        if isinstance(error, dict) and error.get("message"):
+            status += f": {error.get('code')}: {error.get('message')}"
+        self.log_title.setText(f"Run {run_id}{status} · {len(events)} events")
+        self.log_view.setPlainText("\n".join(json.dumps(e, ensure_ascii=False, default=str) for e in events))
+        self.log_shown.emit(run_id)
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        self.refresh()
+
+
+def show_runs(window: MainWindow, page_index: int) -> RunsView:
+    """Build the view on first use and show it (it refreshes each time it is shown)."""
+    view: RunsView | None = getattr(window, "runs_view", None)
+    if view is None:
+        view = RunsView(window)
+        window.runs_view = view
+        old = window.pages.widget(page_index)
+        window.pages.insertWidget(page_index, view)
+        if old is not None:
+            window.pages.removeWidget(old)
+            old.deleteLater()
+    window.pages.setCurrentWidget(view)
+    return view

@@ -1,0 +1,191 @@
+"""Human gates in the window: a dialog, and a notification when the window is unfocused.
+
+A gate pauses the run durably (it is checkpointed in history.db), so closing
+the dialog is "decide later", never a rejection: the run stays paused and can
+be answered again from the view or with ``relavium run --resume``.  When the
+window is not the active one, a notification with Approve / Reject buttons is
+sent as well; pressing one answers the same pending dialog, exactly as the
+permission prompt does.  Enter never answers (a stray key press must not
+approve a release).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any, Literal
+
+from relavium_desktop.engine.tools.masking import clip, mask_text
+from relavium_desktop.engine.workflow.run import GateDecision
+from relavium_desktop.ui.qt import (
+    QDialog,
+    QHBoxLayout,
+    QKeyEvent,
+    QLabel,
+    QLineEdit,
+    QObject,
+    QPlainTextEdit,
+    QPushButton,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from relavium_desktop.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
+
+log = logging.getLogger(__name__)
+JsonDict = dict[str, Any]
+
+APPROVE = "Approve"
+REJECT = "Reject"
+NOTIFICATION_TITLE = "A workflow is waiting for you"
+
+
+class GateDialog(QDialog):
+    decided = Signal(object)  # GateDecision
+
+    def __init__(self, run_id: str, gate: JsonDict, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.run_id = run_id
+        self.gate = gate
+        self.decision: GateDecision | None = None
+        self.setObjectName("gateDialog")
+        self.setWindowTitle(f"Human gate: {gate.get('nodeId')}")
+        self.resize(520, 300)
+        message = QLabel(mask_text(str(gate.get("message") or "Approve to continue.")))
+        message.setObjectName("gateMessage")
+        message.setWordWrap(True)
+        message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(f"Workflow run {run_id} is paused at {gate.get('nodeId')} "
+                                f"({gate.get('gateType', 'approval')})."))
+        layout.addWidget(message)
+        self.payload: QPlainTextEdit | None = None
+        if gate.get("gateType") in ("input", "review"):
+            self.payload = QPlainTextEdit()
+            self.payload.setObjectName("gatePayload")
+            self.payload.setPlaceholderText("Your input (JSON, or plain text)")
+            layout.addWidget(self.payload, 1)
+        self.comment = QLineEdit()
+        self.comment.setPlaceholderText("Comment (optional, kept in the run's history)")
+        layout.addWidget(self.comment)
+        self.approve_button = QPushButton(APPROVE)
+        self.reject_button = QPushButton(REJECT)
+        self.later_button = QPushButton("Decide later")
+        row = QHBoxLayout()
+        row.addWidget(self.approve_button)
+        row.addWidget(self.reject_button)
+        row.addStretch(1)
+        row.addWidget(self.later_button)
+        layout.addLayout(row)
+        for b in (self.approve_button, self.reject_button, self.later_button):
+            b.setAutoDefault(False)
+            b.setDefault(False)
+        self.approve_button.clicked.connect(lambda: self.answer(True, "desktop"))
+        self.reject_button.clicked.connect(lambda: self.answer(False, "desktop"))
+        self.later_button.clicked.connect(self.close)
+        self.comment.setFocus()
+
+    def _payload(self) -> Any:
+        if self.payload is None or not self.payload.toPlainText().strip():
+            return None
+        text = self.payload.toPlainText()
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    def answer(self, approved: bool, decided_by: str) -> None:
+        if self.decision is not None:
+            return
+        payload = self._payload()
+        kind: Literal["approved", "rejected", "input_provided"] = (
+            "rejected" if not approved else "input_provided" if payload is not None else "approved"
+        )
+        self.decision = GateDecision(kind, decided_by=decided_by, payload=payload,
+                                     comment=self.comment.text().strip() or None)
+        self.decided.emit(self.decision)
+        self.accept()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class GatePrompter(QObject):
+    """Opens the dialog for a paused run's gate and, when unfocused, the notification."""
+
+    dialog_opened = Signal(object)  # GateDialog
+    decided = Signal(str, str, object)  # run id, gate id, GateDecision
+
+    def __init__(
+        self,
+        window: QWidget,
+        *,
+        notifier: Callable[[], DesktopOs | None],
+        notify_enabled: Callable[[], bool] = lambda: True,
+    ) -> None:
+        super().__init__(window)
+        self._window = window
+        self._notifier = notifier
+        self._notify_enabled = notify_enabled
+        self._listening: DesktopOs | None = None
+        self._by_notification: dict[str, GateDialog] = {}
+        self.pending: GateDialog | None = None
+        self.last_notification_id: str | None = None
+
+    def ask(self, run_id: str, gate: JsonDict) -> GateDialog:
+        if self.pending is not None and self.pending.decision is None:
+            self.pending.close()
+        dialog = GateDialog(run_id, gate, self._window)
+        dialog.decided.connect(lambda d: self.decided.emit(run_id, str(gate.get("gateId")), d))
+        dialog.finished.connect(lambda _code: self._forget(dialog))
+        self.pending = dialog
+        dialog.open()
+        self.dialog_opened.emit(dialog)
+        notifier = self._notifier()
+        if notifier is not None and self._notify_enabled() and not self._window.isActiveWindow():
+            if self._listening is not notifier:
+                notifier.add_action_listener(self._on_action)
+                self._listening = notifier
+            spawn(self._notify(notifier, dialog))
+        return dialog
+
+    def _forget(self, dialog: GateDialog) -> None:
+        for nid, d in list(self._by_notification.items()):
+            if d is dialog:
+                del self._by_notification[nid]
+        if self.pending is dialog:
+            self.pending = None
+        dialog.deleteLater()
+
+    async def _notify(self, notifier: DesktopOs, dialog: GateDialog) -> None:
+        body = f"{dialog.gate.get('nodeId')}: {clip(mask_text(str(dialog.gate.get('message', ''))), 200)}"
+        try:
+            result = await notifier.notify(NOTIFICATION_TITLE, body, [APPROVE, REJECT])
+        except Exception as exc:  # noqa: BLE001 -- the dialog still waits; a missing notifier is not fatal
+            log.info("gate notification not shown: %s", type(exc).__name__)
+            return
+        nid = str(result["id"])
+        if dialog.decision is None and self.pending is dialog:
+            self._by_notification[nid] = dialog
+        self.last_notification_id = nid
+
+    def _on_action(self, action: NotificationAction) -> None:
+        dialog = self._by_notification.pop(action.notification_id, None)
+        if dialog is None or dialog.decision is not None:
+            return
+        if action.action == APPROVE:
+            dialog.answer(True, "notification")
+        elif action.action == REJECT:
+            dialog.answer(False, "notification")
+        else:  # a click on the body: bring the dialog forward
+            self._window.activateWindow()
+            dialog.raise_()

@@ -1,0 +1,248 @@
+"""The live timeline of a run: one row per node, its state, tokens, tool cards, output.
+
+Events arrive in sequence order on the GUI thread.  State changes update the
+row at once; streamed agent tokens are appended to the node's record and the
+open detail pane is refreshed on a short timer, so a fast stream costs one
+repaint per tick rather than one per token.  Everything shown comes from the
+events, which the engine already masked and bounded.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from relavium_desktop.ui.qt import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    Qt,
+    QTableWidget,
+    QTableWidgetItem,
+    QTimer,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+
+JsonDict = dict[str, Any]
+FLUSH_MS = 30
+
+NODE_STATE_BY_EVENT = {
+    "node:started": "running",
+    "node:completed": "completed",
+    "node:failed": "failed",
+    "node:skipped": "skipped",
+    "node:retrying": "retrying",
+    "human_gate:paused": "waiting",
+}
+
+
+@dataclass(slots=True)
+class ToolCard:
+    tool_id: str
+    input_preview: str
+    status: str = "running"  # running | ok | error
+    summary: str = ""
+
+    def render(self) -> str:
+        mark = {"running": "…", "ok": "✓", "error": "✗"}[self.status]
+        text = f"[tool {mark}] {self.tool_id} {self.input_preview}".rstrip()
+        if self.summary:
+            text += "\n    " + self.summary.replace("\n", "\n    ")
+        return text
+
+
+@dataclass(slots=True)
+class NodeRecord:
+    node_id: str
+    node_type: str
+    state: str = "pending"
+    detail: str = ""  # skip reason, error message, duration
+    decision: str = ""  # a gate's answer, e.g. "approved by desktop"
+    tokens: list[str] = field(default_factory=list)
+    tools: list[ToolCard] = field(default_factory=list)
+    output: Any = None
+    has_output: bool = False
+
+    @property
+    def streamed(self) -> str:
+        return "".join(self.tokens)
+
+    def render(self) -> str:
+        parts = [f"{self.node_id} ({self.node_type}): {self.state}" + (f" — {self.detail}" if self.detail else "")]
+        if self.tokens:
+            parts.append("Agent output:\n" + self.streamed)
+        parts.extend(card.render() for card in self.tools)
+        if self.has_output:
+            parts.append("Output:\n" + json.dumps(self.output, ensure_ascii=False, indent=2, default=str))
+        return "\n\n".join(parts)
+
+
+def _describe_error(error: Any) -> str:
+    if not isinstance(error, dict):
+        return ""
+    code, message = error.get("code", ""), error.get("message", "")
+    return f"{code}: {message}" if code else str(message)
+
+
+class RunTimeline(QWidget):
+    node_state_changed = Signal(str, str)  # node id, state
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("runTimeline")
+        self.records: dict[str, NodeRecord] = {}
+        self.order: list[str] = []
+        self.table = QTableWidget(0, 3)
+        self.table.setObjectName("timelineTable")
+        self.table.setHorizontalHeaderLabels(["Node", "State", "Detail"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._show_selected)
+        self.details = QPlainTextEdit()
+        self.details.setObjectName("nodeDetails")
+        self.details.setReadOnly(True)
+        self.details.setPlaceholderText("Select a node to see its streamed text, tool calls and output.")
+        self.status = QLabel("")
+        self.status.setObjectName("runStatus")
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.details)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.status)
+        column.addWidget(split, 1)
+        self._dirty = False
+        self._flush = QTimer(self)
+        self._flush.setSingleShot(True)
+        self._flush.setInterval(FLUSH_MS)
+        self._flush.timeout.connect(self._refresh_details)
+
+    # -- setup ---------------------------------------------------------------
+
+    def set_nodes(self, nodes: list[tuple[str, str]]) -> None:
+        """(id, type) of every node, in plan order; all pending."""
+        self.records = {nid: NodeRecord(nid, ntype) for nid, ntype in nodes}
+        self.order = [nid for nid, _ in nodes]
+        self.table.setRowCount(len(nodes))
+        for row, (nid, ntype) in enumerate(nodes):
+            self.table.setItem(row, 0, QTableWidgetItem(f"{nid}  ({ntype})"))
+            self.table.setItem(row, 1, QTableWidgetItem("pending"))
+            self.table.setItem(row, 2, QTableWidgetItem(""))
+        self.details.clear()
+        self.status.setText("")
+
+    def reset(self) -> None:
+        self.set_nodes([(r.node_id, r.node_type) for r in self.records.values()])
+
+    # -- events --------------------------------------------------------------
+
+    def apply(self, event: JsonDict) -> None:
+        kind = str(event.get("type", ""))
+        node_id = event.get("nodeId")
+        record = self.records.get(str(node_id)) if node_id is not None else None
+        if kind in NODE_STATE_BY_EVENT and record is not None:
+            state = NODE_STATE_BY_EVENT[kind]
+            if kind == "node:started" and record.state == "waiting":
+                return  # a gate's start event precedes its paused event; keep "waiting"
+            if kind == "human_gate:paused":
+                record.detail = str(event.get("message", ""))
+            elif kind == "node:skipped":
+                record.detail = str(event.get("reason", ""))
+            elif kind == "node:failed":
+                record.detail = _describe_error(event.get("error"))
+            elif kind == "node:retrying":
+                record.detail = f"attempt {event.get('attemptNumber')}: {_describe_error(event.get('error'))}"
+            elif kind == "node:completed":
+                took = f"{event.get('durationMs', 0)} ms"
+                record.detail = f"{record.decision} · {took}" if record.decision else took
+                record.output = event.get("output")
+                record.has_output = True
+            elif kind == "node:started":
+                record.detail = ""
+            self._set_state(record, state)
+        elif kind == "human_gate:resumed" and record is not None:
+            record.decision = f"{event.get('decision')} by {event.get('decidedBy')}"
+            record.detail = record.decision
+            self._update_row(record)
+        elif kind == "agent:token" and record is not None:
+            record.tokens.append(str(event.get("token", "")))
+            self._touch(record)
+        elif kind == "agent:tool_call" and record is not None:
+            preview = event.get("toolInput", {})
+            text = preview.get("preview") if isinstance(preview, dict) and "preview" in preview else preview
+            record.tools.append(ToolCard(str(event.get("toolId")),
+                                         text if isinstance(text, str) else json.dumps(text, default=str)))
+            self._touch(record)
+        elif kind == "agent:tool_result" and record is not None:
+            card = next((c for c in reversed(record.tools)
+                         if c.tool_id == event.get("toolId") and c.status == "running"), None)
+            if card is None:
+                card = ToolCard(str(event.get("toolId")), "")
+                record.tools.append(card)
+            card.status = "ok" if event.get("success") else "error"
+            card.summary = str(event.get("outputSummary") or "") if event.get("success") \
+                else _describe_error(event.get("error"))
+            self._touch(record)
+        elif kind.startswith("run:"):
+            self._run_event(kind, event)
+
+    def _run_event(self, kind: str, event: JsonDict) -> None:
+        if kind == "run:started":
+            self.status.setText(f"Running {event.get('runId', '')}")
+        elif kind == "run:paused":
+            self.status.setText("Paused at a human gate: waiting for a decision")
+        elif kind == "run:completed":
+            self.status.setText(f"Completed in {event.get('durationMs', 0)} ms")
+        elif kind == "run:failed":
+            self.status.setText("Failed: " + _describe_error(event.get("error")))
+        elif kind == "run:cancelled":
+            self.status.setText("Stopped")
+            for record in self.records.values():
+                if record.state in ("running", "waiting", "retrying"):
+                    self._set_state(record, "cancelled")
+
+    def _set_state(self, record: NodeRecord, state: str) -> None:
+        record.state = state
+        self._update_row(record)
+        self._touch(record)
+        self.node_state_changed.emit(record.node_id, state)
+
+    def _update_row(self, record: NodeRecord) -> None:
+        row = self.order.index(record.node_id)
+        for col, text in ((1, record.state), (2, record.detail)):
+            item = self.table.item(row, col)
+            if item is not None:
+                item.setText(text)
+
+    def _touch(self, record: NodeRecord) -> None:
+        if self.selected() == record.node_id and not self._flush.isActive():
+            self._flush.start()
+
+    # -- details -------------------------------------------------------------
+
+    def selected(self) -> str | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.order[rows[0].row()] if rows else None
+
+    def select(self, node_id: str) -> None:
+        self.table.selectRow(self.order.index(node_id))
+
+    def _show_selected(self) -> None:
+        self._refresh_details()
+
+    def _refresh_details(self) -> None:
+        node_id = self.selected()
+        record = self.records.get(node_id) if node_id else None
+        self.details.setPlainText(record.render() if record else "")
+
+    def state_of(self, node_id: str) -> str:
+        return self.records[node_id].state

@@ -1,0 +1,329 @@
+"""The Workflows page: list, graph, inputs, Run / Stop, live timeline, outputs, gates.
+
+The view owns no run logic: loading is :mod:`.catalog`, running is
+:class:`.runner.WorkflowRunner` (the same engine ``relavium run`` builds),
+gates are :class:`.gate.GatePrompter`.  Blocking work (walking the project,
+parsing YAML, reading history.db) runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.qt import (
+    QFontDatabase,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from relavium_desktop.ui.tasks import spawn
+from relavium_desktop.ui.workflows.catalog import WorkflowEntry, last_statuses, scan_project
+from relavium_desktop.ui.workflows.gate import GatePrompter
+from relavium_desktop.ui.workflows.graph import WorkflowGraph
+from relavium_desktop.ui.workflows.inputs_form import InputsForm
+from relavium_desktop.ui.workflows.runner import WorkflowRunner
+from relavium_desktop.ui.workflows.timeline import RunTimeline
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.workflow.run import GateDecision, RunResult
+    from relavium_desktop.ui.shell import MainWindow
+
+JsonDict = dict[str, Any]
+
+
+def _home() -> Path:
+    from relavium_desktop.host.datadir import data_dir
+
+    return data_dir()
+
+
+class WorkflowsView(QWidget):
+    refreshed = Signal()
+    run_finished = Signal(object)  # RunResult
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.setObjectName("workflowsView")
+        self.window_ = window
+        self.entries: list[WorkflowEntry] = []
+        self.current: WorkflowEntry | None = None
+        self.run_id: str | None = None
+
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+        # -- left: the project's workflows -------------------------------------
+        self.workflow_list = QListWidget()
+        self.workflow_list.setObjectName("workflowList")
+        self.workflow_list.currentRowChanged.connect(self._picked)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setAutoDefault(False)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.empty_label = QLabel("")
+        self.empty_label.setWordWrap(True)
+        left = QWidget()
+        left_col = QVBoxLayout(left)
+        left_col.setContentsMargins(0, 0, 0, 0)
+        left_col.addWidget(QLabel("Workflows in this project"))
+        left_col.addWidget(self.workflow_list, 1)
+        left_col.addWidget(self.empty_label)
+        left_col.addWidget(self.refresh_button)
+
+        # -- right: the open workflow ------------------------------------------
+        self.title = QLabel("Open a workflow to see its graph and run it.")
+        self.title.setObjectName("workflowTitle")
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        self.error_view = QPlainTextEdit()
+        self.error_view.setObjectName("workflowErrors")
+        self.error_view.setReadOnly(True)
+        self.error_view.setFont(mono)
+        self.error_view.hide()
+        self.graph = WorkflowGraph()
+        self.inputs = InputsForm()
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("runButton")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stopButton")
+        for b in (self.run_button, self.stop_button):
+            b.setAutoDefault(False)
+        self.run_button.setEnabled(False)
+        self.stop_button.setEnabled(False)
+        self.run_button.clicked.connect(self.run_current)
+        self.stop_button.clicked.connect(self.stop)
+        self.message = QLabel("")
+        self.message.setObjectName("runMessage")
+        self.message.setWordWrap(True)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.message, 1)
+        self.timeline = RunTimeline()
+        self.outputs_view = QPlainTextEdit()
+        self.outputs_view.setObjectName("finalOutputs")
+        self.outputs_view.setReadOnly(True)
+        self.outputs_view.setFont(mono)
+        self.outputs_view.setPlaceholderText("The run's final outputs appear here.")
+
+        controls = QWidget()
+        controls_col = QVBoxLayout(controls)
+        controls_col.setContentsMargins(0, 0, 0, 0)
+        controls_col.addWidget(QLabel("Inputs"))
+        controls_col.addWidget(self.inputs)
+        controls_col.addLayout(buttons)
+        controls_col.addWidget(self.timeline, 1)
+        controls_col.addWidget(QLabel("Final outputs"))
+        controls_col.addWidget(self.outputs_view)
+
+        self.body = QSplitter(Qt.Orientation.Horizontal)
+        self.body.addWidget(self.graph)
+        self.body.addWidget(controls)
+        self.body.setStretchFactor(1, 1)
+        right = QWidget()
+        right_col = QVBoxLayout(right)
+        right_col.setContentsMargins(0, 0, 0, 0)
+        right_col.addWidget(self.title)
+        right_col.addWidget(self.error_view, 1)
+        right_col.addWidget(self.body, 4)
+        self.body.hide()
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(1, 1)
+        split.setSizes([230, 800])
+        page = QVBoxLayout(self)
+        page.addWidget(split)
+
+        # -- running -------------------------------------------------------------
+        self.runner = WorkflowRunner(
+            home=_home,
+            workspace=lambda: self.window_.project,
+            os_capability=lambda: self.window_.desktop_os,
+            approval_hook=lambda: self.window_.approvals.confirm if self.window_.approvals else None,
+            parent=self,
+        )
+        self.runner.run_event.connect(self._on_event)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed_to_start.connect(self.message.setText)
+        self.runner.running_changed.connect(self._running)
+        self.timeline.node_state_changed.connect(self.graph.set_state)
+        self.gates = GatePrompter(
+            window, notifier=lambda: self.window_.desktop_os,
+            notify_enabled=lambda: keys.read_bool(self.window_.settings, keys.KEY_NOTIFY_APPROVALS, True),
+        )
+        self.gates.decided.connect(self._gate_decided)
+        window.project_changed.connect(lambda _p: self.refresh())
+
+    # -- the list --------------------------------------------------------------
+
+    def refresh(self) -> None:
+        spawn(self.reload())
+
+    async def reload(self) -> None:
+        project = self.window_.project
+        if not project:
+            entries: list[WorkflowEntry] = []
+        else:
+            def scan() -> list[WorkflowEntry]:
+                return scan_project(Path(project), last_statuses(_home()))
+
+            entries = await asyncio.to_thread(scan)
+        if project != self.window_.project:
+            return  # the project changed while scanning; that scan's refresh wins
+        keep = self.current.rel if self.current else None
+        self.entries = entries
+        self.workflow_list.blockSignals(True)
+        self.workflow_list.clear()
+        for entry in entries:
+            self.workflow_list.addItem(QListWidgetItem(self._label(entry)))
+        self.workflow_list.blockSignals(False)
+        if not project:
+            self.empty_label.setText("Choose a project folder to see its workflows.")
+        elif not entries:
+            self.empty_label.setText("No *.relavium.yaml files in this project yet.")
+        else:
+            self.empty_label.setText("")
+        rels = [e.rel for e in entries]
+        if keep in rels:
+            self.workflow_list.setCurrentRow(rels.index(keep))
+        elif self.current is not None and not self.runner.busy:
+            self._close_current()
+        self.refreshed.emit()
+
+    @staticmethod
+    def _label(entry: WorkflowEntry) -> str:
+        if entry.error is not None:
+            status = "invalid"
+        else:
+            status = f"last run: {entry.last_status}" if entry.last_status else "never run"
+        return f"{entry.title}\n{entry.rel} · {status}"
+
+    def _picked(self, row: int) -> None:
+        if 0 <= row < len(self.entries):
+            self.show_entry(self.entries[row])
+
+    def open_workflow(self, rel: str) -> WorkflowEntry:
+        """Select a workflow by its project-relative path (what clicking it in the list does)."""
+        rels = [e.rel for e in self.entries]
+        self.workflow_list.setCurrentRow(rels.index(rel))
+        assert self.current is not None
+        return self.current
+
+    def _close_current(self) -> None:
+        self.current = None
+        self.title.setText("Open a workflow to see its graph and run it.")
+        self.body.hide()
+        self.error_view.hide()
+        self.run_button.setEnabled(False)
+
+    def show_entry(self, entry: WorkflowEntry) -> None:
+        if self.current is not None and self.current.rel == entry.rel and self.current.loaded is entry.loaded:
+            return
+        if self.runner.busy:
+            self.message.setText("A run is in progress; stop it before opening another workflow.")
+            if self.current is not None:
+                rels = [e.rel for e in self.entries]
+                if self.current.rel in rels:
+                    self.workflow_list.blockSignals(True)
+                    self.workflow_list.setCurrentRow(rels.index(self.current.rel))
+                    self.workflow_list.blockSignals(False)
+            return
+        self.current = entry
+        self.run_id = None
+        self.title.setText(f"{entry.title} — {entry.rel}")
+        self.message.setText("")
+        self.outputs_view.clear()
+        if entry.loaded is None:
+            self.error_view.setPlainText(entry.error or "")
+            self.error_view.show()
+            self.body.hide()
+            self.run_button.setEnabled(False)
+            return
+        self.error_view.hide()
+        self.body.show()
+        plan = entry.loaded.plan
+        self.graph.show_plan(plan)
+        self.inputs.set_inputs(entry.loaded.file.workflow.inputs)
+        self.timeline.set_nodes([(n, plan.nodes[n].type) for n in plan.order])
+        self.run_button.setEnabled(bool(self.window_.project))
+
+    # -- running ---------------------------------------------------------------
+
+    def run_current(self) -> None:
+        from relavium_desktop.engine.workflow.errors import InputError
+
+        entry = self.current
+        if entry is None or entry.loaded is None:
+            return
+        try:
+            values = self.inputs.values()
+        except InputError as exc:
+            self.message.setText(str(exc))
+            return
+        self.window_.ensure_services()
+        self.timeline.reset()
+        self.graph.reset_states()
+        self.outputs_view.clear()
+        self.message.setText("")
+        self.runner.start(entry.loaded, values)
+
+    def stop(self) -> None:
+        self.runner.stop()
+
+    def _running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running and self.current is not None and self.current.loaded is not None)
+        self.stop_button.setEnabled(running)
+        self.workflow_list.setEnabled(not running)
+
+    def _on_event(self, event: JsonDict) -> None:
+        if event.get("type") == "run:started":
+            self.run_id = str(event.get("runId"))
+        self.timeline.apply(event)
+        kind = event.get("type")
+        if kind in ("run:completed", "run:failed", "run:cancelled"):
+            outputs = event.get("outputs", event.get("partialOutputs", {}))
+            self.outputs_view.setPlainText(json.dumps(outputs, ensure_ascii=False, indent=2, default=str))
+
+    def _on_finished(self, result: RunResult) -> None:
+        self.run_id = result.run_id
+        if self.current is not None:
+            self.current.last_status = result.status
+            row = self.entries.index(self.current) if self.current in self.entries else -1
+            if row >= 0:
+                self.workflow_list.item(row).setText(self._label(self.current))
+        if result.status == "paused" and result.pending_gates:
+            self.gates.ask(result.run_id, result.pending_gates[0])
+        self.run_finished.emit(result)
+
+    def _gate_decided(self, run_id: str, gate_id: str, decision: GateDecision) -> None:
+        self.window_.ensure_services()
+        self.runner.resume(run_id, decision, gate_id)
+
+
+def show_workflows(window: MainWindow, page_index: int) -> WorkflowsView:
+    """Build the view on first use (keeps it off the first paint) and show it."""
+    view: WorkflowsView | None = getattr(window, "workflows_view", None)
+    if view is None:
+        view = WorkflowsView(window)
+        window.workflows_view = view
+        old = window.pages.widget(page_index)
+        window.pages.insertWidget(page_index, view)
+        if old is not None:
+            window.pages.removeWidget(old)
+            old.deleteLater()
+        view.refresh()
+    window.pages.setCurrentWidget(view)
+    return view

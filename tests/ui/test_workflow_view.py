@@ -1,0 +1,330 @@
+"""The Workflows view against the real engine, real files and real history.db.
+
+Workflows here need no LLM (input, condition, transform, tool, human_gate,
+output nodes).  Runs go through the same engine ``relavium run`` builds; gates
+are answered through the dialog's buttons and through a real notification
+daemon (dunst on a private bus), as a click would.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
+from relavium_desktop.store.runs import RunStore
+from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.qt import QGuiApplication
+from relavium_desktop.ui.shell import NAV_WORKFLOWS
+from relavium_desktop.ui.workflows.gate import NOTIFICATION_TITLE, GateDialog
+from tests.fixtures.desktop_bus import desktop_bus  # noqa: F401
+from tests.fixtures.notifications import NotificationDaemon, notification_daemon, notifications  # noqa: F401
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
+RUN_TIMEOUT_MS = 30_000
+
+BRANCHY = """\
+schema_version: '1.0'
+workflow:
+  id: branchy
+  name: Branch and write
+  inputs:
+    - { name: n, type: number }
+    - { name: word, type: string, default: hello }
+  nodes:
+    - { id: start, type: input }
+    - { id: check, type: condition, expression: 'inputs.n >= 10',
+        branches: [{ when: true, target_node: hi }, { when: false, target_node: lo }] }
+    - { id: hi, type: transform, transform: '({ label: "high" })' }
+    - { id: lo, type: transform, transform: '({ label: "low", word: inputs.word })' }
+    - id: save
+      type: tool
+      tool_config:
+        tool_name: write_file
+        parameters: { createParents: true }
+        input_mapping: { path: 'out/result.txt', content: '{{ inputs.word }}-{{ inputs.n }}' }
+    - { id: out, type: output }
+  edges:
+    - { from: start, to: check }
+    - { from: hi, to: save }
+    - { from: lo, to: save }
+    - { from: save, to: out }
+"""
+
+BROKEN = """\
+schema_version: '1.0'
+workflow:
+  id: broken
+  nodes:
+    - { id: start, type: input, colour: red }
+"""
+
+SLEEPY = """\
+schema_version: '1.0'
+workflow:
+  id: sleepy
+  tools: { allowedCommands: ['sleep 30'] }
+  nodes:
+    - { id: start, type: input }
+    - id: nap
+      type: tool
+      tool_config: { tool_name: run_command, input_mapping: { command: sleep, args: ['30'] } }
+    - { id: out, type: output }
+  edges: [{ from: start, to: nap }, { from: nap, to: out }]
+"""
+
+
+@pytest.fixture
+def flows(project: Path) -> Path:
+    folder = project / "flows"
+    folder.mkdir()
+    (folder / "branchy.relavium.yaml").write_text(BRANCHY)
+    (folder / "broken.relavium.yaml").write_text(BROKEN)
+    (folder / "sleepy.relavium.yaml").write_text(SLEEPY)
+    for name in ("release-gate.relavium.yaml", "clipboard-note.relavium.yaml"):
+        shutil.copy(EXAMPLES / name, folder / name)
+    # Workflows in ignored folders are not listed.
+    (project / "node_modules" / "x").mkdir(parents=True)
+    (project / "node_modules" / "x" / "hidden.relavium.yaml").write_text(BRANCHY)
+    return folder
+
+
+def open_view(make_window, qtbot, project: Path, *, notify: bool = False):
+    window = make_window()
+    window.settings.setValue(keys.KEY_NOTIFY_APPROVALS, notify)
+    window.set_project(str(project))
+    window.nav.setCurrentRow(NAV_WORKFLOWS)
+    view = window.workflows_view
+    assert view is not None and window.pages.currentWidget() is view
+    qtbot.waitUntil(lambda: len(view.entries) == 5, timeout=10_000)
+    return window, view
+
+
+def run_and_wait(view, qtbot, *, timeout: int = RUN_TIMEOUT_MS):
+    with qtbot.waitSignal(view.run_finished, timeout=timeout) as blocker:
+        view.run_button.click()
+    return blocker.args[0]
+
+
+def test_lists_workflows_by_file_with_last_run_status(make_window, qtbot, project: Path, flows: Path) -> None:
+    window, view = open_view(make_window, qtbot, project)
+    assert window.nav.item(NAV_WORKFLOWS).isHidden() is False
+    rels = [e.rel for e in view.entries]
+    assert rels == ["flows/branchy.relavium.yaml", "flows/broken.relavium.yaml",
+                    "flows/clipboard-note.relavium.yaml", "flows/release-gate.relavium.yaml",
+                    "flows/sleepy.relavium.yaml"]
+    labels = [view.workflow_list.item(i).text() for i in range(view.workflow_list.count())]
+    assert labels[0] == "Branch and write\nflows/branchy.relavium.yaml · never run"
+    assert labels[1].endswith("· invalid")
+
+    view.open_workflow("flows/branchy.relavium.yaml")
+    view.inputs.set_value("n", "3")
+    assert run_and_wait(view, qtbot).status == "completed"
+    assert view.workflow_list.item(0).text().endswith("· last run: completed")
+    # The status comes from history.db: a fresh listing (as after a restart) shows it too.
+    with qtbot.waitSignal(view.refreshed):
+        view.refresh()
+    assert view.entries[0].last_status == "completed"
+    assert view.workflow_list.item(0).text().endswith("· last run: completed")
+
+
+def test_open_fill_inputs_run_see_node_states_and_outputs(
+    make_window, qtbot, project: Path, flows: Path
+) -> None:
+    _window, view = open_view(make_window, qtbot, project)
+    view.open_workflow("flows/branchy.relavium.yaml")
+    # The graph: every node, edges in layers, branch edges labelled.
+    assert set(view.graph.boxes) == {"start", "check", "hi", "lo", "save", "out"}
+    assert ("check", "hi", "true") in view.graph.edges and ("check", "lo", "false") in view.graph.edges
+    assert view.graph.boxes["start"].rect().top() < view.graph.boxes["check"].rect().top() \
+        < view.graph.boxes["lo"].rect().top() < view.graph.boxes["save"].rect().top()
+    # The inputs form comes from the declarations, with the default filled in.
+    assert set(view.inputs.fields) == {"n", "word"}
+    assert view.inputs.fields["word"].text() == "hello"
+
+    seen: list[tuple[str, str]] = []
+    view.timeline.node_state_changed.connect(lambda n, s: seen.append((n, s)))
+    view.inputs.set_value("n", "3")
+    view.inputs.set_value("word", "ahoy")
+    result = run_and_wait(view, qtbot)
+
+    assert result.status == "completed"
+    assert seen == [("start", "running"), ("start", "completed"), ("check", "running"), ("check", "completed"),
+                    ("hi", "skipped"), ("lo", "running"), ("lo", "completed"), ("save", "running"),
+                    ("save", "completed"), ("out", "running"), ("out", "completed")]
+    assert {n: view.graph.states[n] for n in view.graph.states} == {
+        "start": "completed", "check": "completed", "hi": "skipped", "lo": "completed", "save": "completed",
+        "out": "completed"}
+    assert view.timeline.records["hi"].detail == "branch_not_taken"
+    # Each node's output; the tool node shows its tool card.
+    view.timeline.select("lo")
+    qtbot.waitUntil(lambda: '"label": "low"' in view.timeline.details.toPlainText())
+    assert '"word": "ahoy"' in view.timeline.details.toPlainText()
+    view.timeline.select("save")
+    qtbot.waitUntil(lambda: "[tool ✓] write_file" in view.timeline.details.toPlainText())
+    assert (project / "out" / "result.txt").read_text() == "ahoy-3"
+    # The run's final outputs.
+    finals = json.loads(view.outputs_view.toPlainText())
+    assert set(finals) == {"out"}
+    assert view.timeline.status.text().startswith("Completed")
+    assert view.run_button.isEnabled() and not view.stop_button.isEnabled()
+
+
+def test_bad_input_is_refused_with_the_engines_message(make_window, qtbot, project: Path, flows: Path) -> None:
+    _window, view = open_view(make_window, qtbot, project)
+    view.open_workflow("flows/branchy.relavium.yaml")
+    view.inputs.set_value("n", "three")
+    view.run_button.click()
+    assert view.message.text() == "input 'n' must be a number"
+    view.inputs.set_value("n", "")
+    view.run_button.click()
+    assert view.message.text() == "missing required input 'n'"
+    assert not view.runner.busy and not (project / "out").exists()
+
+
+def test_invalid_workflow_shows_file_line_column_instead_of_crashing(
+    make_window, qtbot, project: Path, flows: Path
+) -> None:
+    _window, view = open_view(make_window, qtbot, project)
+    view.open_workflow("flows/broken.relavium.yaml")
+    assert view.error_view.isVisibleTo(view) and not view.body.isVisibleTo(view)
+    assert view.error_view.toPlainText() == "flows/broken.relavium.yaml:5:33: unknown key 'colour'"
+    assert not view.run_button.isEnabled()
+    # A valid one still opens afterwards.
+    view.open_workflow("flows/branchy.relavium.yaml")
+    assert view.body.isVisibleTo(view) and not view.error_view.isVisibleTo(view)
+
+
+def test_stop_cancels_a_running_tool_node(make_window, qtbot, project: Path, flows: Path) -> None:
+    _window, view = open_view(make_window, qtbot, project)
+    view.open_workflow("flows/sleepy.relavium.yaml")
+    view.run_button.click()
+    qtbot.waitUntil(lambda: view.timeline.state_of("nap") == "running", timeout=10_000)
+    assert view.stop_button.isEnabled() and not view.run_button.isEnabled()
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        view.stop_button.click()
+    assert blocker.args[0].status == "cancelled"
+    assert view.timeline.status.text() == "Stopped"
+    assert view.timeline.state_of("nap") == "cancelled"
+    assert view.timeline.state_of("out") != "completed"
+
+
+def gate_run(make_window, qtbot, project: Path, *, notify: bool = False):
+    window, view = open_view(make_window, qtbot, project, notify=notify)
+    view.open_workflow("flows/release-gate.relavium.yaml")
+    view.inputs.set_value("version", "1.0")
+    dialogs: list[GateDialog] = []
+    view.gates.dialog_opened.connect(dialogs.append)
+    result = run_and_wait(view, qtbot)
+    assert result.status == "paused"
+    assert len(dialogs) == 1
+    assert view.timeline.state_of("approve") == "waiting"
+    assert view.timeline.status.text() == "Paused at a human gate: waiting for a decision"
+    assert not (project / "RELEASE-1.0.txt").exists()
+    return window, view, dialogs[0], result
+
+
+def test_gate_dialog_approve_resumes_the_run(make_window, qtbot, project: Path, flows: Path) -> None:
+    _window, view, dialog, paused = gate_run(make_window, qtbot, project)
+    assert dialog.findChild(type(dialog.comment), None) is not None
+    assert "Write the release note for 1.0?" in dialog.findChildren(type(view.title))[1].text()
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        dialog.approve_button.click()
+    result = blocker.args[0]
+    assert result.run_id == paused.run_id and result.status == "completed"
+    assert (project / "RELEASE-1.0.txt").read_text() == "Release 1.0\n"
+    assert view.timeline.state_of("approve") == "completed"
+    assert view.timeline.records["approve"].decision == "approved by desktop"
+    assert view.timeline.state_of("out") == "completed"
+
+
+def test_gate_dialog_reject_fails_the_gate_and_decide_later_keeps_it_paused(
+    make_window, qtbot, project: Path, flows: Path, relavium_home: Path
+) -> None:
+    _window, view, dialog, paused = gate_run(make_window, qtbot, project)
+    dialog.later_button.click()
+    assert dialog.decision is None and not view.runner.busy
+    store = RunStore.open(relavium_home)
+    try:
+        assert store.load_checkpoint(paused.run_id) is not None  # still resumable, e.g. by the CLI
+    finally:
+        store.close()
+    dialog = view.gates.ask(paused.run_id, paused.pending_gates[0])
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        dialog.reject_button.click()
+    assert blocker.args[0].status == "failed"
+    assert view.timeline.state_of("approve") == "failed"
+    assert view.timeline.state_of("write") == "skipped"
+    assert not (project / "RELEASE-1.0.txt").exists()
+
+
+def test_gate_notification_approve_through_dunst_resumes_the_run(
+    make_window, qtbot, project: Path, flows: Path, notifications: NotificationDaemon,  # noqa: F811
+) -> None:
+    window, view, _dialog, paused = gate_run(make_window, qtbot, project, notify=True)
+    assert not window.isActiveWindow()  # never shown: the notification is how the user hears of it
+    qtbot.waitUntil(lambda: view.gates.last_notification_id is not None, timeout=10_000)
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        notifications.click(NOTIFICATION_TITLE, "Approve")
+    offered = notifications.menu_entries()
+    assert any(e.startswith(f"#Approve ({NOTIFICATION_TITLE})") for e in offered), offered
+    assert any(e.startswith(f"#Reject ({NOTIFICATION_TITLE})") for e in offered), offered
+    result = blocker.args[0]
+    assert result.run_id == paused.run_id and result.status == "completed"
+    assert view.timeline.records["approve"].decision == "approved by notification"
+    assert (project / "RELEASE-1.0.txt").read_text() == "Release 1.0\n"
+
+
+def clipboard_run(make_window, qtbot, project: Path):
+    window, view = open_view(make_window, qtbot, project)
+    window.ensure_services()
+    QGuiApplication.clipboard().setText("copied words")
+    view.open_workflow("flows/clipboard-note.relavium.yaml")
+    view.inputs.set_value("date", "2024-05-06")
+    opened: list[object] = []
+    window.approvals.dialog_opened.connect(opened.append)
+    return window, view, opened
+
+
+def test_read_clipboard_in_a_workflow_asks_first_when_not_granted(
+    make_window, qtbot, project: Path, flows: Path
+) -> None:
+    _window, view, opened = clipboard_run(make_window, qtbot, project)
+    view.run_button.click()
+    qtbot.waitUntil(lambda: bool(opened), timeout=10_000)
+    dialog = opened[0]
+    assert dialog.request.tool_id == "read_clipboard" and str(dialog.request.action_class) == "os"
+    assert view.timeline.state_of("clip") == "running"
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        dialog.once_button.click()
+    assert blocker.args[0].status == "completed"
+    assert (project / "notes" / "2024-05-06.md").read_text() == "## 2024-05-06\n\ncopied words\n\n"
+
+
+def test_read_clipboard_denied_fails_the_node_and_writes_nothing(
+    make_window, qtbot, project: Path, flows: Path
+) -> None:
+    _window, view, opened = clipboard_run(make_window, qtbot, project)
+    view.run_button.click()
+    qtbot.waitUntil(lambda: bool(opened), timeout=10_000)
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        opened[0].deny_button.click()
+    assert blocker.args[0].status == "failed"
+    assert blocker.args[0].error["code"] == "tool_denied"
+    assert blocker.args[0].error["reason"] == "user_rejected"
+    assert view.timeline.state_of("clip") == "failed" and view.timeline.state_of("append") == "skipped"
+    assert not (project / "notes").exists()
+
+
+def test_read_clipboard_with_a_project_grant_does_not_ask(
+    make_window, qtbot, project: Path, flows: Path
+) -> None:
+    window, view, opened = clipboard_run(make_window, qtbot, project)
+    window.grants.add(str(project), ApprovalRequest(
+        tool_id="read_clipboard", action_class=ActionClass.OS, target="", masked_args={}, node_id="clip"))
+    assert run_and_wait(view, qtbot).status == "completed"
+    assert opened == []
+    assert "copied words" in (project / "notes" / "2024-05-06.md").read_text()

@@ -1,0 +1,223 @@
+"""UI event-loop lag while a chat streams and a tool prints.
+
+    .venv/bin/python bench/ui_latency.py [--seconds 5] [--rate 1000]
+
+A QTimer probe (PreciseTimer, every 5 ms) records how late each tick fires
+on the app's qasync loop.  Two phases in the same run:
+
+* baseline: the real window, idle (the probe alone);
+* load: the chat view streams a reply at RATE tokens/s (one SSE chunk per
+  token, OpenAI wire format, paced by a local HTTP server thread on
+  127.0.0.1) while ``run_command`` -- through the real registry and process
+  host, on the same loop -- runs a shell loop that prints continuously.
+
+Prints p50/p99/max lag of each phase (target: load p99 ≤ 20 ms), the tokens
+the transcript received and the lines the tool printed.  Uses the current
+DISPLAY, else the offscreen platform.  Providers are configured like the CLI:
+a throwaway ``$RELAVIUM_HOME/providers.yaml`` with the local endpoint opted
+in explicitly (``allow_local: true``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+PROBE_MS = 5
+TOOL_SCRIPT = 'i=0; while [ $i -lt {lines} ]; do echo "build step $i: compiling module_$i.py ... ok"; i=$((i+1)); done'
+
+
+class PacedServer:
+    """One OpenAI-style streaming reply per request, one token per chunk at ``rate`` tokens/s."""
+
+    def __init__(self, tokens: int, rate: float) -> None:
+        self.tokens, self.rate = tokens, rate
+        bench = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                with contextlib.suppress(OSError):
+                    bench.stream(self)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def stream(self, h: BaseHTTPRequestHandler) -> None:
+        def send(data: Any) -> None:
+            payload = f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n".encode()
+            h.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+            h.wfile.flush()
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "bench",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+        send(chunk({"role": "assistant", "content": ""}))
+        start = time.monotonic()
+        words = ("stream", "ing ", "**token", "s** ", "into ", "the ", "chat ", "view", ". ", "\n")
+        for i in range(self.tokens):
+            delay = start + i / self.rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            send(chunk({"content": words[i % len(words)]}))
+        send(chunk({}, "stop"))
+        send({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "bench", "choices": [],
+              "usage": {"prompt_tokens": 10, "completion_tokens": self.tokens, "total_tokens": self.tokens + 10}})
+        send("[DONE]")
+        h.wfile.write(b"0\r\n\r\n")
+        h.wfile.flush()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def describe(name: str, lags: list[float]) -> str:
+    return (f"{name:<9} ticks {len(lags):>5}   lag p50 {percentile(lags, 0.50):6.2f} ms   "
+            f"p99 {percentile(lags, 0.99):6.2f} ms   max {max(lags):6.2f} ms")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="streaming duration (default 5)")
+    parser.add_argument("--rate", type=float, default=1000.0, help="tokens per second (default 1000)")
+    args = parser.parse_args()
+    if not os.environ.get("DISPLAY"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    tokens = int(args.seconds * args.rate)
+    home = tempfile.mkdtemp(prefix="relavium-ui-bench-")
+    project = Path(home) / "project"
+    project.mkdir()
+    os.environ["RELAVIUM_HOME"] = home
+    os.environ["RELAVIUM_BENCH_KEY"] = "sk-bench-not-a-real-key-0000000000"
+    server = PacedServer(tokens, args.rate)
+    Path(home, "providers.yaml").write_text(json.dumps({"providers": {"bench": {
+        "kind": "openai", "base_url": server.base_url, "api_key": "env:RELAVIUM_BENCH_KEY", "allow_local": True}}}))
+
+    import asyncio
+
+    import qasync
+
+    from relavium_desktop.ui.qt import QApplication, Qt, QTimer
+    from relavium_desktop.ui.shell import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    window = MainWindow()
+    window.set_project(str(project))
+    window.set_mode("auto")
+    lines = int(args.seconds * 40_000)  # a shell loop prints roughly this fast; it stops on its own
+    script = TOOL_SCRIPT.format(lines=lines)
+    window.settings.setValue("chat/policy", json.dumps({"allowedCommands": [shlex.join(["sh", "-c", script])]}))
+    window.show()
+
+    lags: list[float] = []
+    last = [0.0]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        if last[0]:
+            lags.append(max(0.0, (now - last[0]) * 1000 - PROBE_MS))
+        last[0] = now
+
+    probe = QTimer()
+    probe.setTimerType(Qt.TimerType.PreciseTimer)
+    probe.setInterval(PROBE_MS)
+    probe.timeout.connect(tick)
+
+    async def phase(seconds: float) -> list[float]:
+        lags.clear()
+        last[0] = 0.0
+        probe.start()
+        await asyncio.sleep(seconds)
+        probe.stop()
+        return list(lags)
+
+    async def run() -> int:
+        from relavium_desktop.engine.tools.registry import ToolRegistry
+        from relavium_desktop.engine.tools.tooldef import ToolCall, ToolDispatchContext
+        from relavium_desktop.ui.chat.backend import policy_from
+
+        view = window.chat_view
+        view.ensure_loaded()
+        view.set_route("bench/gpt-4o-mini")
+        await asyncio.sleep(0.5)  # settle after the first paint
+        baseline = await phase(2.0)
+
+        registry: ToolRegistry = await view.backend.registry(window.project)  # type: ignore[union-attr]
+        ctx = ToolDispatchContext(run_id="bench-tool", node_id="bench", granted_tool_ids=frozenset({"run_command"}),
+                                  policy=policy_from(window.settings), emit=view._on_event)
+        finished = asyncio.Event()
+        view.turn_finished.connect(lambda _outcome: finished.set())
+        received = [0]
+        view.transcript.flushed.connect(lambda n: received.__setitem__(0, received[0] + n))
+
+        lags.clear()
+        last[0] = 0.0
+        probe.start()
+        started = time.perf_counter()
+        view.send("Stream a long answer, please.")
+        tool = asyncio.ensure_future(registry.dispatch(ToolCall("run_command", {"command": "sh", "args": ["-c", script]}), ctx))
+        await finished.wait()
+        streamed_s = time.perf_counter() - started
+        outcome = await tool
+        probe.stop()
+        loaded = list(lags)
+
+        print(f"platform: {os.environ.get('QT_QPA_PLATFORM') or 'DISPLAY=' + os.environ['DISPLAY']}; "
+              f"probe every {PROBE_MS} ms")
+        print(describe("baseline", baseline))
+        print(describe("load", loaded))
+        print(f"streamed {tokens} tokens in {streamed_s:.2f} s ({tokens / streamed_s:.0f} tokens/s); "
+              f"transcript received {received[0]} characters; tool ok={outcome.ok}{'' if outcome.ok else ' ' + str(outcome.error)} "
+              f"({lines} lines printed{', spilled' if outcome.spill else ''})")
+        p99 = percentile(loaded, 0.99)
+        print(f"p99 under load: {p99:.2f} ms (target ≤ 20 ms); ratio load/baseline p99: "
+              f"{p99 / max(percentile(baseline, 0.99), 0.01):.1f}")
+        return 0 if p99 <= 20 and outcome.ok else 1
+
+    try:
+        with loop:
+            code = loop.run_until_complete(run())
+    finally:
+        server.close()
+        window.chat_view.close_backend()
+        shutil.rmtree(home, ignore_errors=True)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,6 +9,7 @@ daemon (dunst on a private bus), as a click would.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -90,6 +91,21 @@ def flows(project: Path) -> Path:
     (project / "node_modules" / "x").mkdir(parents=True)
     (project / "node_modules" / "x" / "hidden.relavium.yaml").write_text(BRANCHY)
     return folder
+
+
+def our_sleepers() -> list[int]:
+    """Live ``sleep 30`` processes this test process started (zombies excluded)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if cmdline == b"sleep\x0030\x00" and fields[0] != "Z" and int(fields[1]) == os.getpid():
+            found.append(int(pid))
+    return found
 
 
 def open_view(make_window, qtbot, project: Path, *, notify: bool = False):
@@ -202,7 +218,7 @@ def test_stop_cancels_a_running_tool_node(make_window, qtbot, project: Path, flo
     _window, view = open_view(make_window, qtbot, project)
     view.open_workflow("flows/sleepy.relavium.yaml")
     view.run_button.click()
-    qtbot.waitUntil(lambda: view.timeline.state_of("nap") == "running", timeout=10_000)
+    qtbot.waitUntil(lambda: view.timeline.state_of("nap") == "running" and bool(our_sleepers()), timeout=10_000)
     assert view.stop_button.isEnabled() and not view.run_button.isEnabled()
     with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
         view.stop_button.click()
@@ -210,6 +226,7 @@ def test_stop_cancels_a_running_tool_node(make_window, qtbot, project: Path, flo
     assert view.timeline.status.text() == "Stopped"
     assert view.timeline.state_of("nap") == "cancelled"
     assert view.timeline.state_of("out") != "completed"
+    qtbot.waitUntil(lambda: not our_sleepers(), timeout=10_000)  # Stop leaves no process behind
 
 
 def gate_run(make_window, qtbot, project: Path, *, notify: bool = False):

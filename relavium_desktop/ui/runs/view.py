@@ -4,7 +4,7 @@ Rows come from history.db (the same store ``relavium run`` writes), newest
 first: workflow, status, start, duration, tokens and cost.  Selecting a run
 shows every event it recorded, in sequence order, one JSON object per line --
 what the engine persisted, already masked and bounded.  Reading runs in a
-worker thread; the page refreshes whenever it is shown.
+worker thread; the page re-reads history each time it is navigated to.
 """
 
 from __future__ import annotations
@@ -195,13 +195,9 @@ class RunsView(QWidget):
         self.log_view.setPlainText("\n".join(json.dumps(e, ensure_ascii=False, default=str) for e in events))
         self.log_shown.emit(run_id)
 
-    def showEvent(self, event: Any) -> None:
-        super().showEvent(event)
-        self.refresh()
-
 
 def show_runs(window: MainWindow, page_index: int) -> RunsView:
-    """Build the view on first use and show it (it refreshes each time it is shown)."""
+    """Build the view on first use and show it, re-reading history each time."""
     view: RunsView | None = getattr(window, "runs_view", None)
     if view is None:
         view = RunsView(window)
@@ -212,4 +208,5 @@ def show_runs(window: MainWindow, page_index: int) -> RunsView:
             window.pages.removeWidget(old)
             old.deleteLater()
     window.pages.setCurrentWidget(view)
+    view.refresh()
     return view

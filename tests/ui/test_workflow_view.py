@@ -345,3 +345,32 @@ def test_read_clipboard_with_a_project_grant_does_not_ask(
     assert run_and_wait(view, qtbot).status == "completed"
     assert opened == []
     assert "copied words" in (project / "notes" / "2024-05-06.md").read_text()
+
+
+def test_timeline_streams_agent_tokens_and_tool_cards(qtbot, qloop) -> None:
+    """Agent events as the engine emits them (no LLM here: the events are fed in their documented shapes)."""
+    from relavium_desktop.ui.workflows.timeline import RunTimeline
+
+    timeline = RunTimeline()
+    qtbot.addWidget(timeline)
+    timeline.set_nodes([("ask", "agent"), ("out", "output")])
+    timeline.select("ask")
+    timeline.apply({"type": "node:started", "nodeId": "ask"})
+    for token in ("The ", "file ", "says hi."):
+        timeline.apply({"type": "agent:token", "nodeId": "ask", "token": token})
+    timeline.apply({"type": "agent:tool_call", "nodeId": "ask", "toolId": "read_file",
+                    "toolInput": {"path": "a.txt"}})
+    qtbot.waitUntil(lambda: '[tool …] read_file {"path": "a.txt"}' in timeline.details.toPlainText())
+    assert "The file says hi." in timeline.details.toPlainText()
+    timeline.apply({"type": "agent:tool_result", "nodeId": "ask", "toolId": "read_file", "success": True,
+                    "outputSummary": "hi"})
+    timeline.apply({"type": "agent:tool_call", "nodeId": "ask", "toolId": "run_command",
+                    "toolInput": {"preview": "rm -rf /"}})
+    timeline.apply({"type": "agent:tool_result", "nodeId": "ask", "toolId": "run_command", "success": False,
+                    "error": {"code": "tool_denied", "message": "command 'rm' is not in allowedCommands"}})
+    timeline.apply({"type": "node:completed", "nodeId": "ask", "output": "The file says hi.", "durationMs": 12})
+    qtbot.waitUntil(lambda: "Output:" in timeline.details.toPlainText())
+    text = timeline.details.toPlainText()
+    assert "[tool ✓] read_file" in text and "\n    hi" in text
+    assert "[tool ✗] run_command rm -rf /\n    tool_denied: command 'rm' is not in allowedCommands" in text
+    assert timeline.state_of("ask") == "completed" and timeline.records["ask"].detail == "12 ms"

@@ -300,10 +300,18 @@ def test_accept_edits_write_asks_through_the_permission_dialog(
     assert chat.transcript.cards()[0].status == "done"
 
 
-def test_sending_without_a_project_explains_what_to_do(make_window, providers: None, qtbot) -> None:
+def test_sending_without_a_project_explains_what_to_do(
+    make_window, folder_picker, project: Path, providers: None, qtbot
+) -> None:
     window = make_window()
     view = window.chat_view
     view.ensure_loaded()
-    view.send("hello")
+    view.composer.setPlainText("hello")
+    view.send_button.click()
     assert view.banner.isVisibleTo(window) and "project folder" in view.banner.label.text()
-    assert not view.busy
+    assert not view.busy and view.composer.toPlainText() == "hello"
+    # The banner's button opens the folder picker.
+    folder_picker.answers.append(str(project))
+    view.banner.button.click()
+    assert window.project == os.path.realpath(project)
+    assert not view.banner.isVisibleTo(window)

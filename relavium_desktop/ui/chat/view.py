@@ -13,7 +13,14 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.ui.chat.banner import ACTION_ADD_KEY, ACTION_PROVIDERS, ACTION_RETRY, ErrorBanner
+from relavium_desktop.ui.chat.banner import (
+    ACTION_ADD_KEY,
+    ACTION_PROJECT,
+    ACTION_PROVIDERS,
+    ACTION_RETRY,
+    NO_PROJECT,
+    ErrorBanner,
+)
 from relavium_desktop.ui.chat.composer import Composer
 from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
 from relavium_desktop.ui.chat.transcript import Transcript
@@ -297,8 +304,7 @@ class ChatView(QWidget):
         if not text or self.busy:
             return
         if not self.window_.project:
-            self.banner.show_error({"code": "no_project",
-                                    "message": "Choose a project folder first (the button in the header)."})
+            self.banner.show_error({"code": NO_PROJECT, "message": "Your message is still in the box."})
             return
         from relavium_desktop.ui.tasks import spawn
 
@@ -433,6 +439,9 @@ class ChatView(QWidget):
     def _banner_action(self, action: str) -> None:
         if action in (ACTION_ADD_KEY, ACTION_PROVIDERS):
             self.window_.show_settings("providers")
+        elif action == ACTION_PROJECT:
+            self.banner.hide()
+            self.window_.choose_project()
         elif action == ACTION_RETRY and self._last_text:
             self.banner.hide()
             self.send(self._last_text)

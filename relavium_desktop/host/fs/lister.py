@@ -26,7 +26,7 @@ import math
 import operator
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,7 +39,11 @@ from relavium_desktop.host.fs.walk import SUBDIR_FLAGS, WalkHook, open_path
 
 LIST_MAX_ENTRIES = 200_000
 
-_KINDS = {stat.S_IFREG: "file", stat.S_IFDIR: "directory", stat.S_IFLNK: "symlink"}
+# Type names by file-type bits (st_mode >> 12): one list index per entry.
+_KIND_BY_TYPE = ["other"] * 16
+for _bits, _kind in ((stat.S_IFREG, "file"), (stat.S_IFDIR, "directory"), (stat.S_IFLNK, "symlink")):
+    _KIND_BY_TYPE[_bits >> 12] = _kind
+_DIR_TYPE = stat.S_IFDIR >> 12
 _by_name = operator.itemgetter("name")
 # A subdirectory that cannot be opened because it vanished, became a link or a
 # file, or is not ours to read is left out; anything else (the open-file limit)
@@ -47,24 +51,23 @@ _by_name = operator.itemgetter("name")
 _SKIP_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EACCES, errno.EPERM})
 
 
-class _MtimeFormatter:
-    """``iso_mtime`` (``datetime.fromtimestamp(t, UTC).isoformat()`` + ``Z``), memoised.
+class MtimeText(dict[float, str]):
+    """``mtime_text[t]`` is ``iso_mtime(t)`` (``fromtimestamp(t, UTC).isoformat()`` + ``Z``), memoised.
 
-    The date-and-seconds part is formatted once per distinct second; the
-    microseconds are derived from the float exactly as ``fromtimestamp``
-    does (``modf``, round half to even, carry), so the text is identical to
-    :func:`relavium_desktop.host.fs.text.iso_mtime` (tested).
+    A dict subclass so a hit in the listing loop is one subscript, with no
+    call.  On a miss the date-and-seconds part is formatted once per distinct
+    second and the microseconds are derived from the float exactly as
+    ``fromtimestamp`` does (``modf``, round half to even, carry), so the text
+    is identical to :func:`relavium_desktop.host.fs.text.iso_mtime` (tested).
     """
 
-    __slots__ = ("_exact", "_seconds", "known")
+    __slots__ = ("_seconds",)
 
     def __init__(self) -> None:
-        self._exact: dict[float, str] = {}
+        super().__init__()
         self._seconds: dict[float, str] = {}
-        #: The already-formatted text of an mtime, or None (cheap to call in a loop).
-        self.known = self._exact.get
 
-    def __call__(self, mtime: float) -> str:
+    def __missing__(self, mtime: float) -> str:
         frac, whole = math.modf(mtime)
         micros = round(frac * 1e6)
         if micros >= 1_000_000:
@@ -77,8 +80,145 @@ class _MtimeFormatter:
         if head is None:
             # A whole second has no fraction, so isoformat() ends in "+00:00" right after it.
             head = self._seconds[whole] = datetime.fromtimestamp(whole, UTC).isoformat()[:-6]
-        text = self._exact[mtime] = f"{head}.{micros:06d}Z" if micros else f"{head}Z"
+        text = self[mtime] = f"{head}.{micros:06d}Z" if micros else f"{head}Z"
         return text
+
+
+def readable_folded(names: list[str], ctx: FloorContext) -> list[str | None]:
+    """Each of a directory's ``names`` folded, or None where the read floor denies it.
+
+    The same answer as ``read_rule(ctx, fold_component(name))`` per name
+    (tested), computed for the whole directory at once in the common case:
+    when the names joined are plain ASCII with no ``:`` and no trailing dot
+    or space, folding is ``lower()``, and one set-disjointness test and one
+    substring test clear them all.  Anything else goes name by name.
+    """
+    if not names:
+        return []
+    denied = read_denied_names(ctx)
+    blob = "/".join(names)  # "/" cannot occur in a name, so it marks the boundaries
+    if (
+        blob.isascii()
+        and ":" not in blob
+        and "./" not in blob
+        and " /" not in blob
+        and blob[-1] not in ". "
+    ):
+        low = blob.lower()
+        if not low.startswith(".env") and "/.env" not in low:
+            folded: list[str | None] = list(low.split("/"))
+            if denied.isdisjoint(folded):
+                return folded
+    out: list[str | None] = []
+    for name in names:
+        one = fold_component(name)
+        out.append(None if one in denied or is_dotenv(one) else one)
+    return out
+
+
+class _Listing:
+    """The entries collected so far and the per-listing memo tables."""
+
+    def __init__(self, match: Callable[[str], object] | None, recursive: bool) -> None:
+        self.match = match
+        self.recursive = recursive
+        self.entries: list[dict[str, Any]] = []
+        self.room = LIST_MAX_ENTRIES
+        self.truncated = False
+        self.mtime_text = MtimeText()
+
+    def scan(self, fd: int, prefix: str, ctx: FloorContext) -> list[tuple[str, str]]:
+        """List the directory ``fd`` into ``entries``; return the (name, folded) subdirs to enter."""
+        with os.scandir(fd) as it:
+            if self.match is None:
+                names = [entry.name for entry in it]
+                return self._all(fd, prefix, names, readable_folded(names, ctx))
+            scanned = list(it)
+        return self._matching(fd, prefix, scanned, readable_folded([e.name for e in scanned], ctx))
+
+    def _all(self, fd: int, prefix: str, names: list[str], folded: list[str | None]) -> list[tuple[str, str]]:
+        """No glob: every readable entry is listed, so stat them all in one comprehension."""
+        if None in folded:
+            kept = [(name, one) for name, one in zip(names, folded, strict=True) if one is not None]
+            names = [name for name, _ in kept]
+            folded = [one for _, one in kept]
+        lstat = os.stat
+        try:
+            stats = [lstat(name, dir_fd=fd, follow_symlinks=False) for name in names]
+        except OSError:
+            names, folded, stats = _stat_present(fd, names, folded)
+        if len(names) > self.room:
+            self.truncated = True
+            del names[self.room :], folded[self.room :], stats[self.room :]
+        self.room -= len(names)
+        kind_by_type, mtime_text = _KIND_BY_TYPE, self.mtime_text
+        self.entries += [
+            {
+                "name": prefix + name,
+                "type": kind_by_type[st.st_mode >> 12],
+                "sizeBytes": st.st_size,
+                "lastModified": mtime_text[st.st_mtime],
+            }
+            for name, st in zip(names, stats, strict=True)
+        ]
+        if not self.recursive or self.truncated:
+            return []
+        return [
+            (name, one)
+            for name, one, st in zip(names, folded, stats, strict=True)
+            if one is not None and st.st_mode >> 12 == _DIR_TYPE
+        ]
+
+    def _matching(
+        self, fd: int, prefix: str, scanned: list[os.DirEntry[str]], folded: list[str | None]
+    ) -> list[tuple[str, str]]:
+        """A glob: only matching entries are stat'ed; d_type says what to descend into."""
+        match = self.match
+        assert match is not None
+        subdirs: list[tuple[str, str]] = []
+        for entry, one in zip(scanned, folded, strict=True):
+            if one is None:
+                continue
+            name = entry.name
+            if self.recursive and entry.is_dir(follow_symlinks=False):
+                subdirs.append((name, one))
+            rel = prefix + name
+            if match(rel) is None:
+                continue
+            try:
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                continue  # vanished since the scan
+            if not self.room:
+                self.truncated = True
+                return []
+            self.room -= 1
+            self.entries.append(
+                {
+                    "name": rel,
+                    "type": _KIND_BY_TYPE[st.st_mode >> 12],
+                    "sizeBytes": st.st_size,
+                    "lastModified": self.mtime_text[st.st_mtime],
+                }
+            )
+        return subdirs
+
+
+def _stat_present(
+    fd: int, names: list[str], folded: list[str | None]
+) -> tuple[list[str], list[str | None], list[os.stat_result]]:
+    """Stat one by one, leaving out entries that vanished since the scan."""
+    kept_names: list[str] = []
+    kept_folded: list[str | None] = []
+    stats: list[os.stat_result] = []
+    for name, one in zip(names, folded, strict=True):
+        try:
+            stats.append(os.stat(name, dir_fd=fd, follow_symlinks=False))
+        except OSError:
+            continue
+        kept_names.append(name)
+        kept_folded.append(one)
+    return kept_names, kept_folded, stats
 
 
 def list_directory(
@@ -90,64 +230,15 @@ def list_directory(
     hook: WalkHook | None = None,
 ) -> dict[str, Any]:
     opened = open_path(policy, raw or ".", "dir", hook=hook)
-    match = path_regex(glob).fullmatch if glob else None
-    entries: list[dict[str, Any]] = []
-    append = entries.append
-    room = LIST_MAX_ENTRIES
-    truncated = False
-    format_mtime = _MtimeFormatter()
-    mtime_text = format_mtime.known  # a dict lookup in the loop; the formatter only on a miss
-    kinds: dict[int, str] = {}
-    lstat = os.stat
+    listing = _Listing(path_regex(glob).fullmatch if glob else None, recursive)
     # Directories whose scan is done but whose subdirectories are still to visit:
     # (fd, prefix, floor context, remaining (name, folded) subdirectories).
     pending: list[tuple[int, str, FloorContext, Iterator[tuple[str, str]]]] = []
     fd, prefix, ctx = opened.fd, "", floor_context(opened.canonical)
     try:
         while True:
-            denied = read_denied_names(ctx)
-            subdirs: list[tuple[str, str]] = []
-            with os.scandir(fd) as it:
-                for entry in it:
-                    name = entry.name
-                    # Inline fast path of fold_component for plain ASCII names.
-                    if name.isascii() and ":" not in name and name[-1] not in ". ":
-                        folded = name.lower()
-                    else:
-                        folded = fold_component(name)
-                    if folded in denied or (folded[:4] == ".env" and is_dotenv(folded)):
-                        continue
-                    rel = prefix + name
-                    if match is not None:
-                        # Only matching entries need a stat; d_type says what to descend into.
-                        if recursive and entry.is_dir(follow_symlinks=False):
-                            subdirs.append((name, folded))
-                        if match(rel) is None:
-                            continue
-                    try:
-                        st = lstat(name, dir_fd=fd, follow_symlinks=False)
-                    except OSError:
-                        continue  # vanished since the scan
-                    mode = st.st_mode
-                    kind = kinds.get(mode)
-                    if kind is None:
-                        kind = kinds[mode] = _KINDS.get(stat.S_IFMT(mode), "other")
-                    if match is None and recursive and kind == "directory":
-                        subdirs.append((name, folded))
-                    if not room:
-                        truncated = True
-                        break
-                    room -= 1
-                    mtime = st.st_mtime
-                    append(
-                        {
-                            "name": rel,
-                            "type": kind,
-                            "sizeBytes": st.st_size,
-                            "lastModified": mtime_text(mtime) or format_mtime(mtime),
-                        }
-                    )
-            if truncated:
+            subdirs = listing.scan(fd, prefix, ctx)
+            if listing.truncated:
                 break
             if subdirs:
                 pending.append((fd, prefix, ctx, iter(subdirs)))
@@ -176,17 +267,16 @@ def list_directory(
                 break
     except OSError as exc:
         if exc.errno in (errno.EMFILE, errno.ENFILE):
-            raise ToolFailedError(
-                "the folder tree could not be walked: the open-file limit was reached"
-            ) from None
+            raise ToolFailedError("the folder tree could not be walked: the open-file limit was reached") from None
         raise
     finally:
         if fd >= 0:
             os.close(fd)
         for parent_fd, _, _, _ in pending:
             os.close(parent_fd)
+    entries = listing.entries
     entries.sort(key=_by_name)
     result: dict[str, Any] = {"entries": entries}
-    if truncated:
+    if listing.truncated:
         result["truncated"] = True
     return result

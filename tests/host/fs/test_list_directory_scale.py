@@ -6,7 +6,8 @@ them all with a bounded number of descriptors (one per level), never drop
 subtrees silently; and when it truly cannot open a folder for a reason other
 than "it went away", it says so instead of returning part of the tree.
 
-The memoised timestamp formatter must spell every mtime exactly like
+The directory-wide floor check must let through and fold exactly what the
+per-name read rule does.  The memoised timestamp formatter must spell every mtime exactly like
 ``iso_mtime`` (what read_file returns), including rounding to the microsecond.
 """
 
@@ -23,6 +24,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relavium_desktop.engine.errors import ToolFailedError
+from relavium_desktop.engine.tools.fs_floors import (
+    CREDENTIAL_BASENAMES,
+    GIT_CONFIG_NAMES,
+    PROTECTED_DIRS,
+    ROOT_CONTEXT,
+    FloorContext,
+    fold_component,
+    read_rule,
+)
 from relavium_desktop.host.fs import lister
 from relavium_desktop.host.fs.text import iso_mtime
 from tests.host.fs.conftest import Tree
@@ -91,11 +101,11 @@ _MAX_TS = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
     )
 )
 def test_memoised_mtime_text_is_exactly_iso_mtime(mtime: float) -> None:
-    fmt = lister._MtimeFormatter()
-    assert fmt(mtime) == iso_mtime(mtime)
-    assert fmt(mtime) == iso_mtime(mtime)  # and again from the memo
+    fmt = lister.MtimeText()
+    assert fmt[mtime] == iso_mtime(mtime)
+    assert fmt[mtime] == iso_mtime(mtime)  # and again from the memo
     # A neighbour in the same second reuses the memoised head and must still be exact.
-    assert fmt(mtime + 1e-3) == iso_mtime(mtime + 1e-3)
+    assert fmt[mtime + 1e-3] == iso_mtime(mtime + 1e-3)
 
 
 def test_listing_reports_the_same_timestamp_as_read_file(tree: Tree) -> None:
@@ -106,3 +116,51 @@ def test_listing_reports_the_same_timestamp_as_read_file(tree: Tree) -> None:
         e["name"]: e for e in lister.list_directory(policy, ".", recursive=False, glob=None)["entries"]
     }
     assert entries["hello.txt"]["lastModified"] == iso_mtime(target.stat().st_mtime) == "2023-11-14T22:13:21Z"
+
+
+_FLOOR_NAMES = sorted(
+    PROTECTED_DIRS | CREDENTIAL_BASENAMES | GIT_CONFIG_NAMES | {"config.json", "credentials"}
+)
+_SPELLINGS = st.sampled_from(
+    [
+        lambda n: n,
+        str.upper,
+        lambda n: n + ".",
+        lambda n: n + " ",
+        lambda n: n + ":x",
+        lambda n: n + ".local",
+        lambda n: "\uff0e" + n.lstrip(".") if n.startswith(".") else n + "\u00a0",
+        lambda n: "x" + n,
+    ]
+)
+_NAME = st.one_of(
+    st.builds(
+        lambda n, spell: spell(n), st.sampled_from([*_FLOOR_NAMES, ".env", ".env.prod", ".EnV"]), _SPELLINGS
+    ),
+    st.text(alphabet=st.characters(blacklist_characters="/\x00"), min_size=1, max_size=12),
+    st.from_regex(r"[a-z0-9_.-]{1,12}", fullmatch=True),
+).filter(lambda n: n not in (".", ".."))
+_CONTEXT = st.sampled_from(
+    [
+        ROOT_CONTEXT,
+        ROOT_CONTEXT.child(".docker"),
+        ROOT_CONTEXT.child(".git"),
+        ROOT_CONTEXT.child(".config").child("git"),
+        ROOT_CONTEXT.child("git"),
+    ]
+)
+
+
+@settings(max_examples=500)
+@given(names=st.lists(_NAME, max_size=12, unique=True), ctx=_CONTEXT)
+def test_directory_wide_floor_check_agrees_with_the_per_name_read_rule(
+    names: list[str], ctx: FloorContext
+) -> None:
+    folded = lister.readable_folded(names, ctx)
+    assert len(folded) == len(names)
+    for name, one in zip(names, folded, strict=True):
+        expected = fold_component(name)
+        if read_rule(ctx, expected) is not None:
+            assert one is None, name
+        else:
+            assert one == expected, name

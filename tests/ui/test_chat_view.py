@@ -277,8 +277,23 @@ def test_sessions_new_resume_rename_delete(chat, qtbot, llm_server: ScriptedLLMS
     assert chat.backend.store.get(first).title == "Project tour"
     assert "Project tour" in chat.sessions.titles()
 
-    # Delete the current one.
+    # Delete the current one: it asks first; Cancel and Esc keep the session.
     chat.sessions.delete_button.click()
+    dialog = chat.delete_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert "Project tour" in dialog.message.text() and "cannot be undone" in dialog.message.text()
+    dialog.cancel_button.click()
+    assert chat.backend.store.get(first) is not None and chat.session_id == first
+    chat.sessions.delete_button.click()
+    dialog = chat.delete_dialog
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert not dialog.isVisible() and chat.backend.store.get(first) is not None
+    chat.sessions.delete_button.click()
+    dialog = chat.delete_dialog
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)  # Enter is Cancel (the default), never Delete
+    assert chat.backend.store.get(first) is not None
+    chat.sessions.delete_button.click()
+    chat.delete_dialog.delete_button.click()
     assert chat.backend.store.get(first) is None
     assert chat.sessions.ids() == [second]
     assert chat.session_id is None and chat.transcript.blocks == []

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.agent.session import SessionInfo
     from relavium_desktop.engine.llm.messages import Message
     from relavium_desktop.ui.chat.backend import AgentChoice, ChatBackend
+    from relavium_desktop.ui.chat.confirm_delete import ConfirmDeleteDialog
     from relavium_desktop.ui.clipboard_actions import ClipboardAction
     from relavium_desktop.ui.shell import MainWindow
 
@@ -67,6 +68,7 @@ class ChatView(QWidget):
         self._turn: asyncio.Task[Any] | None = None
         self._last_text = ""
         self.usage = {"input": 0, "output": 0, "cost": 0.0, "unpriced": False}
+        self.delete_dialog: ConfirmDeleteDialog | None = None
 
         self.sessions = SessionsPanel()
         self.sessions.new_requested.connect(self.new_session)
@@ -257,6 +259,30 @@ class ChatView(QWidget):
         self.refresh_sessions()
 
     def delete_session(self, session_id: str) -> None:
+        """Ask first (``ConfirmDeleteDialog``); the session is deleted only on "Delete"."""
+        from relavium_desktop.ui.chat.confirm_delete import ConfirmDeleteDialog
+
+        if self.busy and session_id == self.session_id:
+            return
+        backend = self.ensure_loaded()
+        info = backend.store.get(session_id)
+        if info is None:
+            self.refresh_sessions()
+            return
+        if self.delete_dialog is not None:
+            self.delete_dialog.close()
+        dialog = ConfirmDeleteDialog(session_id, info.title, self)
+        dialog.confirmed.connect(self._delete_confirmed)
+        dialog.finished.connect(lambda _code: self._forget_delete_dialog(dialog))
+        self.delete_dialog = dialog
+        dialog.open()
+
+    def _forget_delete_dialog(self, dialog: ConfirmDeleteDialog) -> None:
+        if self.delete_dialog is dialog:
+            self.delete_dialog = None
+        dialog.deleteLater()
+
+    def _delete_confirmed(self, session_id: str) -> None:
         if self.busy and session_id == self.session_id:
             return
         backend = self.ensure_loaded()

@@ -55,7 +55,7 @@ from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.errors import InvalidArgsError, ToolFailedError
 from relavium_desktop.engine.llm.messages import Message
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
-from relavium_desktop.engine.workflow.agents import AgentNodeRequest, AgentNodeResult
+from relavium_desktop.engine.workflow.agents import AgentNodeError, AgentNodeRequest, AgentNodeResult
 from relavium_desktop.engine.workflow.errors import NodeError
 from relavium_desktop.engine.workflow.schema_check import check_output_schema
 
@@ -165,6 +165,11 @@ def _result(request: AgentNodeRequest, spec: AgentSpec, loop_result: LoopResult)
         # The engine checks the node's own schema; the agent-level one is checked here.
         if request.output_schema is None:
             check_output_schema(request.node_id, output, schema)
+    return _with_usage(output, spec, loop_result)
+
+
+def _with_usage(output: Any, spec: AgentSpec, loop_result: LoopResult) -> AgentNodeResult:
+    """The loop's summed usage (every streamed turn, whether the loop finished or not)."""
     usage = loop_result.usage
     cost = sum(u.cost_usd or 0.0 for u in usage)
     return AgentNodeResult(
@@ -233,9 +238,18 @@ class AgentLoopRunner:
             failure = result.failure
             if failure is None:  # defensive: the loop always names why it stopped
                 raise NodeError("internal", f"agent node {request.node_id!r} stopped without a reason")
+            # Tokens streamed before the failure were spent: they ride on the error.
+            spent = _with_usage(None, spec, result)
             if failure.code == "tool_failed" and failure.reason is None and delegate_failures:
                 cause = delegate_failures[-1]
-                raise NodeError(cause.code, f"invoke_agent: {cause.message}", retryable=cause.retryable,
-                                reason=cause.reason)
-            raise NodeError(failure.code, failure.message, retryable=failure.retryable, reason=failure.reason)
-        return _result(request, spec, result)
+                raise AgentNodeError(cause.code, f"invoke_agent: {cause.message}", usage=spent,
+                                     retryable=cause.retryable, reason=cause.reason)
+            raise AgentNodeError(failure.code, failure.message, usage=spent, retryable=failure.retryable,
+                                 reason=failure.reason)
+        try:
+            return _result(request, spec, result)
+        except AgentNodeError:
+            raise
+        except NodeError as exc:  # a reply that misses its output_schema was still paid for
+            raise AgentNodeError(exc.code, exc.message, usage=_with_usage(None, spec, result),
+                                 retryable=exc.retryable, reason=exc.reason) from None

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
+from relavium_desktop.engine.workflow.errors import NodeError
 from relavium_desktop.engine.workflow.models import AgentDef
 
 JsonDict = dict[str, Any]
@@ -48,6 +49,22 @@ class AgentNodeResult:
     output_tokens: int = 0
     model: str | None = None
     cost_microcents: int = 0
+
+
+class AgentNodeError(NodeError):
+    """An agent node's failure that still spent tokens.
+
+    The provider bills every turn the loop streamed before it failed, so the
+    usage rides on the error and the engine counts it (``cost:updated``, the
+    run's totals) exactly as it would for a node that completed.
+    """
+
+    def __init__(
+        self, code: str, message: str, *, usage: AgentNodeResult, retryable: bool = False,
+        reason: str | None = None,
+    ) -> None:
+        super().__init__(code, message, retryable=retryable, reason=reason)
+        self.usage = usage
 
 
 class AgentNodeRunner(Protocol):

@@ -24,7 +24,12 @@ from relavium_desktop.engine.tools.tooldef import (
     ToolDispatchContext,
     ToolPolicy,
 )
-from relavium_desktop.engine.workflow.agents import AgentNodeRequest, AgentNodeResult, AgentNodeRunner
+from relavium_desktop.engine.workflow.agents import (
+    AgentNodeError,
+    AgentNodeRequest,
+    AgentNodeResult,
+    AgentNodeRunner,
+)
 from relavium_desktop.engine.workflow.errors import NodeError
 from relavium_desktop.engine.workflow.models import (
     AgentDef,
@@ -217,12 +222,20 @@ async def _call_agent(env: NodeEnv, node: AgentNode, request: AgentNodeRequest) 
         result = await env.agent_runner.run_agent(request, env.emit)
     except ToolError as exc:
         raise _tool_error(exc) from None
-    if env.on_usage is not None and (result.input_tokens or result.output_tokens or result.cost_microcents):
-        env.on_usage(node.id, result, request.attempt)
+    except AgentNodeError as exc:
+        # A failed agent still spent tokens: count them before the node fails.
+        _count_usage(env, node.id, exc.usage, request.attempt)
+        raise
+    _count_usage(env, node.id, result, request.attempt)
     if node.output_schema is not None:
         check_output_schema(node.id, result.output, node.output_schema)
     return NodeResult(result.output, input_tokens=result.input_tokens, output_tokens=result.output_tokens,
                       model=result.model)
+
+
+def _count_usage(env: NodeEnv, node_id: str, usage: AgentNodeResult, attempt: int) -> None:
+    if env.on_usage is not None and (usage.input_tokens or usage.output_tokens or usage.cost_microcents):
+        env.on_usage(node_id, usage, attempt)
 
 
 async def run_agent(node: AgentNode, scope: Scope, env: NodeEnv, attempt: int = 1) -> NodeResult:

@@ -365,3 +365,41 @@ async def test_an_agent_without_a_provider_or_a_known_model_family_fails_before_
     err = of_type(wf_run.events, "node:failed")[0]["error"]
     assert result.status == "failed" and err["code"] == "validation" and "set provider:" in err["message"]
     assert llm_server.requests == []
+
+
+FAILING_AFTER_SPEND_WF = """schema_version: '1.0'
+workflow:
+  id: spends-then-fails
+  tools: {allowedCommands: ['echo ok']}
+  agents:
+    - {id: a, provider: openai, model: gpt-4o-mini, tools: [run_command]}
+  nodes:
+    - {id: start, type: input}
+    - {id: a, type: agent, agent_ref: a, prompt_template: go}
+  edges: [{from: start, to: a}]
+"""
+
+
+async def test_tokens_of_an_agent_that_then_fails_are_counted(
+    llm_server: ScriptedLLMServer, workspace: Path, relavium_home: Path
+) -> None:
+    eng = engine(llm_server, workspace, relavium_home)
+    # Two paid turns (12 in / 7 out each), then a denied command fails the node.
+    llm_server.script(Reply.call("run_command", {"command": "echo", "args": ["ok"]}),
+                      Reply.call("run_command", {"command": "rm", "args": ["-rf", "."]}))
+    result, wf_run = await run(eng, FAILING_AFTER_SPEND_WF)
+    assert result.status == "failed"
+    assert of_type(wf_run.events, "node:failed")[0]["error"]["code"] == "tool_denied"
+    cost = of_type(wf_run.events, "cost:updated")
+    assert [(c["nodeId"], c["inputTokens"], c["outputTokens"]) for c in cost] == [("a", 24, 14)]
+    assert of_type(wf_run.events, "run:failed")[0]["totalTokensUsed"] == {"input": 24, "output": 14}
+    # The journal's totals (what Runs/History shows) carry the same figures.
+    assert eng.journal.summaries[result.run_id]["totalTokensUsed"] == {"input": 24, "output": 14}
+
+    # A reply that misses the agent's output_schema was paid for too.
+    schema_wf = FAILING_AFTER_SPEND_WF.replace(
+        "tools: [run_command]}", "tools: [run_command], output_schema: {type: object}}")
+    llm_server.script(Reply.say("prose, not JSON", usage=(30, 5)))
+    result, wf_run = await run(eng, schema_wf)
+    assert result.status == "failed"
+    assert of_type(wf_run.events, "run:failed")[0]["totalTokensUsed"] == {"input": 30, "output": 5}

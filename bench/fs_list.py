@@ -147,9 +147,15 @@ def main() -> None:
         med = {name: statistics.median(t) for name, t in times.items()}
         for name, value in med.items():
             print(f"{name:36s} median {value * 1000:8.1f} ms")
-        find, floor, listing = med["find DIR"], med["python fd walk + fstatat (floor)"], med["list_directory recursive"]
+        find, floor, listing = (
+            med["find DIR"],
+            med["python fd walk + fstatat (floor)"],
+            med["list_directory recursive"],
+        )
         print(f"ratio list_directory / find DIR            {listing / find:5.2f}x (target <= 2x)")
-        print(f"ratio list_directory / find -printf        {listing / med['find DIR -printf size/type/mtime']:5.2f}x")
+        print(
+            f"ratio list_directory / find -printf        {listing / med['find DIR -printf size/type/mtime']:5.2f}x"
+        )
         print(f"ratio list_directory / python stat floor   {listing / floor:5.2f}x")
         print(f"ratio python stat floor / find DIR         {floor / find:5.2f}x (the stat syscall alone)")
 

@@ -1,17 +1,20 @@
 """list_directory: a scandir walk over directory descriptors that prunes before descent.
 
-Floor rules are folded and compiled once per directory (:mod:`fs_floors`),
-the glob filter is one regex, and each directory carries its floor context
-down, so the per-entry cost is a fold, a set lookup and one ``fstatat``.  A
-floor-denied directory is neither listed nor opened; symlinks are reported
-as links and never followed.
+A floor-denied directory is neither listed nor opened; every subdirectory is
+opened ``O_NOFOLLOW`` relative to its parent's descriptor; symlinks are
+reported as links and never followed; names are relative to the requested
+folder; the glob filter is one regex compiled once.
 
-Speed matters because a recursive listing of a big tree is per-entry Python
-work on top of one unavoidable ``fstatat`` (sizes and times are not in
-``getdents``).  So the hot loop avoids path joins, function calls it can
-inline and repeated formatting: timestamps are formatted once per second
-(:func:`_MtimeFormatter`), type names once per ``st_mode``, and with a glob
-only the entries that match are stat'ed at all.
+Speed: a recursive listing must make one ``fstatat`` per entry (Linux
+``getdents`` carries the type, not the size or time), and that stat is most
+of the cost (``bench/fs_list.py`` prints it as the floor).  Everything else
+is kept off the per-entry path: the read floor is checked for a whole
+directory at once (:func:`readable_folded`), the stats and the entry dicts
+are built in comprehensions without path joins, the type name is a list
+index and the timestamp text a memoised dict subscript (:class:`MtimeText`),
+and with a glob only the entries that match are stat'ed at all.  A thread
+pool for the stats was measured and does not help (the GIL is handed over
+on every stat).
 
 The walk is depth-first and opens a subdirectory only when it is its turn,
 so at most one descriptor per level of depth is open (holding every pending
@@ -40,9 +43,10 @@ from relavium_desktop.host.fs.walk import SUBDIR_FLAGS, WalkHook, open_path
 LIST_MAX_ENTRIES = 200_000
 
 # Type names by file-type bits (st_mode >> 12): one list index per entry.
-_KIND_BY_TYPE = ["other"] * 16
-for _bits, _kind in ((stat.S_IFREG, "file"), (stat.S_IFDIR, "directory"), (stat.S_IFLNK, "symlink")):
-    _KIND_BY_TYPE[_bits >> 12] = _kind
+_KIND_BY_TYPE = [
+    {stat.S_IFREG: "file", stat.S_IFDIR: "directory", stat.S_IFLNK: "symlink"}.get(bits << 12, "other")
+    for bits in range(16)
+]
 _DIR_TYPE = stat.S_IFDIR >> 12
 _by_name = operator.itemgetter("name")
 # A subdirectory that cannot be opened because it vanished, became a link or a
@@ -97,13 +101,7 @@ def readable_folded(names: list[str], ctx: FloorContext) -> list[str | None]:
         return []
     denied = read_denied_names(ctx)
     blob = "/".join(names)  # "/" cannot occur in a name, so it marks the boundaries
-    if (
-        blob.isascii()
-        and ":" not in blob
-        and "./" not in blob
-        and " /" not in blob
-        and blob[-1] not in ". "
-    ):
+    if blob.isascii() and ":" not in blob and "./" not in blob and " /" not in blob and blob[-1] not in ". ":
         low = blob.lower()
         if not low.startswith(".env") and "/.env" not in low:
             folded: list[str | None] = list(low.split("/"))
@@ -134,7 +132,9 @@ class _Listing:
                 names = [entry.name for entry in it]
                 return self._all(fd, prefix, names, readable_folded(names, ctx))
             scanned = list(it)
-        return self._matching(fd, prefix, scanned, readable_folded([e.name for e in scanned], ctx))
+        return self._matching(
+            self.match, fd, prefix, scanned, readable_folded([e.name for e in scanned], ctx)
+        )
 
     def _all(self, fd: int, prefix: str, names: list[str], folded: list[str | None]) -> list[tuple[str, str]]:
         """No glob: every readable entry is listed, so stat them all in one comprehension."""
@@ -170,11 +170,14 @@ class _Listing:
         ]
 
     def _matching(
-        self, fd: int, prefix: str, scanned: list[os.DirEntry[str]], folded: list[str | None]
+        self,
+        match: Callable[[str], object],
+        fd: int,
+        prefix: str,
+        scanned: list[os.DirEntry[str]],
+        folded: list[str | None],
     ) -> list[tuple[str, str]]:
         """A glob: only matching entries are stat'ed; d_type says what to descend into."""
-        match = self.match
-        assert match is not None
         subdirs: list[tuple[str, str]] = []
         for entry, one in zip(scanned, folded, strict=True):
             if one is None:
@@ -267,7 +270,9 @@ def list_directory(
                 break
     except OSError as exc:
         if exc.errno in (errno.EMFILE, errno.ENFILE):
-            raise ToolFailedError("the folder tree could not be walked: the open-file limit was reached") from None
+            raise ToolFailedError(
+                "the folder tree could not be walked: the open-file limit was reached"
+            ) from None
         raise
     finally:
         if fd >= 0:

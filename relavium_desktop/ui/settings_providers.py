@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from pathlib import Path
 
 from relavium_desktop.host.secrets import SecretStore, SecretStoreError, parse_ref
 from relavium_desktop.providers.config import (
@@ -28,6 +29,7 @@ from relavium_desktop.ui.qt import (
     QLineEdit,
     QPushButton,
     QSettings,
+    Qt,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -49,15 +51,19 @@ class ProviderRow:
     allow_local: QCheckBox
     save_endpoint: QPushButton
     endpoint_status: QLabel
+    test_button: QPushButton
+    test_status: QLabel
 
 
 class ProvidersPage(QWidget):
     changed = Signal()  # a keyring operation finished (tests and the chat view listen)
+    connection_tested = Signal(str, object)  # provider name, ConnectionResult
 
-    def __init__(self, settings: QSettings, store: SecretStore | None = None) -> None:
+    def __init__(self, settings: QSettings, store: SecretStore | None = None, home: Path | None = None) -> None:
         super().__init__()
         self._settings = settings
         self._store = store or SecretStore()
+        self._home = home
         self.banner = QLabel()
         self.banner.setObjectName("keyringBanner")
         self.banner.setWordWrap(True)
@@ -89,12 +95,17 @@ class ProvidersPage(QWidget):
             name=name, secret_name=secret_name, status=QLabel("…"), key_edit=key_edit,
             save_key=QPushButton("Save key"), remove_key=QPushButton("Remove key"), base_url=base_url,
             allow_local=allow_local, save_endpoint=QPushButton("Save endpoint"), endpoint_status=QLabel(),
+            test_button=QPushButton("Test connection"), test_status=QLabel(),
         )
+        row.test_button.setObjectName(f"{name}TestConnection")
+        row.test_status.setWordWrap(True)
+        row.test_status.setTextFormat(Qt.TextFormat.PlainText)
+        row.test_button.clicked.connect(lambda: self.test_connection(name))
         row.save_key.clicked.connect(lambda: self.save_key(name))
         row.remove_key.clicked.connect(lambda: spawn(self.remove_key(name)))
         row.save_endpoint.clicked.connect(lambda: self.save_endpoint(name))
         key_edit.returnPressed.connect(lambda: self.save_key(name))
-        for b in (row.save_key, row.remove_key, row.save_endpoint):
+        for b in (row.save_key, row.remove_key, row.save_endpoint, row.test_button):
             b.setAutoDefault(False)
         return row
 
@@ -113,6 +124,10 @@ class ProvidersPage(QWidget):
         form.addRow("Base URL:", endpoint)
         form.addRow("", row.allow_local)
         form.addRow("", row.endpoint_status)
+        test = QHBoxLayout()
+        test.addWidget(row.test_button)
+        test.addWidget(row.test_status, 1)
+        form.addRow("", test)
         return box
 
     # -- keyring ----------------------------------------------------------------
@@ -183,3 +198,31 @@ class ProvidersPage(QWidget):
         self._settings.setValue(f"providers/{name}/base_url", url)
         self._settings.setValue(f"providers/{name}/allow_local", "true" if allow_local else "false")
         row.endpoint_status.setText("Saved.")
+
+    # -- test connection ------------------------------------------------------------
+
+    def test_connection(self, name: str) -> None:
+        """Send one minimal request with the fields as they are now (saved or not)."""
+        row = self.rows[name]
+        row.test_button.setEnabled(False)
+        row.test_status.setText("Testing…")
+        spawn(self._test_connection(row))
+
+    async def _test_connection(self, row: ProviderRow) -> None:
+        from relavium_desktop.ui.settings_connection import ConnectionResult, run_connection_test
+
+        if self._home is None:
+            from relavium_desktop.host.datadir import data_dir
+
+            self._home = data_dir()
+        route = self._settings.value("chat/model")  # the chat's model picker (ui/chat/backend.KEY_MODEL)
+        try:
+            result = await run_connection_test(self._home, row.name, row.base_url.text(),
+                                               row.allow_local.isChecked(),
+                                               route if isinstance(route, str) else None)
+        except Exception as exc:  # noqa: BLE001 -- an unreadable providers.yaml etc.: say so, never crash
+            result = ConnectionResult("config", f"The provider settings are not usable: {type(exc).__name__}")
+        row.test_status.setText(("✓ " if result.ok else "✗ ") + result.message)
+        row.test_status.setStyleSheet("color: #166534;" if result.ok else "color: #991b1b;")
+        row.test_button.setEnabled(True)
+        self.connection_tested.emit(row.name, result)

@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RetryCode = Literal["tool_failed", "provider_unavailable", "provider_rate_limit"]
+# run_timeout: a workflow agent node's own timeout_ms, retryable at the node level.
+RetryCode = Literal["tool_failed", "provider_unavailable", "provider_rate_limit", "run_timeout"]
 RETRYABLE_CODES: tuple[RetryCode, ...] = ("tool_failed", "provider_unavailable", "provider_rate_limit")
 
 
@@ -20,8 +21,13 @@ class _Strict(BaseModel):
 
 
 class RetryPolicy(_Strict):
+    """Retries after the first attempt (``max: 0`` = none); also an agent's retry in a workflow.
+
+    ``linear`` is accepted so upstream v1.0 workflow agents parse with this one model.
+    """
+
     max: int = Field(default=0, ge=0, le=10)
-    backoff: Literal["fixed", "exponential"] = "exponential"
+    backoff: Literal["fixed", "linear", "exponential"] = "exponential"
     backoff_ms: int = Field(default=1_000, ge=0, le=600_000)
     retry_on: list[RetryCode] = Field(default_factory=lambda: list(RETRYABLE_CODES))
 
@@ -29,6 +35,8 @@ class RetryPolicy(_Strict):
         """Delay before retry ``attempt`` (1-based)."""
         if self.backoff == "fixed":
             return self.backoff_ms
+        if self.backoff == "linear":
+            return self.backoff_ms * attempt
         return int(self.backoff_ms * (2 ** (attempt - 1)))
 
 

@@ -138,7 +138,7 @@ def spec_for(request: AgentNodeRequest) -> AgentSpec:
         "temperature": request.temperature if request.temperature is not None else agent.temperature,
         "max_tokens": request.max_tokens if request.max_tokens is not None else agent.max_tokens,
         "tools": list(request.tools),
-        "fallback_chain": list(agent.fallback_chain or []),
+        "fallback_chain": [entry.model_dump() for entry in agent.fallback_chain or []],
     }
     try:
         return AgentSpec.model_validate(data)

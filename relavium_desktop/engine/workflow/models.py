@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
+from relavium_desktop.engine.agent.spec import FallbackEntry, RetryPolicy
+
 IDENT = r"^[A-Za-z0-9_-]+$"
 NODE_ID = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
 
@@ -98,7 +100,17 @@ class ContextEntry(Strict):
 
 
 class AgentDef(Strict):
-    """An inline agent (the agent engineer owns the full agent spec; this is its workflow face)."""
+    """A workflow's agent, inline or from a ``$ref`` file: the ``*.agent.yaml`` model's workflow face.
+
+    One model serves both forms, so an agent file written for ``relavium agent
+    run`` (issue 6's strict spec) works as a ``$ref`` unchanged: ``retry`` and
+    ``fallback_chain`` are the agent spec's own models (``retry.max`` counts
+    retries after the first attempt; ``max: 0`` is none; ``backoff`` fixed,
+    linear or exponential).  Beyond the spec, a workflow agent may omit
+    ``provider`` (inferred from the model's family) or ``model`` (set on the
+    node), and may carry upstream's ``base_url``, ``max_turns``, ``version``
+    and ``tags``.
+    """
 
     id: str = Field(pattern=IDENT)
     name: str | None = None
@@ -110,8 +122,8 @@ class AgentDef(Strict):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
     tools: list[str] = Field(default_factory=list)
-    retry: Retry | None = None
-    fallback_chain: list[dict[str, Any]] | None = None
+    retry: RetryPolicy | None = None
+    fallback_chain: list[FallbackEntry] | None = None
     max_turns: int | None = Field(default=None, ge=1)
     # The agent's own reply contract (agent YAML); a node's output_schema takes precedence.
     output_schema: dict[str, Any] | None = None

@@ -36,7 +36,14 @@ from relavium_desktop.engine.workflow.handlers import NodeEnv, NodeResult, file_
 from relavium_desktop.engine.workflow.inputs import admit_inputs, masked_inputs
 from relavium_desktop.engine.workflow.journal import MemoryJournal, RunInfo, RunJournal
 from relavium_desktop.engine.workflow.loader import LoadedWorkflow, load_workflow
-from relavium_desktop.engine.workflow.models import AgentNode, HumanGateNode, OutputNode, ToolNode
+from relavium_desktop.engine.workflow.models import (
+    AgentDef,
+    AgentNode,
+    HumanGateNode,
+    OutputNode,
+    Retry,
+    ToolNode,
+)
 from relavium_desktop.engine.workflow.plan import PlanEdge
 from relavium_desktop.engine.workflow.sandbox import ExpressionSandbox, QuickJsSandbox
 from relavium_desktop.engine.workflow.templates import Scope, render, render_text
@@ -72,6 +79,37 @@ def _bounded(value: Any) -> Any:
     if len(text) <= EVENT_OUTPUT_MAX_CHARS:
         return mask_value(value)
     return {"truncated": True, "chars": len(text), "preview": clip(str(mask_value(text)), 2000)}
+
+
+@dataclass(frozen=True, slots=True)
+class _RetryPlan:
+    """A node's retry budget, from its own ``retry`` or its agent's."""
+
+    max_attempts: int
+    backoff: str
+    backoff_ms: int
+    retry_on: tuple[str, ...] | None
+
+    def delay_ms(self, attempt: int) -> int:
+        if self.backoff == "fixed":
+            return self.backoff_ms
+        if self.backoff == "linear":
+            return self.backoff_ms * attempt
+        return int(self.backoff_ms * (2 ** (attempt - 1)))
+
+
+def _retry_plan(node: Any, agents: Mapping[str, AgentDef]) -> _RetryPlan | None:
+    """A node's ``retry.max`` counts attempts (upstream v1.0 node retry); an agent's counts retries (agent spec)."""
+    retry: Retry | None = getattr(node, "retry", None)
+    if retry is not None:
+        return _RetryPlan(retry.max, retry.backoff, retry.backoff_ms,
+                          tuple(retry.retry_on) if retry.retry_on is not None else None)
+    if isinstance(node, AgentNode):
+        agent = agents.get(node.agent_ref)
+        if agent is not None and agent.retry is not None:
+            r = agent.retry
+            return _RetryPlan(r.max + 1, r.backoff, r.backoff_ms, tuple(r.retry_on))
+    return None
 
 
 class WorkflowEngine:
@@ -423,11 +461,8 @@ class WorkflowRun:
 
     async def _attempts(self, node_id: str, scope: Scope, env: NodeEnv) -> NodeResult:
         node = self.plan.nodes[node_id]
-        retry = getattr(node, "retry", None)
-        if retry is None and isinstance(node, AgentNode):
-            agent = self.workflow.agents.get(node.agent_ref)
-            retry = agent.retry if agent else None
-        max_attempts = retry.max if retry else 1
+        retry = _retry_plan(node, self.workflow.agents)
+        max_attempts = retry.max_attempts if retry else 1
         timeout_ms = getattr(node, "timeout_ms", None) if isinstance(node, AgentNode | ToolNode) else None
         attempt = 1
         while True:
@@ -447,8 +482,7 @@ class WorkflowRun:
                     exc.attempt = attempt
                     raise
                 assert retry is not None
-                base = retry.backoff_ms
-                delay = base * attempt if retry.backoff == "linear" else base * (2 ** (attempt - 1))
+                delay = retry.delay_ms(attempt)
                 attempt += 1
                 self.emit({"type": "node:retrying", "nodeId": node_id, "nodeType": node.type,
                            "attemptNumber": attempt, "delayMs": delay, "error": exc.to_json()})

@@ -403,3 +403,36 @@ async def test_tokens_of_an_agent_that_then_fails_are_counted(
     result, wf_run = await run(eng, schema_wf)
     assert result.status == "failed"
     assert of_type(wf_run.events, "run:failed")[0]["totalTokensUsed"] == {"input": 30, "output": 5}
+
+
+REF_AGENT_WF = """schema_version: '1.0'
+workflow:
+  id: ref-agent
+  agents: [{$ref: agents/a.agent.yaml}]
+  nodes:
+    - {id: start, type: input}
+    - {id: a, type: agent, agent_ref: a, prompt_template: hi}
+  edges: [{from: start, to: a}]
+"""
+
+
+async def test_a_ref_agent_run_file_runs_with_its_retry_counting_retries(
+    llm_server: ScriptedLLMServer, workspace: Path, relavium_home: Path
+) -> None:
+    eng = engine(llm_server, workspace, relavium_home)
+    agent_file = "id: a\nprovider: openai\nmodel: gpt-4o-mini\nretry: {max: 1, backoff: fixed, backoff_ms: 250}\n"
+    wf = load(REF_AGENT_WF, read_ref={"agents/a.agent.yaml": agent_file}.__getitem__)
+    llm_server.script(Reply.error(503), Reply.say("second attempt"))
+    wf_run = eng.start(wf, {})
+    result = await wf_run.run()
+    assert result.status == "completed" and result.outputs == {"a": "second attempt"}
+    assert [(e["attemptNumber"], e["delayMs"]) for e in of_type(wf_run.events, "node:retrying")] == [(2, 250)]
+
+    # max: 0 (the agent spec's default) is no retry at all.
+    no_retry = agent_file.replace("max: 1", "max: 0")
+    wf = load(REF_AGENT_WF, read_ref={"agents/a.agent.yaml": no_retry}.__getitem__)
+    llm_server.script(Reply.error(503))
+    wf_run = eng.start(wf, {})
+    result = await wf_run.run()
+    assert result.status == "failed" and not of_type(wf_run.events, "node:retrying")
+    assert of_type(wf_run.events, "node:failed")[0]["error"]["code"] == "provider_unavailable"

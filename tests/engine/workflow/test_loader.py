@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from relavium_desktop.engine.agent.yaml_source import parse_agent_yaml
 from relavium_desktop.engine.workflow.errors import WorkflowError
 from tests.engine.workflow.wfhelpers import HARNESS, load
 
@@ -148,3 +149,61 @@ def test_agent_ref_files_are_read_through_the_callers_reader() -> None:
     with pytest.raises(WorkflowError) as info:
         load(text, read_ref=bad.__getitem__)
     assert str(info.value) == "agents/w.agent.yaml:3:3: unknown key 'temprature'"
+
+
+REF_WF = HEAD + (
+    "  agents: [{$ref: agents/w.agent.yaml}]\n"
+    "  nodes:\n    - {id: s, type: input}\n    - {id: a, type: agent, agent_ref: w}\n"
+    "  edges: [{from: s, to: a}]\n"
+)
+
+# Issue 6's flat *.agent.yaml, exactly as `relavium agent run` reads it.
+AGENT_FILE = """\
+id: w
+name: Writer
+provider: openai
+model: gpt-4o-mini
+system_prompt: You write.
+tools: [read_file]
+retry: {max: 0, backoff: fixed, backoff_ms: 250, retry_on: [provider_unavailable]}
+fallback_chain: [{provider: anthropic, model: claude-sonnet-4, max_attempts: 2}]
+"""
+
+
+def test_a_ref_may_be_an_agent_run_file_with_the_agent_specs_retry_block() -> None:
+    # The same text is a valid agent for `relavium agent run` ...
+    spec = parse_agent_yaml(AGENT_FILE, "agents/w.agent.yaml")
+    assert (spec.retry.max, spec.retry.backoff) == (0, "fixed")
+    # ... and a valid $ref agent of a workflow, with the same retry and fallback models.
+    wf = load(REF_WF, read_ref={"agents/w.agent.yaml": AGENT_FILE}.__getitem__)
+    agent = wf.agents["w"]
+    assert agent.retry == spec.retry and agent.fallback_chain == list(spec.fallback_chain)
+    assert (agent.provider, agent.model, agent.tools) == ("openai", "gpt-4o-mini", ["read_file"])
+
+
+def test_upstream_wrapped_agent_files_and_inline_agents_keep_parsing() -> None:
+    wrapped = ("schema_version: '1.0'\nagent:\n  id: w\n  model: claude-sonnet-4-6\n"
+               "  retry: {max: 2, backoff: linear, backoff_ms: 10}\n")
+    wf = load(REF_WF, read_ref={"agents/w.agent.yaml": wrapped}.__getitem__)
+    assert (wf.agents["w"].retry.max, wf.agents["w"].retry.backoff) == (2, "linear")
+    inline = HEAD + (
+        "  agents: [{id: w, model: gpt-4o, retry: {max: 0, backoff: fixed}}]\n"
+        "  nodes:\n    - {id: s, type: input}\n    - {id: a, type: agent, agent_ref: w}\n"
+        "  edges: [{from: s, to: a}]\n"
+    )
+    assert load(inline).agents["w"].retry.max == 0
+
+
+def test_agent_file_retry_and_fallback_problems_name_file_line_column() -> None:
+    bad = AGENT_FILE.replace("backoff: fixed", "backoff: jittery").replace("max_attempts: 2", "max_attempts: 9")
+    with pytest.raises(WorkflowError) as info:
+        load(REF_WF, read_ref={"agents/w.agent.yaml": bad}.__getitem__)
+    lines = str(info.value).splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("agents/w.agent.yaml:7:17: retry.backoff: Input should be 'fixed', 'linear' or")
+    assert lines[1].startswith("agents/w.agent.yaml:8:")
+    assert "fallback_chain.max_attempts: Input should be less than or equal to 5" in lines[1]
+    unknown = AGENT_FILE.replace("retry: {max: 0,", "retry: {max: 0, jitter: true,")
+    with pytest.raises(WorkflowError) as info:
+        load(REF_WF, read_ref={"agents/w.agent.yaml": unknown}.__getitem__)
+    assert str(info.value) == "agents/w.agent.yaml:7:17: unknown key 'jitter'"

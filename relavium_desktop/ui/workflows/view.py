@@ -33,6 +33,7 @@ from relavium_desktop.ui.workflows.catalog import WorkflowEntry, last_statuses, 
 from relavium_desktop.ui.workflows.gate import GatePrompter
 from relavium_desktop.ui.workflows.graph import WorkflowGraph
 from relavium_desktop.ui.workflows.inputs_form import InputsForm
+from relavium_desktop.ui.workflows.run_notice import RunNotifier
 from relavium_desktop.ui.workflows.runner import WorkflowRunner
 from relavium_desktop.ui.workflows.timeline import RunTimeline
 
@@ -165,6 +166,10 @@ class WorkflowsView(QWidget):
             notify_enabled=lambda: keys.read_bool(self.window_.settings, keys.KEY_NOTIFY_APPROVALS, True),
         )
         self.gates.decided.connect(self._gate_decided)
+        self.run_notices = RunNotifier(
+            window, notifier=lambda: self.window_.desktop_os,
+            enabled=lambda: keys.read_bool(self.window_.settings, keys.KEY_NOTIFY_RUNS, True),
+        )
         window.project_changed.connect(lambda _p: self.refresh())
 
     # -- the list --------------------------------------------------------------
@@ -306,6 +311,7 @@ class WorkflowsView(QWidget):
                 self.workflow_list.item(row).setText(self._label(self.current))
         if result.status == "paused" and result.pending_gates:
             self.gates.ask(result.run_id, result.pending_gates[0])
+        self.run_notices.run_ended(result, self.current.title if self.current is not None else "A workflow")
         self.run_finished.emit(result)
 
     def _gate_decided(self, run_id: str, gate_id: str, decision: GateDecision) -> None:

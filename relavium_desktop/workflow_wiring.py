@@ -56,6 +56,7 @@ def build_workflow_engine(
     os_capability: OsCapability | None = None,
     approval: ApprovalRegime | None = None,
     providers_file: str | None = None,
+    hold_gates: bool = False,
 ) -> WorkflowEngine:
     """One engine over a freshly pinned host for ``workspace`` at ``tier``."""
     from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
@@ -66,4 +67,4 @@ def build_workflow_engine(
     host = build_host(HostSettings(workspace=workspace, tier=tier, surface="workflow", os_capability=os_capability))
     registry = ToolRegistry(BUILTIN_TOOLS, host)
     return WorkflowEngine(registry, agent_runner=agent_runner(providers_file), journal=journal, fs_scope=tier,
-                          approval=approval)
+                          approval=approval, hold_gates=hold_gates)

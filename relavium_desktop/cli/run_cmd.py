@@ -32,6 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decision", choices=["approve", "reject"], help="the gate decision (with --resume)")
     p.add_argument("--gate", metavar="GATE_ID", help="which pending gate (when several are open)")
     p.add_argument("--payload", help="gate payload as JSON (or @file.json)")
+    p.add_argument("--hold-gates", action="store_true",
+                   help="stay running while a pending human gate has a timeout_ms and apply its "
+                        "timeout_action when it runs out (instead of exiting 3 at once)")
     p.add_argument("--providers", help="provider settings file for agent nodes "
                    "(default: $RELAVIUM_HOME/providers.yaml)")
     p.add_argument("--json", action="store_true", help="print NDJSON run events only")
@@ -101,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
         tier = args.tier if args.workspace or not surface.get("tier") else surface["tier"]
 
         # Author trust: no approval regime headless; the policy's allowlists still apply.
-        engine = build_workflow_engine(workspace=workspace, tier=tier, journal=store, providers_file=args.providers)
+        engine = build_workflow_engine(workspace=workspace, tier=tier, journal=store, providers_file=args.providers,
+                                       hold_gates=args.hold_gates)
         on_event = _printer(args.json)
         try:
             if args.resume:

@@ -67,6 +67,22 @@ def test_gate_exits_3_and_a_new_process_resumes_it(cli_env: dict[str, str], tmp_
     assert code == 2 and "no paused run" in err
 
 
+def test_hold_gates_applies_a_gate_timeout_while_the_cli_keeps_running(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    wf = tmp_path / "gated.relavium.yaml"
+    wf.write_text(GATED.replace("type: human_gate,", "type: human_gate, timeout_ms: 200, timeout_action: approve,"))
+    code, events, err = run_cli("run", str(wf), "--input", "who=ana", "--hold-gates", "--json",
+                                env=cli_env, cwd=tmp_path)
+    assert code == 0, err
+    resumed = next(e for e in events if e["type"] == "human_gate:resumed")
+    assert (resumed["decision"], resumed["decidedBy"]) == ("approved", "timeout")
+    assert "run:paused" not in seq(events) and events[-1]["outputs"] == {"out": "done for ana"}
+    # Without the flag the same run pauses at once (exit 3), as before.
+    code, events, _ = run_cli("run", str(wf), "--input", "who=ana", "--json", env=cli_env, cwd=tmp_path)
+    assert code == 3 and events[-1]["type"] == "run:paused"
+
+
 def test_rejecting_a_gate_fails_its_branch(cli_env: dict[str, str], tmp_path: Path) -> None:
     wf = tmp_path / "gated.relavium.yaml"
     wf.write_text(GATED)

@@ -58,6 +58,8 @@ EVENT_OUTPUT_MAX_CHARS = 64 * 1024
 
 @dataclass(frozen=True, slots=True)
 class GateDecision:
+    """A gate's answer; ``decided_by="timeout"`` asks for the gate's own ``timeout_action`` once it is due."""
+
     decision: Literal["approved", "rejected", "input_provided"]
     decided_by: str = "user"
     payload: Any = None
@@ -126,6 +128,7 @@ class WorkflowEngine:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         fs_scope: FsScopeTier = "project",
         approval: ApprovalRegime | None = None,
+        hold_gates: bool = False,
     ) -> None:
         self.registry = registry
         self.sandbox = sandbox or QuickJsSandbox()
@@ -136,6 +139,9 @@ class WorkflowEngine:
         self.fs_scope = fs_scope
         # Governed tool actions of every node ask this regime (None: author trust, as headless).
         self.approval = approval
+        # Keep the run live (instead of pausing) while a pending gate has a timeout_ms,
+        # so its timeout_action applies on time: for a surface that nobody answers from.
+        self.hold_gates = hold_gates
 
     def start(
         self,
@@ -199,6 +205,10 @@ class WorkflowEngine:
             if not matches:
                 raise InputError(f"run {run_id!r} has no pending gate {gate_id!r}")
             node_id = matches[0]
+        if decision.decided_by == "timeout":
+            expires = gates[node_id].get("expiresAtEpoch")
+            if expires is None or self.clock() < expires:
+                raise InputError(f"gate {gates[node_id]['gateId']!r} of run {run_id!r} has not timed out")
         texts: dict[str, str] = state.get("refTexts", {})
         workflow = load_workflow(state["workflowText"], state["filename"],
                                  read_ref=texts.__getitem__ if texts else None)
@@ -362,12 +372,35 @@ class WorkflowRun:
     def _apply_decision(self) -> None:
         assert self.pending_decision is not None
         node_id, decision = self.pending_decision
+        expires = self.state["gates"][node_id].get("expiresAtEpoch")
+        if expires is not None and self.engine.clock() >= expires:
+            decision = self._timeout_decision(node_id)
+        self._decide(node_id, decision)
+
+    def _timeout_decision(self, node_id: str) -> GateDecision:
+        node = self.plan.nodes[node_id]
+        assert isinstance(node, HumanGateNode)
+        return GateDecision("approved" if node.timeout_action == "approve" else "rejected", "timeout")
+
+    def _next_gate_expiry(self) -> float | None:
+        times = [g["expiresAtEpoch"] for g in self.state["gates"].values() if g.get("expiresAtEpoch") is not None]
+        return min(times) if times else None
+
+    def _expire_due_gates(self) -> bool:
+        """Apply ``timeout_action`` to every gate whose ``timeout_ms`` ran out while the run was live."""
+        now = self.engine.clock()
+        due = [n for n, g in self.state["gates"].items()
+               if g.get("expiresAtEpoch") is not None and now >= g["expiresAtEpoch"]]
+        for node_id in sorted(due, key=self.plan.index.__getitem__):
+            self._decide(node_id, self._timeout_decision(node_id))
+        if due:
+            self._checkpoint("running")
+        return bool(due)
+
+    def _decide(self, node_id: str, decision: GateDecision) -> None:
         gate = self.state["gates"].pop(node_id)
         node = self.plan.nodes[node_id]
         assert isinstance(node, HumanGateNode)
-        expires = gate.get("expiresAtEpoch")
-        if expires is not None and self.engine.clock() > expires:
-            decision = GateDecision("approved" if node.timeout_action == "approve" else "rejected", "timeout")
         resumed: JsonDict = {"type": "human_gate:resumed", "nodeId": node_id, "gateId": gate["gateId"],
                              "decision": decision.decision, "decidedBy": decision.decided_by}
         if decision.payload is not None:
@@ -452,8 +485,10 @@ class WorkflowRun:
                 event["assignee"] = await render_text(node.assignee, scope)
             if node.timeout_ms:
                 gate["expiresAtEpoch"] = now + node.timeout_ms / 1000
+                gate["expiresAt"] = iso_timestamp(gate["expiresAtEpoch"])
+                gate["timeoutMs"] = node.timeout_ms
                 event["timeoutMs"] = node.timeout_ms
-                event["expiresAt"] = iso_timestamp(gate["expiresAtEpoch"])
+                event["expiresAt"] = gate["expiresAt"]
             self.state["gates"][node_id] = gate
             self.emit(event)
 
@@ -527,15 +562,24 @@ class WorkflowRun:
                     if len(self._tasks) >= self.plan.max_parallel:
                         break
                     self._start(n, self._scope(), env)
-                if not self._tasks:
+                if self._expire_due_gates():
+                    continue  # a timed-out gate may unblock (or fail) its branch
+                gate_due = self._next_gate_expiry()
+                holding = self.engine.hold_gates and gate_due is not None
+                if not self._tasks and not holding:
                     break
                 remaining = None
                 if timeout_s is not None:
                     elapsed = self.state["activeMs"] / 1000 + (self.engine.clock() - segment_start)
                     remaining = max(0.0, timeout_s - elapsed)
-                done, _ = await asyncio.wait([*self._tasks, cancel_wait], timeout=remaining,
+                # A live run wakes for its earliest gate timeout as well as for its nodes.
+                gate_wait = max(0.0, gate_due - self.engine.clock()) if gate_due is not None else None
+                wait_for = min((t for t in (remaining, gate_wait) if t is not None), default=None)
+                done, _ = await asyncio.wait([*self._tasks, cancel_wait], timeout=wait_for,
                                              return_when=asyncio.FIRST_COMPLETED)
                 if not done:
+                    if gate_wait is not None and (remaining is None or gate_wait < remaining):
+                        continue
                     return await self._timeout(segment_start, timeout_s or 0)
                 finished = sorted((t for t in done if t in self._tasks), key=lambda t: self.plan.index[self._tasks[t]])
                 for task in finished:
@@ -646,7 +690,7 @@ class WorkflowRun:
 
     def _pause(self, segment_start: float) -> RunResult:
         self._summary(segment_start)
-        gates = [{"nodeId": n, **{k: v for k, v in g.items() if not k.endswith("Epoch")}}
+        gates = [{"nodeId": n, **{k: v for k, v in g.items() if k != "openedAtEpoch"}}
                  for n, g in self.state["gates"].items()]
         self.emit({"type": "run:paused", "pendingGateCount": len(gates), "gateIds": [g["gateId"] for g in gates]})
         self._checkpoint("paused")

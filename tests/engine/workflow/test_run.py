@@ -6,12 +6,14 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import PolicyClass, ToolCall, ToolDef, ToolDispatchContext
 from relavium_desktop.engine.workflow.agents import AgentNodeRequest, AgentNodeResult
+from relavium_desktop.engine.workflow.errors import InputError
 from relavium_desktop.engine.workflow.journal import MemoryJournal
 from relavium_desktop.engine.workflow.run import GateDecision
 from tests.engine.workflow.wfhelpers import HARNESS, engine, load, node_sequence, of_type, run
@@ -410,3 +412,62 @@ async def test_templates_filters_and_read_file_through_the_tool() -> None:
     runner = FakeAgentRunner(lambda r: r.prompt)
     result, _ = await run(text, {"f": "a.txt"}, eng=engine(host=ToolHost(fs=FakeFs()), agent_runner=runner))  # type: ignore[arg-type]
     assert result.outputs == {"g": '<a.txt> none {"f": "a.txt"} 5'}
+
+
+# -- gate timeouts while the run is live ---------------------------------------
+
+async def test_a_gate_times_out_while_other_branches_still_run() -> None:
+    """The gate's timeout_action applies on time, not only at a later resume."""
+    resumed = asyncio.Event()
+
+    class Args(BaseModel):
+        pass
+
+    async def wait(args: Args, host: ToolHost, ctx: ToolDispatchContext) -> Any:
+        await resumed.wait()  # the side branch outlives the gate's timeout
+        return {"side": "done"}
+
+    slow = ToolDef(id="slow", description="test-only: waits", args_model=Args, dispatch=wait,
+                   policy=PolicyClass())
+    text = GATE_WF.replace("gate_type: approval,", "gate_type: approval, timeout_ms: 100, timeout_action: approve,")
+    text = text.replace("{id: side, type: transform, transform: '\"independent\"'}",
+                        "{id: side, type: tool, tool_config: {tool_name: slow}}")
+    journal = MemoryJournal()
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event["type"] == "human_gate:resumed":
+            resumed.set()
+
+    wf_run = engine(slow, journal=journal).start(load(text), {"who": "ana"}, on_event=on_event)
+    result = await wf_run.run()
+    assert result.status == "completed" and result.outputs == {"out": {"shipped": "approved"}}
+    gate = of_type(wf_run.events, "human_gate:resumed")[0]
+    assert (gate["nodeId"], gate["decision"], gate["decidedBy"]) == ("ask", "approved", "timeout")
+    assert not of_type(wf_run.events, "run:paused")
+    assert journal.status[result.run_id] == "completed"
+
+
+async def test_a_holding_surface_applies_the_timeout_instead_of_pausing() -> None:
+    text = GATE_WF.replace("gate_type: approval,", "gate_type: approval, timeout_ms: 100, timeout_action: reject,")
+    wf_run = engine(hold_gates=True).start(load(text), {"who": "ana"})
+    result = await wf_run.run()
+    assert result.status == "failed" and not of_type(wf_run.events, "run:paused")
+    gate = of_type(wf_run.events, "human_gate:resumed")[0]
+    assert (gate["decision"], gate["decidedBy"]) == ("rejected", "timeout")
+    err = of_type(wf_run.events, "node:failed")[0]["error"]
+    assert (err["code"], err["reason"]) == ("tool_denied", "user_rejected")
+    assert node_sequence(wf_run.events)[-4:] == ["node:failed:ask", "node:skipped:ship", "node:skipped:out",
+                                                 "run:failed"]
+
+    # A gate without a timeout still pauses (holding never waits forever).
+    result = await engine(hold_gates=True).start(load(GATE_WF), {"who": "ana"}).run()
+    assert result.status == "paused"
+
+
+async def test_a_timeout_answer_is_refused_before_the_gate_is_due() -> None:
+    journal = MemoryJournal()
+    text = GATE_WF.replace("gate_type: approval,", "gate_type: approval, timeout_ms: 60000,")
+    result = await engine(journal=journal).start(load(text), {"who": "a"}).run()
+    assert result.status == "paused" and result.pending_gates[0]["timeoutMs"] == 60000
+    with pytest.raises(InputError, match="has not timed out"):
+        engine(journal=journal).resume(result.run_id, GateDecision("rejected", "timeout"))

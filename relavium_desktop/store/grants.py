@@ -188,6 +188,7 @@ class GrantStore:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
         migrate(conn, "grants", MIGRATIONS)
+        self.folders = FolderGrantStore(conn)  # folders outside the project, per project
 
     @classmethod
     def open(cls, home: Path) -> GrantStore:
@@ -249,3 +250,94 @@ class GrantStore:
             if grant_covers(grant, project, request):
                 return grant
         return None
+
+
+# -- folders outside the project (project tier) --------------------------------------
+#
+# "Allow a folder outside the project…" remembers, per project, folders the file
+# tools may also work in.  They become extra roots of that project's host
+# (``HostSettings.extra_roots``) -- roots, never exemptions: the read/write
+# floors (.ssh, .env, keys, …) apply inside them exactly as in the project.
+
+FOLDER_MIGRATIONS = [
+    """
+    CREATE TABLE folder_grants (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project TEXT NOT NULL,
+        folder TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (project, folder)
+    );
+    CREATE INDEX folder_grants_by_project ON folder_grants (project)
+    """,
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FolderGrant:
+    id: int
+    project: str
+    folder: str
+    created_at: str
+
+    def describe(self) -> str:
+        return f"files under {self.folder} (outside the project)"
+
+
+def check_extra_folder(project: str, folder: str) -> str:
+    """``folder`` canonical, or ValueError saying why it cannot be granted to ``project``."""
+    project = canonical_project(project)
+    if not folder or "\0" in folder:
+        raise ValueError("no folder was chosen")
+    resolved = os.path.realpath(folder)
+    if not os.path.isdir(resolved):
+        raise ValueError("the chosen folder does not exist (or is not a folder)")
+    if resolved == os.path.dirname(resolved):
+        raise ValueError("the whole file system cannot be granted; choose a specific folder")
+    if os.path.commonpath([resolved, project]) == project:
+        raise ValueError("that folder is inside the project already; nothing to grant")
+    return resolved
+
+
+class FolderGrantStore:
+    """The ``folder_grants`` component of history.db (same connection as the grants)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        migrate(conn, "folder_grants", FOLDER_MIGRATIONS)
+
+    @staticmethod
+    def _row(row: Any) -> FolderGrant:
+        return FolderGrant(int(row["id"]), row["project"], row["folder"], row["created_at"])
+
+    def add(self, project: str, folder: str) -> FolderGrant:
+        """Remember ``folder`` for ``project`` (both canonical); ValueError when it cannot be granted."""
+        project = canonical_project(project)
+        resolved = check_extra_folder(project, folder)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        self._conn.execute(
+            "INSERT INTO folder_grants(project, folder, created_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(project, folder) DO NOTHING",
+            (project, resolved, now),
+        )
+        row = self._conn.execute(
+            "SELECT * FROM folder_grants WHERE project = ? AND folder = ?", (project, resolved)
+        ).fetchone()
+        return self._row(row)
+
+    def list(self, project: str | None = None) -> list[FolderGrant]:
+        if project is None:
+            rows = self._conn.execute("SELECT * FROM folder_grants ORDER BY project, folder").fetchall()
+        else:
+            rows = self._conn.execute(
+                "SELECT * FROM folder_grants WHERE project = ? ORDER BY folder", (canonical_project(project),)
+            ).fetchall()
+        return [self._row(r) for r in rows]
+
+    def roots(self, project: str) -> tuple[Path, ...]:
+        """The granted folders of ``project`` that still exist, as host extra roots."""
+        return tuple(Path(g.folder) for g in self.list(project) if os.path.isdir(g.folder))
+
+    def revoke(self, grant_id: int) -> bool:
+        cur = self._conn.execute("DELETE FROM folder_grants WHERE id = ?", (grant_id,))
+        return cur.rowcount > 0

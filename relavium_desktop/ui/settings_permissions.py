@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from relavium_desktop.store.grants import Grant
+from relavium_desktop.store.grants import FolderGrant, Grant
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QHBoxLayout,
@@ -29,9 +29,11 @@ class PermissionsPage(QWidget):
         super().__init__()
         self._window = window
         self.grants: list[Grant] = []
+        self.folder_grants: list[FolderGrant] = []
         intro = QLabel(
-            "Actions you chose to “Always allow in this project”. Revoking one makes the "
-            "action ask again. Protected paths always ask and never appear here."
+            "Actions you chose to “Always allow in this project”, and folders outside a project "
+            "you allowed it to use. Revoking one makes the action ask again (or the folder refused). "
+            "Protected paths always ask and never appear here."
         )
         intro.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
@@ -60,20 +62,26 @@ class PermissionsPage(QWidget):
     def refresh(self) -> None:
         store = self._window.grants
         self.grants = store.list() if store is not None else []
-        self.table.setRowCount(len(self.grants))
-        for row, grant in enumerate(self.grants):
-            cells = (grant.project, grant.tool, grant.target.describe(), grant.created_at.replace("T", " "))
-            for col, text in enumerate(cells):
+        self.folder_grants = store.folders.list() if store is not None else []
+        rows: list[tuple[str, str, str, str, int]] = [
+            (g.project, g.tool, g.target.describe(), g.created_at, g.id) for g in self.grants
+        ] + [(f.project, "file tools", f.describe(), f.created_at, f.id) for f in self.folder_grants]
+        self.table.setRowCount(len(rows))
+        for row, (project, tool, allows, created, ident) in enumerate(rows):
+            for col, text in enumerate((project, tool, allows, created.replace("T", " "))):
                 item = QTableWidgetItem(text)
-                item.setData(Qt.ItemDataRole.UserRole, grant.id)
+                item.setData(Qt.ItemDataRole.UserRole, ident)
                 self.table.setItem(row, col, item)
-        self.empty.setVisible(not self.grants)
-        self.revoke_button.setEnabled(bool(self.grants))
+        self.empty.setVisible(not rows)
+        self.revoke_button.setEnabled(bool(rows))
 
     def revoke_selected(self) -> None:
         store = self._window.grants
         row = self.table.currentRow()
-        if store is None or not 0 <= row < len(self.grants):
+        if store is None or row < 0:
             return
-        store.revoke(self.grants[row].id)
+        if row < len(self.grants):
+            store.revoke(self.grants[row].id)
+        elif row - len(self.grants) < len(self.folder_grants):
+            store.folders.revoke(self.folder_grants[row - len(self.grants)].id)
         self.refresh()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,7 +163,10 @@ class ChatBackend:
         self.settings = settings
         self.os_capability = os_capability
         self._store: SqliteSessionStore | None = None
-        self._hosts: dict[str, ToolHost] = {}
+        self._hosts: dict[str, tuple[tuple[Path, ...], ToolHost]] = {}
+        # The folders outside the project granted to it ("Allow a folder outside the
+        # project…"), read at every turn so a grant or a revoke applies to the next one.
+        self.extra_roots: Callable[[str], tuple[Path, ...]] = lambda _project: ()
 
     @property
     def store(self) -> SqliteSessionStore:
@@ -182,14 +186,17 @@ class ChatBackend:
         from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
         from relavium_desktop.engine.tools.registry import ToolRegistry
 
-        host = self._hosts.get(project)
-        if host is None:
+        roots = self.extra_roots(project)
+        cached = self._hosts.get(project)
+        if cached is not None and cached[0] == roots:
+            host = cached[1]
+        else:
             from relavium_desktop.host.assembly import HostSettings, build_host
 
-            settings = HostSettings(workspace=Path(project), surface="chat", os_capability=self.os_capability,
-                                    home=self.home)
+            settings = HostSettings(workspace=Path(project), surface="chat", extra_roots=roots,
+                                    os_capability=self.os_capability, home=self.home)
             host = await asyncio.to_thread(build_host, settings)
-            self._hosts[project] = host
+            self._hosts[project] = (roots, host)
         return ToolRegistry(BUILTIN_TOOLS, host)
 
     def approvals(self, mode: ChatMode, confirm: ConfirmHook | None) -> SessionApprovals:

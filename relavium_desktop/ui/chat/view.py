@@ -11,6 +11,7 @@ under the header's mode; the mode also decides which tools are offered.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui.chat.banner import (
@@ -22,6 +23,7 @@ from relavium_desktop.ui.chat.banner import (
     ErrorBanner,
 )
 from relavium_desktop.ui.chat.composer import Composer
+from relavium_desktop.ui.chat.folder_access import FolderAccessOffer
 from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
 from relavium_desktop.ui.chat.transcript import Transcript
 from relavium_desktop.ui.qt import (
@@ -98,6 +100,9 @@ class ChatView(QWidget):
         self.transcript = Transcript()
         self.banner = ErrorBanner()
         self.banner.action_requested.connect(self._banner_action)
+        self.folder_offer = FolderAccessOffer(window)
+        self.folder_offer.retry_requested.connect(self._retry_last)
+        self._last_call_input: Any = None
         self.composer = Composer()
         self.composer.submitted.connect(self.send)
         self.send_button = QPushButton("Send")
@@ -123,6 +128,7 @@ class ChatView(QWidget):
         main.addLayout(top)
         main.addWidget(self.transcript, 1)
         main.addWidget(self.banner)
+        main.addWidget(self.folder_offer)
         status_row = QHBoxLayout()
         status_row.addWidget(self.status, 1)
         status_row.addWidget(self.usage_label)
@@ -147,6 +153,7 @@ class ChatView(QWidget):
 
         self.window_.ensure_services()
         self.backend = ChatBackend(data_dir(), self.window_.settings, self.window_.desktop_os)
+        self.backend.extra_roots = self._extra_roots
         self.reload_agents()
         self.refresh_sessions()
         return self.backend
@@ -218,6 +225,7 @@ class ChatView(QWidget):
         self._approvals = None
         self.transcript.clear()
         self.banner.hide()
+        self.folder_offer.hide()
         self._set_usage([])
         self.sessions.list.clearSelection()
         self.composer.setFocus()
@@ -247,6 +255,7 @@ class ChatView(QWidget):
         self.session_id = session_id
         self._approvals = None
         self.banner.hide()
+        self.folder_offer.hide()
         self.transcript.clear()
         self._render_history(backend.store.messages(session_id))
         self._set_usage(backend.store.usage_by_model(session_id))
@@ -354,6 +363,7 @@ class ChatView(QWidget):
         backend = self.ensure_loaded()
         self._last_text = text
         self.banner.hide()
+        self.folder_offer.hide()
         self._set_running(True)
         outcome = "failed"
         try:
@@ -409,9 +419,13 @@ class ChatView(QWidget):
         if kind == "agent:token":
             self.transcript.stream(str(event.get("token", "")))
         elif kind == "agent:tool_call":
+            self._last_call_input = event.get("toolInput")
             self.transcript.add_card(str(event.get("toolId", "?")), event.get("toolInput"))
         elif kind == "agent:tool_result":
             self.transcript.tool_result(event)
+            error = event.get("error")
+            if isinstance(error, dict) and error.get("reason") == "outside_scope":
+                self.folder_offer.offer(str(event.get("toolId", "?")), self._last_call_input)
         elif kind == "cost:updated":
             self._add_usage(event)
         elif kind == "agent:provider_fallback":
@@ -461,6 +475,15 @@ class ChatView(QWidget):
         self._approvals = None  # new regime (and no carried-over "always") from the next turn on
         if self.session_id is not None and self.backend is not None:
             self.backend.store.set_mode(self.session_id, mode)
+
+    def _extra_roots(self, project: str) -> tuple[Path, ...]:
+        """The folders outside ``project`` granted to it (host extra roots), read per turn."""
+        grants = self.window_.grants
+        return grants.folders.roots(project) if grants is not None and project else ()
+
+    def _retry_last(self) -> None:
+        if self._last_text:
+            self.send(self._last_text)
 
     def _banner_action(self, action: str) -> None:
         if action in (ACTION_ADD_KEY, ACTION_PROVIDERS):

@@ -1,0 +1,105 @@
+""""Allow a folder outside the project…": the chat's answer to an ``outside_scope`` refusal.
+
+When a file tool is refused because its path is outside the project, the
+model is told (the refusal is fed back) and the user sees this bar.  Its
+button opens the folder dialog (the window's folder picker, a test double in
+tests); the chosen folder is remembered for this project in history.db
+(``store.grants.FolderGrantStore``, keyed by the same canonical project path
+as every other grant) and becomes an extra root of the project's host from
+the next turn on.  It is a root, not an exemption: the protected-path floors
+(.ssh, .env, keys …) still apply inside it.  "Ask again" re-sends the last
+message so the refused call can be retried.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, Qt, QWidget, Signal
+
+if TYPE_CHECKING:
+    from relavium_desktop.ui.shell import MainWindow
+
+ALLOW_LABEL = "Allow a folder outside the project…"
+
+
+def start_folder(tool_input: Any) -> str:
+    """Where the folder dialog opens: the refused path's nearest existing folder, else home."""
+    path = tool_input.get("path") if isinstance(tool_input, dict) else None
+    if isinstance(path, str) and os.path.isabs(path):
+        candidate = Path(path)
+        for folder in (candidate, *candidate.parents):
+            if folder.is_dir():
+                return str(folder)
+    return str(Path.home())
+
+
+class FolderAccessOffer(QWidget):
+    granted = Signal(str)  # the canonical folder now allowed for the project
+    retry_requested = Signal()
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        self.setObjectName("folderAccessOffer")
+        self.setStyleSheet("#folderAccessOffer { background: #e0f2fe; } QLabel { color: #0c4a6e; }")
+        self.setAutoFillBackground(True)
+        self._window = window
+        self._tool_input: Any = None
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.allow_button = QPushButton(ALLOW_LABEL)
+        self.allow_button.setObjectName("allowFolderButton")
+        self.retry_button = QPushButton("Ask again")
+        self.dismiss = QPushButton("Dismiss")
+        for b in (self.allow_button, self.retry_button, self.dismiss):
+            b.setAutoDefault(False)
+        self.allow_button.clicked.connect(self.choose_folder)
+        self.retry_button.clicked.connect(self._retry)
+        self.dismiss.clicked.connect(self.hide)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 6, 8, 6)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.allow_button)
+        row.addWidget(self.retry_button)
+        row.addWidget(self.dismiss)
+        self.setVisible(False)
+
+    def offer(self, tool_id: str, tool_input: Any) -> None:
+        """Show the offer after ``tool_id`` was refused for a path outside the project."""
+        self._tool_input = tool_input
+        self.label.setText(
+            f"{tool_id} was refused: the path is outside the project folder. You can allow this "
+            "project to use one more folder (protected files inside it stay off-limits)."
+        )
+        self.allow_button.setVisible(True)
+        self.retry_button.setVisible(False)
+        self.setVisible(True)
+
+    def choose_folder(self) -> None:
+        window = self._window
+        if not window.project:
+            return
+        folder = window.folder_picker(self, start_folder(self._tool_input))
+        if not folder:
+            return  # the dialog was cancelled: nothing changes
+        window.ensure_services()
+        if window.grants is None:
+            return
+        try:
+            grant = window.grants.folders.add(window.project, folder)
+        except ValueError as exc:
+            self.label.setText(f"That folder cannot be allowed: {exc}.")
+            return
+        self.label.setText(
+            f"Allowed for this project: {grant.folder}. Revoke it any time in Settings → Permissions."
+        )
+        self.allow_button.setVisible(False)
+        self.retry_button.setVisible(True)
+        self.granted.emit(grant.folder)
+
+    def _retry(self) -> None:
+        self.hide()
+        self.retry_requested.emit()

@@ -137,6 +137,19 @@ class RunStore:
             ).fetchone()
         return json.loads(row[0]) if row else None
 
+    def paused_gates(self, run_id: str) -> tuple[list[JsonDict], JsonDict] | None:
+        """A paused run's pending gates (node, gate id, kind, message, expiry) and its surface.
+
+        What the Runs/History view needs to answer a gate left open by an
+        earlier session or by ``relavium run``; None when the run is not paused.
+        """
+        state = self.load_checkpoint(run_id)
+        if state is None:
+            return None
+        gates = [{"nodeId": node, **{k: v for k, v in gate.items() if k != "openedAtEpoch"}}
+                 for node, gate in state.get("gates", {}).items()]
+        return gates, dict(state.get("surface") or {})
+
     def finished(self, run_id: str, status: str, summary: JsonDict) -> None:
         tokens = summary.get("totalTokensUsed", {})
         error = summary.get("error")

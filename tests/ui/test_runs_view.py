@@ -118,3 +118,117 @@ def test_duration_and_cost_formats() -> None:
     assert format_cost(0) == "$0.0000"
     assert format_cost(1_234_000) == "$0.0123"
     assert format_cost(250_000_000) == "$2.50"
+
+
+# -- answering a gate left open by another process -------------------------------
+
+INPUT_GATE = """\
+schema_version: '1.0'
+workflow:
+  id: ask-a-name
+  name: Ask for a name
+  nodes:
+    - { id: start, type: input }
+    - { id: ask, type: human_gate, gate_type: input, message_template: 'Who signs the release?' }
+    - { id: greet, type: transform, transform: '({ signer: run.outputs["ask"].payload.name })' }
+    - { id: out, type: output }
+  edges: [{ from: start, to: ask }, { from: ask, to: greet }, { from: greet, to: out }]
+"""
+
+
+def pause_with_cli(cli_env: dict[str, str], workflow: Path, workspace: Path, *inputs: str) -> str:
+    """Run a workflow headless until it pauses at its gate (exit 3); its run id."""
+    args = [arg for pair in inputs for arg in ("--input", pair)]
+    code, events, err = run_cli("run", str(workflow), *args, "--workspace", str(workspace), "--json", env=cli_env)
+    assert code == 3, err
+    assert events[-1]["type"] == "run:paused"
+    return str(events[-1]["runId"])
+
+
+def open_paused_run(make_window, qtbot, run_id: str):
+    """A fresh window (no project chosen) opens Runs / History and selects the paused run."""
+    window = make_window()
+    window.nav.setCurrentRow(NAV_RUNS)
+    view = window.runs_view
+    qtbot.waitUntil(lambda: run_id in [r["id"] for r in view.runs], timeout=10_000)
+    assert view.cell(view.row_of(run_id), "Status") == "paused"
+    with qtbot.waitSignal(view.gate_shown, timeout=10_000):
+        view.open_run(run_id)
+    return window, view
+
+
+def test_a_gate_paused_by_the_cli_is_approved_from_a_fresh_window(
+    make_window, qtbot, project: Path, cli_env: dict[str, str]
+) -> None:
+    run_id = pause_with_cli(cli_env, EXAMPLES / "release-gate.relavium.yaml", project, "version=3.1")
+    window, view = open_paused_run(make_window, qtbot, run_id)
+    assert window.project in (None, "")  # the run's own folder is used, not an open project
+    panel = view.gate_panel
+    assert panel.isVisibleTo(view) and panel.title.text().startswith("Waiting at approve (approval) · times out ")
+    assert panel.message.text() == "Write the release note for 3.1?"
+    assert not panel.payload.isVisibleTo(panel)  # an approval gate takes no payload
+
+    with qtbot.waitSignal(view.resumed, timeout=30_000) as blocker:
+        panel.approve_button.click()
+    result = blocker.args[0]
+    assert (result.run_id, result.status) == (run_id, "completed")
+    assert (project / "RELEASE-3.1.txt").read_text() == "Release 3.1\n"
+    # History is re-read: the same run is now completed, its log carries the whole story.
+    qtbot.waitUntil(lambda: view.shown_run == run_id and view.events[-1]["type"] == "run:completed",
+                    timeout=10_000)
+    assert view.cell(view.row_of(run_id), "Status") == "completed"
+    assert not panel.isVisibleTo(view)
+    resumed = next(e for e in view.events if e["type"] == "human_gate:resumed")
+    assert (resumed["decision"], resumed["decidedBy"]) == ("approved", "desktop")
+    assert [e["sequenceNumber"] for e in view.events] == list(range(len(view.events)))
+    # It is no longer resumable, from the window or the CLI.
+    code, _out, err = run_cli("run", "--resume", run_id, "--decision", "approve", env=cli_env)
+    assert code == 2 and "no paused run" in err
+
+
+def test_an_input_gate_takes_a_payload_and_reject_fails_the_run(
+    make_window, qtbot, project: Path, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    wf = tmp_path / "ask.relavium.yaml"
+    wf.write_text(INPUT_GATE)
+    first = pause_with_cli(cli_env, wf, project)
+    second = pause_with_cli(cli_env, wf, project)
+    _window, view = open_paused_run(make_window, qtbot, first)
+    panel = view.gate_panel
+    assert panel.title.text() == "Waiting at ask (input)"
+    assert panel.payload.isVisibleTo(panel)
+    panel.payload.setPlainText('{"name": "Zed"}')
+    with qtbot.waitSignal(view.resumed, timeout=30_000) as blocker:
+        panel.approve_button.click()
+    assert blocker.args[0].status == "completed"
+    assert blocker.args[0].outputs == {"out": {"signer": "Zed"}}
+    qtbot.waitUntil(lambda: view.shown_run == first and view.events[-1]["type"] == "run:completed", timeout=10_000)
+
+    with qtbot.waitSignal(view.gate_shown, timeout=10_000):
+        view.open_run(second)
+    with qtbot.waitSignal(view.resumed, timeout=30_000) as blocker:
+        panel.reject_button.click()
+    assert blocker.args[0].status == "failed"
+    qtbot.waitUntil(lambda: view.shown_run == second and view.events[-1]["type"] == "run:failed", timeout=10_000)
+    assert view.cell(view.row_of(second), "Status") == "failed"
+    assert view.events[-1]["error"]["reason"] == "user_rejected"
+
+
+def test_a_gate_timeout_applies_while_the_window_is_open(
+    make_window, qtbot, project: Path, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    wf = tmp_path / "release.relavium.yaml"
+    wf.write_text((EXAMPLES / "release-gate.relavium.yaml").read_text()
+                  .replace("timeout_ms: 86400000", "timeout_ms: 1500").replace("timeout_action: reject",
+                                                                              "timeout_action: approve"))
+    run_id = pause_with_cli(cli_env, wf, project, "version=4.0")
+    _window, view = open_paused_run(make_window, qtbot, run_id)
+    # Nobody answers: the gate's timeout_action (approve) is applied when it runs out.
+    with qtbot.waitSignal(view.resumed, timeout=30_000) as blocker:
+        pass
+    assert blocker.args[0].status == "completed"
+    assert (project / "RELEASE-4.0.txt").read_text() == "Release 4.0\n"
+    qtbot.waitUntil(lambda: view.shown_run == run_id and view.events[-1]["type"] == "run:completed",
+                    timeout=10_000)
+    resumed = next(e for e in view.events if e["type"] == "human_gate:resumed")
+    assert (resumed["decision"], resumed["decidedBy"]) == ("approved", "timeout")

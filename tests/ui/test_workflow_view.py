@@ -374,3 +374,22 @@ def test_timeline_streams_agent_tokens_and_tool_cards(qtbot, qloop) -> None:
     assert "[tool ✓] read_file" in text and "\n    hi" in text
     assert "[tool ✗] run_command rm -rf /\n    tool_denied: command 'rm' is not in allowedCommands" in text
     assert timeline.state_of("ask") == "completed" and timeline.records["ask"].detail == "12 ms"
+
+
+def test_an_unanswered_gate_times_out_while_the_window_is_open(
+    make_window, qtbot, project: Path, flows: Path
+) -> None:
+    gate_file = flows / "release-gate.relavium.yaml"
+    gate_file.write_text(gate_file.read_text().replace("timeout_ms: 86400000", "timeout_ms: 500")
+                         .replace("timeout_action: reject", "timeout_action: approve"))
+    _window, view, dialog, paused = gate_run(make_window, qtbot, project)
+    assert paused.pending_gates[0]["timeoutMs"] == 500
+    # Nobody presses anything: the gate's timeout_action applies and the run goes on.
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        pass
+    result = blocker.args[0]
+    assert (result.run_id, result.status) == (paused.run_id, "completed")
+    assert dialog.decision is not None and dialog.decision.decided_by == "timeout"
+    assert (project / "RELEASE-1.0.txt").read_text() == "Release 1.0\n"
+    assert view.timeline.state_of("approve") == "completed"
+    assert view.timeline.records["approve"].decision == "approved by timeout"

@@ -5,6 +5,14 @@ first: workflow, status, start, duration, tokens and cost.  Selecting a run
 shows every event it recorded, in sequence order, one JSON object per line --
 what the engine persisted, already masked and bounded.  Reading runs in a
 worker thread; the page re-reads history each time it is navigated to.
+
+A selected run that is paused at a human gate -- from this session, an
+earlier one, or ``relavium run`` -- shows the gate (message, kind, payload
+box) with Approve / Reject; the answer resumes the run through the engine's
+``resume`` (the same path as ``relavium run --resume``) in the folder the run
+was started in, and the history re-reads when it ends.  A gate with a
+``timeout_ms`` that runs out while the window is open gets its
+``timeout_action`` then, not only at the next resume.
 """
 
 from __future__ import annotations
@@ -27,14 +35,18 @@ from relavium_desktop.ui.qt import (
     Qt,
     QTableWidget,
     QTableWidgetItem,
+    QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.runs.gate_panel import GatePanel
 from relavium_desktop.ui.tasks import spawn
 
 if TYPE_CHECKING:
+    from relavium_desktop.engine.workflow.run import GateDecision, RunResult
     from relavium_desktop.ui.shell import MainWindow
+    from relavium_desktop.ui.workflows.runner import WorkflowRunner
 
 JsonDict = dict[str, Any]
 COLUMNS = ["Workflow", "Status", "Started", "Duration", "Tokens (in / out)", "Cost"]
@@ -74,6 +86,16 @@ def _read_runs(home: Path) -> list[JsonDict]:
         store.close()
 
 
+def _read_gates(home: Path, run_id: str) -> tuple[list[JsonDict], JsonDict] | None:
+    from relavium_desktop.store.runs import RunStore
+
+    store = RunStore.open(home)
+    try:
+        return store.paused_gates(run_id)
+    finally:
+        store.close()
+
+
 def _read_events(home: Path, run_id: str) -> list[JsonDict]:
     from relavium_desktop.store.runs import RunStore
 
@@ -87,10 +109,21 @@ def _read_events(home: Path, run_id: str) -> list[JsonDict]:
 class RunsView(QWidget):
     refreshed = Signal()
     log_shown = Signal(str)  # run id
+    gate_shown = Signal(str)  # run id whose pending gate the panel shows
+    resumed = Signal(object)  # RunResult of a run resumed from this page
 
     def __init__(self, window: MainWindow | None = None) -> None:
         super().__init__()
         self.setObjectName("runsView")
+        self.window_ = window
+        self._runner: WorkflowRunner | None = None
+        self._resuming: str | None = None  # the run this page is resuming, until it ends
+        self._run_workspace: str | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._gate_timed_out)
+        self.gate_panel = GatePanel()
+        self.gate_panel.decided.connect(self.answer_gate)
         self.runs: list[JsonDict] = []
         self.events: list[JsonDict] = []
         self.shown_run: str | None = None
@@ -128,6 +161,7 @@ class RunsView(QWidget):
         bottom_col = QVBoxLayout(bottom)
         bottom_col.setContentsMargins(0, 0, 0, 0)
         bottom_col.addWidget(self.log_title)
+        bottom_col.addWidget(self.gate_panel)
         bottom_col.addWidget(self.log_view, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
@@ -193,7 +227,85 @@ class RunsView(QWidget):
             status += f": {error.get('code')}: {error.get('message')}"
         self.log_title.setText(f"Run {run_id}{status} · {len(events)} events")
         self.log_view.setPlainText("\n".join(json.dumps(e, ensure_ascii=False, default=str) for e in events))
+        await self._show_gate(run_id, run)
         self.log_shown.emit(run_id)
+
+    # -- answering a paused run's gate -----------------------------------------
+
+    async def _show_gate(self, run_id: str, run: JsonDict | None) -> None:
+        if run_id == self._resuming:
+            return  # the panel is showing the run being resumed
+        self._timer.stop()
+        paused = await asyncio.to_thread(_read_gates, _home(), run_id) \
+            if run is not None and run.get("status") == "paused" else None
+        if self.shown_run != run_id:
+            return  # another run was selected meanwhile
+        if not paused or not paused[0]:
+            self.gate_panel.clear_gate()
+            return
+        gates, surface = paused
+        self._run_workspace = surface.get("workspace")
+        gate = gates[0]
+        self.gate_panel.show_gate(run_id, gate)
+        expires = gate.get("expiresAtEpoch")
+        if isinstance(expires, int | float):
+            # Fire just after the expiry; the engine refuses a timeout answer before it is due.
+            self._timer.start(max(0, int((expires - time.time()) * 1000)) + 50)
+        self.gate_shown.emit(run_id)
+
+    def _ensure_runner(self) -> WorkflowRunner:
+        from relavium_desktop.ui.workflows.runner import WorkflowRunner
+
+        if self._runner is None:
+            window = self.window_
+            self._runner = WorkflowRunner(
+                home=_home,
+                workspace=lambda: window.project if window is not None else "",
+                os_capability=lambda: window.desktop_os if window is not None else None,
+                approval_hook=lambda: window.approvals.confirm if window is not None and window.approvals else None,
+                parent=self,
+            )
+            self._runner.finished.connect(self._resume_finished)
+            self._runner.failed_to_start.connect(self._resume_refused)
+        return self._runner
+
+    def answer_gate(self, run_id: str, gate_id: str, decision: GateDecision) -> None:
+        """Resume a paused run with a decision (what Approve / Reject do)."""
+        self._timer.stop()
+        if self.window_ is not None:
+            self.window_.ensure_services()
+        self._resuming = run_id
+        self._ensure_runner().resume(run_id, decision, gate_id, workspace=self._run_workspace)
+
+    def _gate_timed_out(self) -> None:
+        from relavium_desktop.engine.workflow.run import GateDecision
+
+        panel = self.gate_panel
+        if panel.run_id is None or panel.gate is None or self._resuming is not None:
+            return
+        if self._runner is not None and self._runner.busy:
+            self._timer.start(500)  # another resume is finishing; try again shortly
+            return
+        panel.set_busy(True)
+        panel.status.setText("The gate timed out; applying its timeout action…")
+        self.answer_gate(panel.run_id, str(panel.gate.get("gateId")), GateDecision("rejected", "timeout"))
+
+    def _resume_refused(self, message: str) -> None:
+        self._resuming = None
+        self.gate_panel.set_busy(False)
+        self.gate_panel.status.setText(message)
+
+    def _resume_finished(self, result: RunResult) -> None:
+        self._resuming = None
+        self.gate_panel.clear_gate()
+        self.resumed.emit(result)
+        spawn(self._after_resume(result.run_id))
+
+    async def _after_resume(self, run_id: str) -> None:
+        self.shown_run = run_id
+        await self.reload()
+        if run_id in [r["id"] for r in self.runs]:
+            await self.show_log(run_id)
 
 
 def show_runs(window: MainWindow, page_index: int) -> RunsView:

@@ -64,6 +64,8 @@ class WorkflowRunner(QObject):
         self.run: WorkflowRun | None = None
         self.task: asyncio.Task[Any] | None = None
         self.last_result: RunResult | None = None
+        # A resumed run works in the folder it was started in (its checkpoint's surface).
+        self._run_workspace: str | None = None
 
     @property
     def busy(self) -> bool:
@@ -72,7 +74,7 @@ class WorkflowRunner(QObject):
     def _engine(self, journal: Any) -> Any:
         from relavium_desktop.workflow_wiring import build_workflow_engine
 
-        workspace = Path(self._workspace()).resolve()
+        workspace = Path(self._run_workspace or self._workspace()).resolve()
         return build_workflow_engine(workspace=workspace, tier="project", journal=journal,
                                      os_capability=self._os(), approval=desktop_regime(self._hook()))
 
@@ -80,15 +82,23 @@ class WorkflowRunner(QObject):
         """Start a run; False (and ``failed_to_start``) when inputs are refused or a run is active."""
         from relavium_desktop.engine.workflow.errors import InputError
 
+        self._run_workspace = None
         return self._launch(lambda engine: engine.start(
             workflow, inputs, on_event=self.run_event.emit,
             surface={"workspace": str(Path(self._workspace()).resolve()), "tier": "project"},
         ), InputError)
 
-    def resume(self, run_id: str, decision: GateDecision, gate_id: str | None = None) -> bool:
-        """Answer a paused run's gate and continue it (also a run paused by an earlier process)."""
+    def resume(
+        self, run_id: str, decision: GateDecision, gate_id: str | None = None, *, workspace: str | None = None
+    ) -> bool:
+        """Answer a paused run's gate and continue it (also a run paused by an earlier process).
+
+        ``workspace`` is the folder the run was started in, when it is not the open project.
+        """
         from relavium_desktop.engine.workflow.errors import InputError
 
+        if not self.busy:
+            self._run_workspace = workspace
         return self._launch(lambda engine: engine.resume(run_id, decision, gate_id=gate_id,
                                                          on_event=self.run_event.emit), InputError)
 
@@ -102,7 +112,7 @@ class WorkflowRunner(QObject):
         if self.busy:
             self.failed_to_start.emit("a run is already in progress; stop it first")
             return False
-        if not self._workspace():
+        if not (self._run_workspace or self._workspace()):
             self.failed_to_start.emit("choose a project folder first")
             return False
         store = RunStore.open(self._home())

@@ -311,8 +311,38 @@ class WorkflowsView(QWidget):
                 self.workflow_list.item(row).setText(self._label(self.current))
         if result.status == "paused" and result.pending_gates:
             self.gates.ask(result.run_id, result.pending_gates[0])
+            self._arm_gate_timeout(result.run_id, result.pending_gates[0])
         self.run_notices.run_ended(result, self.current.title if self.current is not None else "A workflow")
         self.run_finished.emit(result)
+
+    def _arm_gate_timeout(self, run_id: str, gate: JsonDict) -> None:
+        """While the window stays open, a gate's timeout_ms applies on time (its timeout_action)."""
+        import time
+
+        from relavium_desktop.ui.qt import QTimer
+
+        expires = gate.get("expiresAtEpoch")
+        if not isinstance(expires, int | float):
+            return
+        gate_id = str(gate.get("gateId"))
+
+        def fire() -> None:
+            from relavium_desktop.engine.workflow.run import GateDecision
+
+            if self.runner.busy:
+                return
+            dialog = self.gates.pending
+            if dialog is not None and dialog.run_id == run_id and dialog.gate.get("gateId") == gate_id:
+                if dialog.decision is None:
+                    dialog.answer(False, "timeout")  # the engine turns a due timeout answer into timeout_action
+                return
+            last = self.runner.last_result
+            if last is not None and last.run_id == run_id and last.status == "paused" \
+                    and any(g.get("gateId") == gate_id for g in last.pending_gates):
+                # The dialog was closed to decide later; the run is still waiting here.
+                self._gate_decided(run_id, gate_id, GateDecision("rejected", "timeout"))
+
+        QTimer.singleShot(max(0, int((expires - time.time()) * 1000)) + 50, self, fire)
 
     def _gate_decided(self, run_id: str, gate_id: str, decision: GateDecision) -> None:
         self.window_.ensure_services()

@@ -1,0 +1,119 @@
+"""The pending human gate of a paused run, answered from Runs / History.
+
+A run paused at a gate is durable (its checkpoint is in history.db), so it can
+be answered here after the app restarts, or when ``relavium run`` paused it:
+the panel shows the gate's message and kind, a payload box when the kind takes
+one (input, review), and Approve / Reject.  Answering goes through the same
+engine ``resume`` as ``relavium run --resume`` (:class:`WorkflowRunner`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from relavium_desktop.engine.tools.masking import mask_text
+from relavium_desktop.ui.qt import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+
+JsonDict = dict[str, Any]
+
+
+class GatePanel(QWidget):
+    # run id, gate id, GateDecision
+    decided = Signal(str, str, object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("gatePanel")
+        self.run_id: str | None = None
+        self.gate: JsonDict | None = None
+        self.title = QLabel("")
+        self.title.setObjectName("gateTitle")
+        self.message = QLabel("")
+        self.message.setObjectName("gateMessage")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.payload = QPlainTextEdit()
+        self.payload.setObjectName("gatePayload")
+        self.payload.setPlaceholderText("Your input (JSON, or plain text)")
+        self.payload.setMaximumHeight(90)
+        self.comment = QLineEdit()
+        self.comment.setPlaceholderText("Comment (optional, kept in the run's history)")
+        self.approve_button = QPushButton("Approve")
+        self.reject_button = QPushButton("Reject")
+        for b in (self.approve_button, self.reject_button):
+            b.setAutoDefault(False)
+        self.approve_button.clicked.connect(lambda: self._answer(True))
+        self.reject_button.clicked.connect(lambda: self._answer(False))
+        self.status = QLabel("")
+        self.status.setObjectName("gateStatus")
+        self.status.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(self.approve_button)
+        row.addWidget(self.reject_button)
+        row.addWidget(self.status, 1)
+        col = QVBoxLayout(self)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.addWidget(self.title)
+        col.addWidget(self.message)
+        col.addWidget(self.payload)
+        col.addWidget(self.comment)
+        col.addLayout(row)
+        self.hide()
+
+    def show_gate(self, run_id: str, gate: JsonDict) -> None:
+        self.run_id = run_id
+        self.gate = gate
+        kind = str(gate.get("gateType") or "approval")
+        expires = f" · times out {gate['expiresAt']}" if gate.get("expiresAt") else ""
+        self.title.setText(f"Waiting at {gate.get('nodeId')} ({kind}){expires}")
+        self.message.setText(mask_text(str(gate.get("message") or "Approve to continue.")))
+        self.payload.clear()
+        self.payload.setVisible(kind in ("input", "review"))
+        self.comment.clear()
+        self.status.setText("")
+        self.set_busy(False)
+        self.show()
+
+    def clear_gate(self) -> None:
+        self.run_id = None
+        self.gate = None
+        self.hide()
+
+    def set_busy(self, busy: bool) -> None:
+        self.approve_button.setEnabled(not busy)
+        self.reject_button.setEnabled(not busy)
+
+    def _payload(self) -> Any:
+        text = self.payload.toPlainText()
+        if not self.payload.isVisibleTo(self) or not text.strip():
+            return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    def _answer(self, approved: bool) -> None:
+        from relavium_desktop.engine.workflow.run import GateDecision
+
+        if self.run_id is None or self.gate is None:
+            return
+        payload = self._payload() if approved else None
+        kind: Literal["approved", "rejected", "input_provided"] = (
+            "rejected" if not approved else "input_provided" if payload is not None else "approved"
+        )
+        decision = GateDecision(kind, decided_by="desktop", payload=payload,
+                                comment=self.comment.text().strip() or None)
+        self.set_busy(True)
+        self.status.setText("Resuming…")
+        self.decided.emit(self.run_id, str(self.gate.get("gateId")), decision)

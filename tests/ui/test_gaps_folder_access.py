@@ -124,3 +124,27 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
     window.nav.setCurrentRow(0)
     (card,) = ask(qtbot, chat, llm_server, "read my notes again", read(outside / "notes.txt"), Reply.say("No."))
     assert card.status == "failed" and "outside_scope" in card.status_label.text()
+
+
+def test_folder_grants_are_keyed_by_canonical_paths(tmp_path: Path, outside: Path, project: Path) -> None:
+    """A symlinked spelling of the project or the folder is the same grant, never a second one."""
+    from relavium_desktop.store.grants import GrantStore
+
+    (tmp_path / "project-link").symlink_to(project)
+    (tmp_path / "outside-link").symlink_to(outside)
+    store = GrantStore.open(tmp_path / "home")
+    try:
+        first = store.folders.add(str(tmp_path / "project-link"), str(tmp_path / "outside-link"))
+        second = store.folders.add(str(project), str(outside))
+        assert first == second
+        assert first.project == os.path.realpath(project) and first.folder == os.path.realpath(outside)
+        assert store.folders.roots(str(project)) == (Path(os.path.realpath(outside)),)
+        # A link inside the project that points out of it is judged by its target: a real grant.
+        (project / "peek").symlink_to(outside)
+        assert store.folders.add(str(project), str(project / "peek")) == first
+        with pytest.raises(ValueError, match="does not exist"):
+            store.folders.add(str(project), str(tmp_path / "missing"))
+        assert store.folders.revoke(first.id) and not store.folders.revoke(first.id)
+        assert store.folders.roots(str(project)) == ()
+    finally:
+        store.close()

@@ -11,7 +11,7 @@ of the cost (``bench/fs_list.py`` prints it as the floor).  Everything else
 is kept off the per-entry path: the read floor is checked for a whole
 directory at once (:func:`readable_folded`), the stats and the entry dicts
 are built in comprehensions without path joins, the type name is a list
-index and the timestamp text a memoised dict subscript (:class:`MtimeText`),
+index and the timestamp text memoised (:class:`MtimeText`),
 and with a glob only the entries that match are stat'ed at all.  A thread
 pool for the stats was measured and does not help (the GIL is handed over
 on every stat).
@@ -55,23 +55,27 @@ _by_name = operator.itemgetter("name")
 _SKIP_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EACCES, errno.EPERM})
 
 
-class MtimeText(dict[float, str]):
-    """``mtime_text[t]`` is ``iso_mtime(t)`` (``fromtimestamp(t, UTC).isoformat()`` + ``Z``), memoised.
+class MtimeText:
+    """``text(t)`` is ``iso_mtime(t)`` (``fromtimestamp(t, UTC).isoformat()`` + ``Z``), memoised.
 
-    A dict subclass so a hit in the listing loop is one subscript, with no
-    call.  On a miss the date-and-seconds part is formatted once per distinct
-    second and the microseconds are derived from the float exactly as
-    ``fromtimestamp`` does (``modf``, round half to even, carry), so the text
-    is identical to :func:`relavium_desktop.host.fs.text.iso_mtime` (tested).
+    The listing loop calls ``known(t) or fill(t)``: a hit is one dict
+    lookup; a miss (in a real tree nearly every entry has its own
+    nanosecond mtime) formats the date-and-seconds part once per distinct
+    second and derives the microseconds from the float exactly as
+    ``fromtimestamp`` does (``modf``, round half to even, carry), so the
+    text is identical to :func:`relavium_desktop.host.fs.text.iso_mtime`
+    (tested).  No ``datetime`` per entry and no format spec: both cost more
+    than the stat.
     """
 
-    __slots__ = ("_seconds",)
+    __slots__ = ("_exact", "_seconds", "known")
 
     def __init__(self) -> None:
-        super().__init__()
+        self._exact: dict[float, str] = {}
         self._seconds: dict[float, str] = {}
+        self.known = self._exact.get
 
-    def __missing__(self, mtime: float) -> str:
+    def fill(self, mtime: float) -> str:
         frac, whole = math.modf(mtime)
         micros = round(frac * 1e6)
         if micros >= 1_000_000:
@@ -84,8 +88,12 @@ class MtimeText(dict[float, str]):
         if head is None:
             # A whole second has no fraction, so isoformat() ends in "+00:00" right after it.
             head = self._seconds[whole] = datetime.fromtimestamp(whole, UTC).isoformat()[:-6]
-        text = self[mtime] = f"{head}.{micros:06d}Z" if micros else f"{head}Z"
+        # str(micros + 10**6)[1:] is micros zero-padded to six digits.
+        text = self._exact[mtime] = f"{head}.{str(micros + 1_000_000)[1:]}Z" if micros else f"{head}Z"
         return text
+
+    def text(self, mtime: float) -> str:
+        return self.known(mtime) or self.fill(mtime)
 
 
 def readable_folded(names: list[str], ctx: FloorContext) -> list[str | None]:
@@ -151,13 +159,13 @@ class _Listing:
             self.truncated = True
             del names[self.room :], folded[self.room :], stats[self.room :]
         self.room -= len(names)
-        kind_by_type, mtime_text = _KIND_BY_TYPE, self.mtime_text
+        kind_by_type, known, fill = _KIND_BY_TYPE, self.mtime_text.known, self.mtime_text.fill
         self.entries += [
             {
                 "name": prefix + name,
                 "type": kind_by_type[st.st_mode >> 12],
                 "sizeBytes": st.st_size,
-                "lastModified": mtime_text[st.st_mtime],
+                "lastModified": known(mtime := st.st_mtime) or fill(mtime),
             }
             for name, st in zip(names, stats, strict=True)
         ]
@@ -201,7 +209,7 @@ class _Listing:
                     "name": rel,
                     "type": _KIND_BY_TYPE[st.st_mode >> 12],
                     "sizeBytes": st.st_size,
-                    "lastModified": self.mtime_text[st.st_mtime],
+                    "lastModified": self.mtime_text.text(st.st_mtime),
                 }
             )
         return subdirs

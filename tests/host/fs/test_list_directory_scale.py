@@ -102,10 +102,10 @@ _MAX_TS = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
 )
 def test_memoised_mtime_text_is_exactly_iso_mtime(mtime: float) -> None:
     fmt = lister.MtimeText()
-    assert fmt[mtime] == iso_mtime(mtime)
-    assert fmt[mtime] == iso_mtime(mtime)  # and again from the memo
+    assert fmt.text(mtime) == iso_mtime(mtime)
+    assert fmt.text(mtime) == iso_mtime(mtime)  # and again from the memo
     # A neighbour in the same second reuses the memoised head and must still be exact.
-    assert fmt[mtime + 1e-3] == iso_mtime(mtime + 1e-3)
+    assert fmt.text(mtime + 1e-3) == iso_mtime(mtime + 1e-3)
 
 
 def test_listing_reports_the_same_timestamp_as_read_file(tree: Tree) -> None:

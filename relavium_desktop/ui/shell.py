@@ -273,15 +273,21 @@ class MainWindow(QMainWindow):
             return
         self.pages.setCurrentIndex(row)
 
+    def replace_page(self, index: int, view: QWidget) -> None:
+        """Swap the placeholder at ``index`` for a view built on first use (off the first paint)."""
+        old = self.pages.widget(index)
+        self.pages.insertWidget(index, view)
+        if old is not None:
+            self.pages.removeWidget(old)
+            old.deleteLater()
+
     def show_settings(self, tab: str | None = None) -> SettingsView:
         if self.settings_view is None:
             from relavium_desktop.ui.settings_view import SettingsView
 
             self.ensure_services()
             self.settings_view = SettingsView(self)
-            self.pages.removeWidget(self._settings_slot)
-            self._settings_slot.deleteLater()
-            self.pages.insertWidget(NAV_SETTINGS, self.settings_view)
+            self.replace_page(NAV_SETTINGS, self.settings_view)
         if self.nav.currentRow() != NAV_SETTINGS:
             self.nav.setCurrentRow(NAV_SETTINGS)
         self.pages.setCurrentWidget(self.settings_view)

@@ -314,11 +314,7 @@ def show_runs(window: MainWindow, page_index: int) -> RunsView:
     if view is None:
         view = RunsView(window)
         window.runs_view = view
-        old = window.pages.widget(page_index)
-        window.pages.insertWidget(page_index, view)
-        if old is not None:
-            window.pages.removeWidget(old)
-            old.deleteLater()
+        window.replace_page(page_index, view)
     window.pages.setCurrentWidget(view)
     view.refresh()
     return view

@@ -355,11 +355,7 @@ def show_workflows(window: MainWindow, page_index: int) -> WorkflowsView:
     if view is None:
         view = WorkflowsView(window)
         window.workflows_view = view
-        old = window.pages.widget(page_index)
-        window.pages.insertWidget(page_index, view)
-        if old is not None:
-            window.pages.removeWidget(old)
-            old.deleteLater()
+        window.replace_page(page_index, view)
         view.refresh()
     window.pages.setCurrentWidget(view)
     return view

@@ -115,10 +115,15 @@ def is_sensitive_key(key: str) -> bool:
     return bool(_SENSITIVE_KEY_RE.match(key))
 
 
+_SCALARS = (int, float, bool)
+
+
 def mask_value(value: Any) -> Any:
     """Mask a JSON-like structure: sensitive keys lose their value, strings are scanned."""
     if isinstance(value, str):
         return mask_text(value)
+    if value is None or type(value) in _SCALARS:
+        return value  # fast path: skips the slower ABC checks below
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for k, v in value.items():

@@ -332,7 +332,9 @@ def _fits_chars(value: Any, budget: int) -> bool:
         item = stack.pop()
         if isinstance(item, str):
             used += len(item) * 2 + 2  # worst case: every character escaped
-        elif isinstance(item, Mapping):
+        elif item is None or type(item) in (int, float, bool):
+            used += 24
+        elif isinstance(item, dict | Mapping):
             for k, v in item.items():
                 used += len(str(k)) + 4
                 stack.append(v)

@@ -5,7 +5,14 @@
 Runs under Xvfb: without a DISPLAY it starts a private Xvfb (-displayfd) and
 re-runs itself on it.  Demo data lives in a throwaway RELAVIUM_HOME and a
 demo project folder; no keyring is touched (the keyring backend is set to
-"fail", so the Providers tab is not captured).  Writes main-window.png,
+"fail", so the Providers tab is not captured) and nothing leaves the machine.
+
+The chat shot is a real turn, not a mock-up: the app's own chat view sends
+the message to a small scripted OpenAI-dialect server on 127.0.0.1 (below;
+configured through providers.yaml as a user would, with ``allow_local``),
+and the tool calls it answers with run on the real host in the demo
+project.  The Workflows shot is a real run of the no-LLM example
+``folder-todos``.  Writes main-window.png, workflows.png,
 permission-dialog.png and settings-permissions.png into
 packaging/screenshots/ (or OUTDIR).
 """
@@ -13,14 +20,53 @@ packaging/screenshots/ (or OUTDIR).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+EXAMPLES = REPO / "resources" / "examples"
+SHOTS = ("main-window.png", "workflows.png", "permission-dialog.png", "settings-permissions.png")
+DEMO_KEY_ENV = "RELAVIUM_DEMO_KEY"  # a placeholder key: the scripted server ignores it
+ROUTE = "openai/gpt-4o-mini"
+
+PROMPT = "Raise the team plan price to $39. What else has to change?"
+ANSWER = """\
+The team plan is priced in one place, `src/pricing.py`:
+
+| Plan | Now | After |
+|---|---|---|
+| starter | $9 | $9 |
+| team | **$29** | **$39** |
+
+To raise it:
+
+1. Change `'team': 29` to `'team': 39` in `PLANS`.
+2. Update `tests/test_pricing.py`, which still expects `price('team') == 29`.
+3. The pricing page copy in `README.md` mentions *$29/month*; change it too.
+
+Say **go** and I'll make the three edits.
+"""
+# What the scripted model answers, in order: a tool call, then the answer.
+SCRIPT: list[dict[str, Any]] = [
+    {"text": "Let me look at how the plans are priced.", "call": ("read_file", {"path": "src/pricing.py"})},
+    {"text": ANSWER, "usage": (1840, 212)},
+]
+OLDER_SESSIONS = (
+    ("Why are totals rounded down?", "Because `int()` truncates; use `round()`."),
+    ("Summarise the TODOs in src/", "Two TODOs, both in `src/checkout.py`."),
+)
 
 
 def _under_xvfb() -> int:
@@ -40,76 +86,263 @@ def _under_xvfb() -> int:
         xvfb.wait(timeout=10)
 
 
+# -- a scripted OpenAI-dialect model on 127.0.0.1 ----------------------------------------
+
+
+class ScriptedModel:
+    """Answers ``POST …/chat/completions`` with the next scripted reply as an SSE stream.
+
+    Just enough of the OpenAI streaming wire format for the app's real
+    provider client: text deltas, one tool call, finish reason, usage.
+    """
+
+    def __init__(self, replies: list[dict[str, Any]]) -> None:
+        self.replies = deque(replies)
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                reply = model.replies.popleft() if model.replies else {"text": "(end of the demo script)"}
+                body = b"".join(model.chunks(reply))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    @staticmethod
+    def chunks(reply: dict[str, Any]) -> list[bytes]:
+        def sse(data: Any) -> bytes:
+            return f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n".encode()
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, usage: Any = None) -> bytes:
+            body: dict[str, Any] = {"id": "chatcmpl-demo", "object": "chat.completion.chunk", "created": 0,
+                                    "model": "gpt-4o-mini",
+                                    "choices": [] if usage else [{"index": 0, "delta": delta,
+                                                                  "finish_reason": finish}]}
+            if usage:
+                body["usage"] = usage
+            return sse(body)
+
+        text = str(reply.get("text", ""))
+        out = [chunk({"role": "assistant", "content": ""})]
+        out += [chunk({"content": text[i:i + 40]}) for i in range(0, len(text), 40)]
+        if "call" in reply:
+            name, args = reply["call"]
+            out.append(chunk({"tool_calls": [{"index": 0, "id": f"call_{name}", "type": "function",
+                                              "function": {"name": name, "arguments": json.dumps(args)}}]}))
+        out.append(chunk({}, "tool_calls" if "call" in reply else "stop"))
+        inp, outp = reply.get("usage", (620, 38))
+        out.append(chunk({}, usage={"prompt_tokens": inp, "completion_tokens": outp, "total_tokens": inp + outp}))
+        out.append(sse("[DONE]"))
+        return out
+
+    def __enter__(self) -> ScriptedModel:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+# -- demo data ------------------------------------------------------------------------
+
+
 def _demo_project(root: Path) -> Path:
     project = root / "acme-website"
-    (project / "src").mkdir(parents=True)
-    (project / "src" / "pricing.py").write_text(
-        "PLANS = {\n    'starter': 9,\n    'team': 29,\n}\n\n\ndef price(plan: str) -> int:\n    return PLANS[plan]\n"
-    )
+    files = {
+        "src/pricing.py": "PLANS = {\n    'starter': 9,\n    'team': 29,\n}\n\n\n"
+                          "def price(plan: str) -> int:\n    return PLANS[plan]\n",
+        "src/checkout.py": "from src.pricing import price\n\n\n"
+                           "def total(plan: str, seats: int) -> int:\n"
+                           "    # TODO: volume discount above 50 seats\n"
+                           "    return price(plan) * seats\n\n\n"
+                           "def receipt(plan: str, seats: int) -> str:\n"
+                           "    # TODO: localise the currency symbol\n"
+                           "    return f'{seats} x {plan}: ${total(plan, seats)}'\n",
+        "src/__init__.py": "",
+        "tests/test_pricing.py": "from src.pricing import price\n\n\n"
+                                 "def test_team_price() -> None:\n    assert price('team') == 29\n",
+        "README.md": "# ACME website\n\nTeam plan: $29/month.\n",
+    }
+    for rel, text in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+    (project / "workflows").mkdir()
+    for name in ("folder-todos", "review-file", "test-and-notify"):
+        shutil.copy(EXAMPLES / f"{name}.relavium.yaml", project / "workflows" / f"{name}.relavium.yaml")
+    shutil.copytree(EXAMPLES / "agents", project / "workflows" / "agents")  # review-file's reviewer
     return project
 
 
-async def _shoot(out: Path, project: Path) -> None:
+def _providers(home: Path, base_url: str) -> None:
+    """providers.yaml as a user writes it: a local endpoint opted in, the key by env reference."""
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ[DEMO_KEY_ENV] = "sk-demo-not-a-real-key-0000000000"
+    entry = {"kind": "openai", "base_url": base_url, "api_key": f"env:{DEMO_KEY_ENV}", "allow_local": True}
+    (home / "providers.yaml").write_text(json.dumps({"providers": {"openai": entry}}))
+
+
+# -- shots ----------------------------------------------------------------------------
+
+
+async def _until(check: Callable[[], object], what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"screenshots: timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def _settle() -> None:
+    await asyncio.sleep(0.4)
+
+
+async def _chat(window: Any, out: Path) -> None:
+    from relavium_desktop.engine.llm.messages import Message, TextPart
+
+    view = window.chat_view
+    backend = view.ensure_loaded()
+    for question, answer in OLDER_SESSIONS:  # earlier sessions, stored as a finished chat stores them
+        info = backend.store.create(title=question, agent_id="chat", mode="ask")
+        backend.store.append_message(info.id, Message.user(question))
+        backend.store.append_message(info.id, Message("assistant", (TextPart(answer),)))
+        await asyncio.sleep(0.01)  # distinct updated_at, so the list order is stable
+    view.refresh_sessions()
+    view.set_route(ROUTE)
+    outcomes: list[str] = []
+    view.turn_finished.connect(outcomes.append)
+    view.send(PROMPT)
+    await _until(lambda: outcomes, "the chat turn")
+    if outcomes != ["completed"]:
+        raise RuntimeError(f"screenshots: the demo chat turn ended {outcomes[0]}")
+    sessions = view.backend.store.list_sessions()
+    view.rename_session(sessions[0].id, "Raise the team plan price")
+    view.sessions.select(sessions[0].id)
+    await _settle()
+    window.grab().save(str(out / "main-window.png"))
+
+
+async def _workflows(window: Any, out: Path) -> None:
+    from relavium_desktop.ui.shell import NAV_WORKFLOWS
+
+    window.nav.setCurrentRow(NAV_WORKFLOWS)
+    view = window.workflows_view
+    await _until(lambda: len(view.entries) == 3, "the workflow list")
+    view.open_workflow("workflows/folder-todos.relavium.yaml")
+    # Room for the graph: the splitters as a user would drag them (list | graph | run).
+    from relavium_desktop.ui.qt import QSplitter
+
+    outer = next(s for s in view.findChildren(QSplitter) if s is not view.body)
+    outer.setSizes([400, 860])
+    view.body.setSizes([200, 660])
+    view.inputs.set_value("glob", "src/**/*.py")
+    results: list[Any] = []
+    view.run_finished.connect(results.append)
+    view.run_current()
+    await _until(lambda: results, "the folder-todos run", timeout=60)
+    if results[0].status != "completed":
+        raise RuntimeError(f"screenshots: the folder-todos run ended {results[0].status}")
+    view.timeline.select("collect")
+    await _settle()
+    window.grab().save(str(out / "workflows.png"))
+
+
+async def _permission(window: Any, project: Path, out: Path) -> None:
     from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
+
+    request = ApprovalRequest(
+        tool_id="write_file", action_class=ActionClass.FS_WRITE, target="src/pricing.py",
+        masked_args={
+            "path": "src/pricing.py",
+            "content": "PLANS = {\n    'starter': 9,\n    'team': 39,\n}\n\n\n"
+                       "def price(plan: str) -> int:\n    return PLANS[plan]\n",
+        },
+        node_id="chat",
+    )
+    assert window.approvals is not None
+    opened: list[Any] = []
+    window.approvals.dialog_opened.connect(opened.append)
+    pending = asyncio.ensure_future(window.approvals.confirm(request))
+    await _until(lambda: opened, "the permission dialog")
+    await _settle()
+    opened[0].grab().save(str(out / "permission-dialog.png"))
+    opened[0].deny_button.click()
+    await pending
+
+
+def _grant_demo_permissions(window: Any, project: Path) -> None:
+    """"Always allow in this project" answers a user gave earlier (Settings → Permissions lists them)."""
+    from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
+
+    assert window.grants is not None
+    window.grants.add(str(project), ApprovalRequest(
+        "write_file", ActionClass.FS_WRITE, "TODO-report.md", {"path": "TODO-report.md", "content": ""}, "write"))
+    window.grants.add(str(project), ApprovalRequest(
+        "write_file", ActionClass.FS_WRITE, "docs/guide.md", {"path": "docs/guide.md", "content": ""}, "chat"))
+    window.grants.add(str(project), ApprovalRequest(
+        "run_command", ActionClass.PROCESS, "npm test", {"command": "npm", "args": ["test"]}, "chat"))
+
+
+async def _shoot(out: Path, project: Path) -> None:
     from relavium_desktop.ui.qt import QApplication
     from relavium_desktop.ui.shell import MainWindow
 
     app = QApplication.instance()
     window = MainWindow()
     window.set_project(str(project))
-    window.resize(1100, 680)
+    window.resize(1280, 800)
     window.show()
     window.ensure_services()
-    await asyncio.sleep(0.3)
-    window.grab().save(str(out / "main-window.png"))
+    await _settle()
+    _grant_demo_permissions(window, project)
 
-    assert window.grants is not None
-    for path, argv in (("docs/guide.md", None), (None, ["npm", "test"])):
-        if path:
-            window.grants.add(str(project), ApprovalRequest(
-                "write_file", ActionClass.FS_WRITE, path, {"path": path, "content": ""}, "chat"))
-        else:
-            window.grants.add(str(project), ApprovalRequest(
-                "run_command", ActionClass.PROCESS, " ".join(argv or []),
-                {"command": argv[0], "args": argv[1:]}, "chat"))
-
-    request = ApprovalRequest(
-        tool_id="write_file", action_class=ActionClass.FS_WRITE, target="src/pricing.py",
-        masked_args={
-            "path": "src/pricing.py",
-            "content": "PLANS = {\n    'starter': 9,\n    'team': 39,\n    'enterprise': 99,\n}\n\n\n"
-                       "def price(plan: str) -> int:\n    return PLANS[plan]\n",
-        },
-        node_id="chat",
-    )
-    assert window.approvals is not None
-    opened = []
-    window.approvals.dialog_opened.connect(opened.append)
-    pending = asyncio.ensure_future(window.approvals.confirm(request))
-    while not opened:
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.3)
-    opened[0].grab().save(str(out / "permission-dialog.png"))
-    opened[0].deny_button.click()
-    await pending
+    await _chat(window, out)
+    await _workflows(window, out)
+    await _permission(window, project, out)
 
     window.show_settings("permissions")
-    await asyncio.sleep(0.3)
+    await _settle()
     window.grab().save(str(out / "settings-permissions.png"))
     window.close()
     if app is not None:
         app.processEvents()
 
 
+def _warn_without_emoji_font() -> None:
+    """Tool cards start with 🔧; without a colour emoji font it is drawn as an empty box."""
+    found = subprocess.run(["fc-list", ":charset=1f527", "family"], capture_output=True, text=True, check=False)
+    if not found.stdout.strip():
+        print("screenshots: no emoji font (Debian: fonts-noto-color-emoji); tool cards show a box",
+              file=sys.stderr)
+
+
 def main() -> int:
     if not os.environ.get("DISPLAY"):
         return _under_xvfb()
+    _warn_without_emoji_font()
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "screenshots"
     out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(REPO))
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["RELAVIUM_HOME"] = str(Path(tmp) / "home")
+    with tempfile.TemporaryDirectory(prefix="relavium-demo-") as tmp, ScriptedModel(SCRIPT) as model:
+        home = Path(tmp) / "home"
+        os.environ["RELAVIUM_HOME"] = str(home)
         os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+        _providers(home, model.base_url)
         project = _demo_project(Path(tmp))
         import qasync
 
@@ -121,7 +354,7 @@ def main() -> int:
         asyncio.set_event_loop(loop)
         with loop:
             loop.run_until_complete(_shoot(out, project))
-    for name in ("main-window.png", "permission-dialog.png", "settings-permissions.png"):
+    for name in SHOTS:
         print(out / name)
     return 0
 

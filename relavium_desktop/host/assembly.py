@@ -8,12 +8,15 @@ and their tools fail closed with ``tool_unavailable``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from relavium_desktop.engine.host import (
     EgressCapability,
     FsCapability,
+    McpCapability,
     OsCapability,
     ProcessCapability,
     ToolHost,
@@ -31,6 +34,8 @@ class HostSettings:
     extra_roots: tuple[Path, ...] = ()
     os_capability: OsCapability | None = None
     home: Path = field(default_factory=data_dir)
+    # A workflow's own MCP servers ({name: entry}), added to $RELAVIUM_HOME/mcp.yaml's.
+    mcp_servers: Mapping[str, Any] | None = None
 
 
 def _build_fs(settings: HostSettings) -> FsCapability | None:
@@ -96,6 +101,24 @@ def _build_egress(settings: HostSettings, store: FileOutputStore) -> EgressCapab
     return EgressHost(output_store=store, secrets=SecretStore())
 
 
+def _build_mcp(settings: HostSettings) -> McpCapability | None:
+    # Servers come from the user's mcp.yaml (and the workflow), read on first use,
+    # so a broken file fails mcp_call clearly without taking the other tools down.
+    import os
+
+    from relavium_desktop.host.mcp import McpHost
+    from relavium_desktop.host.process import COMMAND_PATH_VAR, default_search_path
+    from relavium_desktop.host.secrets import SecretStore
+
+    return McpHost(
+        home=settings.home,
+        default_cwd=settings.workspace.expanduser().resolve(),
+        search_path=default_search_path(os.environ.get(COMMAND_PATH_VAR)),
+        secrets=SecretStore(),
+        servers=settings.mcp_servers,
+    )
+
+
 def build_host(settings: HostSettings) -> ToolHost:
     store = FileOutputStore(settings.home / "runs")
     fs = _build_fs(settings)
@@ -104,5 +127,6 @@ def build_host(settings: HostSettings) -> ToolHost:
         process=_build_process(settings, store, fs),
         egress=_build_egress(settings, store),
         os=settings.os_capability,
+        mcp=_build_mcp(settings),
         output_store=store,
     )

@@ -1,0 +1,14 @@
+"""The MCP host: ``mcp_call`` reaches user-configured MCP servers through here.
+
+- :mod:`.config` -- the server registry (``mcp.yaml`` / an injected mapping), strict;
+- :mod:`.stdio` -- a server as a shell-free child in the process host's built env;
+- :mod:`.http` -- Streamable HTTP through the SSRF-guarded, address-pinned client;
+- :mod:`.connection` -- one session owned by its own task for the host's life;
+- :mod:`.results` -- a ``CallToolResult`` as JSON, ``isError`` as ``tool_failed``;
+- :mod:`.host` -- :class:`McpHost`, the engine's ``McpCapability``.
+"""
+
+from relavium_desktop.host.mcp.config import McpConfigError, load_servers, parse_servers
+from relavium_desktop.host.mcp.host import McpHost
+
+__all__ = ["McpConfigError", "McpHost", "load_servers", "parse_servers"]

@@ -1,0 +1,163 @@
+"""The MCP server registry: which servers exist is the user's decision, never the model's.
+
+Servers come from ``$RELAVIUM_HOME/mcp.yaml`` (or a mapping a workflow host
+injects) and are validated strictly, so a typo fails loudly with the entry and
+field it concerns instead of connecting somewhere unexpected::
+
+    servers:
+      files:
+        transport: stdio
+        command: /usr/bin/my-mcp-server   # looked up on the host's command search path when bare
+        args: [--root, /data]
+        env: {LOG_LEVEL: info}            # declared names only; checked by the env refusal predicate
+        cwd: /data                        # optional, absolute
+      docs:
+        transport: http                   # Streamable HTTP
+        url: https://docs.example/mcp
+        credentialRef: secret:docs-token  # resolved in the host, sent as a header, never logged
+        allowLocal: false                 # explicit opt-in for loopback/private addresses (and plain http)
+
+A literal credential header (``Authorization``, ``Cookie``, anything naming a
+token or key) is refused: it would sit in a plain file and in backups, which
+is exactly what ``credentialRef`` exists to avoid.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+CONFIG_FILE = "mcp.yaml"
+_SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_CREDENTIAL_HEADER = re.compile(r"(?i)^(authorization|proxy-authorization|cookie)$|token|secret|key|passw")
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+class McpConfigError(Exception):
+    """mcp.yaml (or an injected mapping) is malformed; the message names entry and field."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class StdioServer(_Strict):
+    transport: Literal["stdio"]
+    command: str = Field(min_length=1)
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    timeout_ms: int = Field(default=60_000, ge=100, le=3_600_000, alias="timeoutMs")
+    connect_timeout_ms: int = Field(default=30_000, ge=100, le=600_000, alias="connectTimeoutMs")
+
+    @field_validator("command", "cwd")
+    @classmethod
+    def _no_nul(cls, value: str | None) -> str | None:
+        if value is not None and "\x00" in value:
+            raise ValueError("may not contain a NUL byte")
+        return value
+
+    @field_validator("cwd")
+    @classmethod
+    def _absolute_cwd(cls, value: str | None) -> str | None:
+        if value is not None and not Path(value).expanduser().is_absolute():
+            raise ValueError("must be an absolute folder")
+        return value
+
+    @field_validator("args")
+    @classmethod
+    def _args_no_nul(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any("\x00" in a for a in value):
+            raise ValueError("an argument may not contain a NUL byte")
+        return value
+
+
+class HttpServer(_Strict):
+    transport: Literal["http"]
+    url: str = Field(min_length=1)
+    headers: dict[str, str] = Field(default_factory=dict)
+    credential_ref: str | None = Field(default=None, alias="credentialRef", pattern=r"^secret:")
+    credential_header: str = Field(default="Authorization", alias="credentialHeader")
+    credential_scheme: str | None = Field(default="Bearer", alias="credentialScheme")
+    allow_local: bool = Field(default=False, alias="allowLocal")
+    timeout_ms: int = Field(default=60_000, ge=100, le=3_600_000, alias="timeoutMs")
+    connect_timeout_ms: int = Field(default=30_000, ge=100, le=600_000, alias="connectTimeoutMs")
+
+    @field_validator("headers")
+    @classmethod
+    def _no_literal_credentials(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, text in value.items():
+            if not _HEADER_NAME.match(name) or "\r" in text or "\n" in text:
+                raise ValueError(f"header {name!r} is not a valid HTTP header")
+            if _CREDENTIAL_HEADER.search(name):
+                raise ValueError(
+                    f"header {name!r} looks like a credential; store it with 'relavium secret set' "
+                    "and name it with credentialRef/credentialHeader instead"
+                )
+        return value
+
+    @field_validator("credential_header")
+    @classmethod
+    def _header_name(cls, value: str) -> str:
+        if not _HEADER_NAME.match(value):
+            raise ValueError("is not a valid HTTP header name")
+        return value
+
+
+ServerConfig = Annotated[StdioServer | HttpServer, Field(discriminator="transport")]
+_SERVERS = TypeAdapter(dict[str, ServerConfig])
+
+
+def _describe(exc: ValidationError, where: str) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith(("function-", "tagged-")))
+        # Say what is wrong, never the offending value (it may be a pasted secret).
+        parts.append(f"{where}.{loc}: {err['msg']}" if loc else f"{where}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def parse_servers(raw: Any, *, source: str = CONFIG_FILE) -> dict[str, StdioServer | HttpServer]:
+    """Validate a ``{name: entry}`` mapping (the value of ``servers:``)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise McpConfigError(f"{source}: 'servers' must be a mapping of server name to its entry")
+    for name in raw:
+        if not isinstance(name, str) or not _SERVER_NAME.match(name):
+            raise McpConfigError(
+                f"{source}: server name {str(name)[:64]!r} must be 1-64 letters, digits, '.', '_' or '-'"
+            )
+    try:
+        return dict(_SERVERS.validate_python(dict(raw)))
+    except ValidationError as exc:
+        raise McpConfigError(f"{source}: {_describe(exc, 'servers')}") from None
+
+
+def load_servers(home: Path) -> dict[str, StdioServer | HttpServer]:
+    """The servers in ``home/mcp.yaml``; none when the file does not exist."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    path = home / CONFIG_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise McpConfigError(f"{CONFIG_FILE}: cannot be read ({type(exc).__name__})") from None
+    try:
+        doc = YAML(typ="safe").load(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise McpConfigError(f"{CONFIG_FILE}: not valid YAML{at}") from None
+    if doc is None:
+        return {}
+    if not isinstance(doc, Mapping) or set(doc) - {"servers"}:
+        raise McpConfigError(f"{CONFIG_FILE}: the top level must be a mapping with one key, 'servers'")
+    return parse_servers(doc.get("servers"))

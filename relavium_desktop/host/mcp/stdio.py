@@ -1,0 +1,144 @@
+"""The stdio transport: a user-configured MCP server as a shell-free child process.
+
+The SDK's own stdio client merges the app's ``HOME``/``PATH``/``USER``/
+``SHELL``... into the child's environment; here the child gets exactly what a
+``run_command`` child gets -- the process host's built base environment plus
+the entry's declared variables, after the same refusal predicate -- and the
+command is found only on the host's own search path.  The child leads its
+own process group; closing the transport (normally, on timeout or on
+cancellation) closes stdin, gives the server a moment to exit, then kills the
+whole tree with the process host's ``kill_tree``.
+
+stderr goes to ``/dev/null``: a server's diagnostics can echo its arguments
+and environment, and nothing reads them here.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import subprocess
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+
+from relavium_desktop.host.process.environment import base_environment, child_environment
+from relavium_desktop.host.process.executables import resolve_executable
+from relavium_desktop.host.process.tree import group_kwargs, kill_tree
+
+EXIT_GRACE_S = 0.5  # after stdin closes, before the tree is killed
+REAP_WAIT_S = 2.0
+MAX_LINE_BYTES = 16 * 1024 * 1024  # one JSON-RPC message; a longer line ends the connection
+
+
+@dataclass(frozen=True, slots=True)
+class StdioLaunch:
+    """What to run, resolved and checked before anything is spawned."""
+
+    executable: str
+    args: tuple[str, ...]
+    env: dict[str, str] = field(repr=False)
+    cwd: str
+
+
+def prepare_launch(
+    command: str, args: Sequence[str], declared_env: dict[str, str], cwd: str, search_path: Sequence[str]
+) -> StdioLaunch:
+    """Apply the env refusal predicate and the executable lookup (raises ToolError)."""
+    env = child_environment(base_environment(search_path), declared_env, tool_id="mcp_call")
+    return StdioLaunch(resolve_executable(command, search_path, cwd), tuple(args), env, cwd)
+
+
+async def _stop(process: anyio.abc.Process) -> None:
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        if process.stdin is not None:
+            await process.stdin.aclose()
+    with anyio.move_on_after(EXIT_GRACE_S):
+        await process.wait()
+    # Even a leader that exited may have left children in its group.
+    kill_tree(process.pid)
+    with anyio.move_on_after(REAP_WAIT_S):
+        await process.wait()
+    await process.aclose()
+
+
+@asynccontextmanager
+async def stdio_transport(launch: StdioLaunch) -> AsyncIterator[tuple[object, object]]:
+    """Yield the (read, write) message streams ``mcp.client.Client`` speaks over."""
+    process = await anyio.open_process(
+        [launch.executable, *launch.args],
+        env=launch.env,
+        cwd=launch.cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        **group_kwargs(),
+    )
+    live.add(process.pid)
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def reader() -> None:
+        assert process.stdout is not None
+        buffer = b""
+        async with read_writer:
+            try:
+                async for chunk in process.stdout:
+                    buffer += chunk
+                    if len(buffer) > MAX_LINE_BYTES:
+                        return
+                    *lines, buffer = buffer.split(b"\n")
+                    for line in lines:
+                        if not line.strip():
+                            continue
+                        try:
+                            message: SessionMessage | Exception = SessionMessage(
+                                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                            )
+                        except ValueError as exc:
+                            message = exc
+                        await read_writer.send(message)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                return
+
+    async def writer() -> None:
+        assert process.stdin is not None
+        async with write_reader:
+            try:
+                async for item in write_reader:
+                    data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(data.encode("utf-8") + b"\n")
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                await read_writer.aclose()  # the session sees the end instead of hanging
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(reader)
+            tg.start_soon(writer)
+            try:
+                yield read_stream, write_stream
+            finally:
+                tg.cancel_scope.cancel()
+    finally:
+        # Shielded: a cancelled caller must still leave no server process behind.
+        with anyio.CancelScope(shield=True):
+            await _stop(process)
+            live.discard(process.pid)
+            for stream in (read_stream, write_stream):
+                await stream.aclose()
+
+
+# Server pids not yet stopped; killed at interpreter exit as a last resort (a
+# surface that never closed its host, a loop torn down mid-shutdown).
+live: set[int] = set()
+
+
+@atexit.register
+def _kill_live() -> None:
+    for pid in list(live):
+        kill_tree(pid)

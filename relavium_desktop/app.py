@@ -7,11 +7,32 @@ paint is not held up by modules the window does not need yet.
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+
+NO_DISPLAY_MESSAGE = (
+    "relavium-desktop: no graphical display found (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
+    "Start it from a desktop session, or on a headless machine use the command line "
+    "(`relavium --help`: tools, workflows, agents, chat) or a virtual screen: "
+    "`xvfb-run relavium-desktop`."
+)
+
+
+def display_problem(env: Mapping[str, str], platform: str = sys.platform) -> str | None:
+    """Why Qt could not open a window here, said before Qt aborts with its own cryptic text."""
+    if not platform.startswith("linux") or env.get("QT_QPA_PLATFORM"):
+        return None
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None
+    return NO_DISPLAY_MESSAGE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    problem = display_problem(os.environ)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     from relavium_desktop.ui.shell import run_app
 
     return run_app(list(sys.argv if argv is None else argv))

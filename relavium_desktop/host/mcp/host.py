@@ -60,12 +60,26 @@ def _first_tool_error(exc: BaseException) -> ToolError | None:
     return _first_tool_error(cause) if cause is not None and cause is not exc else None
 
 
-def _short(exc: BaseException) -> str:
-    """A secret-free name for a connect failure: the exception type, unwrapped."""
+def _short(exc: BaseException, secrets: Sequence[str] = ()) -> str:
+    """A secret-free description of a failure: the SDK's protocol message, an HTTP status or the type.
+
+    Exception text from transports can carry resolved addresses or request
+    lines, so only the MCP error's own message (bounded, with the entry's
+    credential masked) or the exception's type is used.
+    """
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     status = getattr(getattr(exc, "response", None), "status_code", None)
-    return f"HTTP {status}" if status else type(exc).__name__
+    if status:
+        return f"HTTP {status}"
+    message = getattr(exc, "message", None) if type(exc).__name__ == "MCPError" else None
+    if not message:
+        return type(exc).__name__
+    detail = str(message)[:500]
+    for secret in secrets:
+        if secret:
+            detail = detail.replace(secret, "****")
+    return detail
 
 
 class McpHost:
@@ -200,7 +214,8 @@ class McpHost:
                 found = _first_tool_error(exc)
                 if found is not None:
                     raise found from None
-                raise ToolFailedError(f"could not connect to MCP server {name!r} ({_short(exc)})") from None
+                detail = _short(exc, tuple(self._credentials.values()))
+                raise ToolFailedError(f"could not connect to MCP server {name!r} ({detail})") from None
             self._connections[name] = conn
             return conn
 
@@ -229,10 +244,7 @@ class McpHost:
             raise
         except Exception as exc:  # noqa: BLE001 - the session is in an unknown state: drop it
             await self._drop(server)
-            message = getattr(exc, "message", None) if type(exc).__name__ == "MCPError" else None
-            detail = str(message)[:500] if message else _short(exc)
-            for secret in self._credentials.values():
-                detail = detail.replace(secret, "****")
+            detail = _short(exc, tuple(self._credentials.values()))
             raise ToolFailedError(f"MCP server {server!r}: calling {tool!r} failed ({detail})") from None
         from relavium_desktop.host.mcp.results import result_json, tool_error
 

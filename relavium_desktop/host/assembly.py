@@ -130,3 +130,15 @@ def build_host(settings: HostSettings) -> ToolHost:
         mcp=_build_mcp(settings),
         output_store=store,
     )
+
+
+async def close_host(host: ToolHost) -> None:
+    """Release what a host holds open: MCP sessions and the server processes behind them.
+
+    A surface that replaces a host (the chat after a folder grant) calls this
+    on the old one, so its stdio servers do not linger until the app quits.
+    """
+    aclose = getattr(host.mcp, "aclose", None)
+    if aclose is not None:
+        await aclose()
+

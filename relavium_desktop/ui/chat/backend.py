@@ -191,12 +191,15 @@ class ChatBackend:
         if cached is not None and cached[0] == roots:
             host = cached[1]
         else:
-            from relavium_desktop.host.assembly import HostSettings, build_host
+            from relavium_desktop.host.assembly import HostSettings, build_host, close_host
 
             settings = HostSettings(workspace=Path(project), surface="chat", extra_roots=roots,
                                     os_capability=self.os_capability, home=self.home)
             host = await asyncio.to_thread(build_host, settings)
             self._hosts[project] = (roots, host)
+            if cached is not None:
+                # The old host's MCP servers would otherwise live until the app quits.
+                await close_host(cached[1])
         return ToolRegistry(BUILTIN_TOOLS, host)
 
     def approvals(self, mode: ChatMode, confirm: ConfirmHook | None) -> SessionApprovals:

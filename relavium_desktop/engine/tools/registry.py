@@ -18,7 +18,6 @@ from pydantic import ValidationError
 
 from relavium_desktop.engine.errors import (
     DenyReason,
-    ErrorCode,
     InvalidArgsError,
     ToolCancelledError,
     ToolDeniedError,
@@ -43,6 +42,7 @@ from relavium_desktop.engine.tools.masking import clip, mask_text, mask_value
 from relavium_desktop.engine.tools.schema import llm_visible_schema
 from relavium_desktop.engine.tools.tooldef import (
     ApprovalRequest,
+    PolicyTarget,
     ToolCall,
     ToolDef,
     ToolDispatchContext,
@@ -172,9 +172,10 @@ class ToolRegistry:
             except ValidationError as exc:
                 raise InvalidArgsError(_schema_message(tool.id, exc)) from None
             # 6. Guardrails on the effective args.
-            self._guard(tool, args, ctx)
+            target = tool.policy_target(args) if tool.policy_target else None
+            self._guard(tool, args, target, ctx)
             # 7. Approval for governed actions.
-            await self._approve(tool, args, effective, ctx)
+            await self._approve(tool, target, effective, ctx)
             # 8. The one host call.
             try:
                 result = await tool.dispatch(args, self.host, ctx)
@@ -216,7 +217,9 @@ class ToolRegistry:
             effective[key] = value
         return effective
 
-    def _guard(self, tool: ToolDef, args: Any, ctx: ToolDispatchContext) -> None:
+    def _guard(
+        self, tool: ToolDef, args: Any, target: PolicyTarget | None, ctx: ToolDispatchContext
+    ) -> None:
         policy = tool.policy
         if policy.requires_gate_approval and not ctx.gate_approved:
             raise ToolDeniedError(
@@ -224,14 +227,13 @@ class ToolRegistry:
                 "or approve it through a gate",
                 reason=DenyReason.GATE_REQUIRED,
             )
-        target = tool.policy_target(args) if tool.policy_target else None
         if policy.spawns_process and target is not None and target.argv is not None:
             check_command(target.argv, ctx.policy)
         if tool.guard is not None:
             tool.guard(args, ctx)
 
     async def _approve(
-        self, tool: ToolDef, args: Any, effective: JsonDict, ctx: ToolDispatchContext
+        self, tool: ToolDef, target: PolicyTarget | None, effective: JsonDict, ctx: ToolDispatchContext
     ) -> None:
         regime = ctx.approval
         if regime is None or not tool.policy.governed:
@@ -242,7 +244,6 @@ class ToolRegistry:
                 f"{tool.id}: {action} actions are not allowed in this mode",
                 reason=DenyReason.USER_REJECTED,
             )
-        target = tool.policy_target(args) if tool.policy_target else None
         request = ApprovalRequest(
             tool_id=tool.id,
             action_class=action,
@@ -355,10 +356,6 @@ def _describe_exception(exc: BaseException) -> str:
         return exc.strerror or type(exc).__name__
     text = mask_text(str(exc)) or type(exc).__name__
     return clip(text, 300)
-
-
-def is_correctable(error: ToolError) -> bool:
-    return error.code in (ErrorCode.UNKNOWN_TOOL, ErrorCode.INVALID_ARGS)
 
 
 def require(capability: Any, tool_id: str, what: str) -> Any:

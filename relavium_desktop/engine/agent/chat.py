@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from relavium_desktop.engine.agent.loop import AgentLoop
@@ -85,7 +85,3 @@ class ChatSession:
             ToolResultPart(c.call_id, c.name, "not run: cancelled", is_error=True) for c in last.tool_calls
         ))
         self.store.append_message(self.session_id, closed)
-
-
-def with_mode(session: ChatSession, approvals: SessionApprovals) -> ChatSession:
-    return replace(session, approvals=approvals)

@@ -15,7 +15,6 @@ import heapq
 import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any
 
 from relavium_desktop.engine.workflow.errors import Issue, TemplateError
 from relavium_desktop.engine.workflow.models import (
@@ -23,7 +22,6 @@ from relavium_desktop.engine.workflow.models import (
     AgentNode,
     AnyNode,
     ConditionNode,
-    HumanGateNode,
     InputNode,
     MergeNode,
     ParallelNode,
@@ -341,12 +339,3 @@ def _find_cycle(candidates: list[str], out_edges: dict[str, list[PlanEdge]]) -> 
             seen.add(nxt)
             node = nxt
     return []
-
-
-def gate_nodes(plan: RunPlan) -> list[str]:
-    return [n for n in plan.order if isinstance(plan.nodes[n], HumanGateNode)]
-
-
-def scope_outputs_order(plan: RunPlan, outputs: dict[str, Any]) -> dict[str, Any]:
-    """``run.outputs`` in plan order, so expressions see a canonical key order."""
-    return {n: outputs[n] for n in plan.order if n in outputs}

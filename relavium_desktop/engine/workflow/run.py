@@ -18,7 +18,6 @@ at every node boundary, so a paused run resumes in a new process.
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import time
 import uuid
@@ -701,7 +700,3 @@ class WorkflowRun:
         self._checkpoint(status)
         self.engine.journal.finished(self.run_id, status, {**summary, "error": result.error})
         return result
-
-
-def state_snapshot(run: WorkflowRun) -> JsonDict:
-    return copy.deepcopy(run.state)

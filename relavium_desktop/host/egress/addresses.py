@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -97,15 +96,6 @@ def blocked_rule(ip: IPAddress, *, allow_local: bool = False) -> str | None:
             return rule
     if not ip.is_global:
         return "reserved"
-    return None
-
-
-def first_blocked(ips: Iterable[IPAddress], *, allow_local: bool = False) -> str | None:
-    """The rule refusing any one of ``ips`` (all must pass), else ``None``."""
-    for ip in ips:
-        rule = blocked_rule(ip, allow_local=allow_local)
-        if rule is not None:
-            return rule
     return None
 
 

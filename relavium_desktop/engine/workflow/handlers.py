@@ -202,9 +202,13 @@ def _agent_request(
     if agent is None:
         raise NodeError("validation", f"agent {node.agent_ref!r} is not resolved")
     tools = tuple(node.tools if node.tools is not None else agent.tools)
+    # An approved human gate vouches for what an *author* wrote downstream of
+    # it, never for what a model decides to do: the spec has agent producers
+    # always pass "not approved", so an agent's git_commit stays gate_required
+    # however many gates sit upstream.
     ctx = ToolDispatchContext(
         run_id=env.run_id, node_id=node.id, granted_tool_ids=frozenset(tools), policy=env.policy,
-        fs_scope=env.fs_scope, gate_approved=env.gate_approved(node.id), emit=env.emit, approval=env.approval,
+        fs_scope=env.fs_scope, gate_approved=False, emit=env.emit, approval=env.approval,
         invoke_agent=_delegate(env, node.id) if "invoke_agent" in tools else None,
     )
     return AgentNodeRequest(

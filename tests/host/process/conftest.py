@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 from pathlib import Path
 
 import psutil
@@ -48,3 +50,22 @@ async def wait_until_gone(pids: list[int], timeout: float = 10.0) -> list[int]:
     while (left := [p for p in pids if alive(p)]) and loop.time() < deadline:
         await asyncio.sleep(0.02)
     return left
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True,
+        env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"},
+    ).stdout
+
+
+@pytest.fixture
+def repo(workspace: Path) -> Path:
+    git(workspace, "init", "-q", "-b", "main")
+    git(workspace, "config", "user.name", "Test User")
+    git(workspace, "config", "user.email", "test@example.invalid")
+    (workspace / "a.txt").write_text("a1\n")
+    (workspace / "b.txt").write_text("b1\n")
+    git(workspace, "add", "a.txt", "b.txt")
+    git(workspace, "commit", "-q", "-m", "initial")
+    return workspace

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,25 +12,7 @@ from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.tools.tooldef import NodeToolConfig
 from relavium_desktop.host.process import ProcessHost
 from tests.helpers import dispatch
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, check=True, capture_output=True, text=True,
-        env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"},
-    ).stdout
-
-
-@pytest.fixture
-def repo(workspace: Path) -> Path:
-    git(workspace, "init", "-q", "-b", "main")
-    git(workspace, "config", "user.name", "Test User")
-    git(workspace, "config", "user.email", "test@example.invalid")
-    (workspace / "a.txt").write_text("a1\n")
-    (workspace / "b.txt").write_text("b1\n")
-    git(workspace, "add", "a.txt", "b.txt")
-    git(workspace, "commit", "-q", "-m", "initial")
-    return workspace
+from tests.host.process.conftest import git
 
 
 @pytest.fixture

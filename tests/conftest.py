@@ -10,6 +10,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Child interpreters (the real CLI, soak children) dump a native crash's stack too.
+os.environ.setdefault("PYTHONFAULTHANDLER", "1")
 
 
 @pytest.fixture(autouse=True)

@@ -112,31 +112,75 @@ def build_plan(
     known_tools: Collection[str] | None = None,
     agents_complete: bool = True,
 ) -> tuple[RunPlan, list[Issue]]:
-    body = wf.workflow
-    issues: list[Issue] = []
-    nodes: dict[str, AnyNode] = {}
-    index: dict[str, int] = {}
-    for i, node in enumerate(body.nodes):
-        if node.id in nodes:
-            issues.append(smap.issue(("workflow", "nodes", i, "id"), f"duplicate node id {node.id!r}"))
-            continue
-        nodes[node.id] = node
-        index[node.id] = i
+    """The plan and every structural issue found (an empty list means runnable)."""
+    return _PlanBuilder(wf, agents, smap, known_tools=known_tools, agents_complete=agents_complete).build()
 
-    def npath(nid: str, *rest: str | int) -> tuple[str | int, ...]:
-        return ("workflow", "nodes", index.get(nid, 0), *rest)
 
-    in_edges: dict[str, list[PlanEdge]] = {n: [] for n in nodes}
-    out_edges: dict[str, list[PlanEdge]] = {n: [] for n in nodes}
-    pairs: dict[tuple[str, str], PlanEdge] = {}
+class _PlanBuilder:
+    """One plan under construction: each phase is a method so it can be read and tested alone.
 
-    def add(source: str, target: str, key: str | None, condition: str | None = None) -> None:
-        edge = pairs.get((source, target))
+    The phases run in a fixed order because each relies on the previous:
+    edges must all exist before delegates are known, delegates before the
+    reachability check, the order before merges can be laid out.
+    """
+
+    def __init__(
+        self,
+        wf: WorkflowFile,
+        agents: dict[str, AgentDef],
+        smap: SourceMap,
+        *,
+        known_tools: Collection[str] | None = None,
+        agents_complete: bool = True,
+    ) -> None:
+        self.body = wf.workflow
+        self.agents = agents
+        self.smap = smap
+        self.known_tools = known_tools
+        self.agents_complete = agents_complete
+        self.issues: list[Issue] = []
+        self.nodes: dict[str, AnyNode] = {}
+        self.index: dict[str, int] = {}
+        self.in_edges: dict[str, list[PlanEdge]] = {}
+        self.out_edges: dict[str, list[PlanEdge]] = {}
+        self._pairs: dict[tuple[str, str], PlanEdge] = {}
+        self.invokers = False
+        self.delegates: frozenset[str] = frozenset()
+
+    def build(self) -> tuple[RunPlan, list[Issue]]:
+        self.collect_nodes()
+        self.add_routing_edges()
+        self.add_authored_edges()
+        self.add_template_edges()
+        self.check_agents_and_tools()
+        self.delegates = self.find_delegates()
+        order = self.topological_order()
+        self.check_reachability()
+        merge_branches = {
+            nid: _merge_order(nid, self.nodes, self.in_edges, self.index)
+            for nid, node in self.nodes.items() if isinstance(node, MergeNode)
+        }
+        max_parallel = self.body.max_parallel or DEFAULT_MAX_PARALLEL
+        plan = RunPlan(order, self.nodes, self.in_edges, self.out_edges, merge_branches, self.delegates,
+                       max_parallel, self.index)
+        return plan, self.issues
+
+    # -- helpers ---------------------------------------------------------------
+
+    def issue(self, path: tuple[str | int, ...], message: str) -> None:
+        self.issues.append(self.smap.issue(path, message))
+
+    def npath(self, nid: str, *rest: str | int) -> tuple[str | int, ...]:
+        return ("workflow", "nodes", self.index.get(nid, 0), *rest)
+
+    def add_edge(self, source: str, target: str, key: str | None, condition: str | None = None) -> None:
+        """One plan edge per (source, target); a second route widens its branch keys."""
+        edge = self._pairs.get((source, target))
         if edge is None:
             edge = PlanEdge(source, target, None if key is None else {key}, condition)
-            pairs[(source, target)] = edge
-            in_edges[target].append(edge)
-            out_edges[source].append(edge)
+            self._pairs[(source, target)] = edge
+            self.in_edges[target].append(edge)
+            self.out_edges[source].append(edge)
             return
         if key is None:
             edge.keys = None
@@ -145,170 +189,192 @@ def build_plan(
         if condition is not None:
             edge.condition = condition
 
-    # Materialized routing edges.
-    for nid, node in nodes.items():
-        if isinstance(node, ConditionNode):
-            for b, branch in enumerate(node.branches):
-                if branch.target_node not in nodes:
-                    issues.append(smap.issue(npath(nid, "branches", b, "target_node"),
-                                             f"branch target {branch.target_node!r} is not a node"))
-                else:
-                    add(nid, branch.target_node, when_key(branch.when))
-            if node.default is not None:
-                if node.default not in nodes:
-                    issues.append(smap.issue(npath(nid, "default"), f"default target {node.default!r} is not a node"))
-                else:
-                    add(nid, node.default, DEFAULT_KEY)
-        elif isinstance(node, ParallelNode):
-            for m, member in enumerate(node.parallel_of):
-                if member not in nodes:
-                    issues.append(smap.issue(npath(nid, "parallel_of", m), f"parallel_of member {member!r} is not a node"))
-                else:
-                    add(nid, member, None)
+    # -- phases ----------------------------------------------------------------
 
-    # Authored edges.
-    for j, edge in enumerate(body.edges):
-        epath = ("workflow", "edges", j)
-        src, handle = edge.source, edge.handle
-        bad = False
-        if src not in nodes:
-            issues.append(smap.issue((*epath, "from"), f"edge source {src!r} is not a node"))
-            bad = True
-        if edge.to not in nodes:
-            issues.append(smap.issue((*epath, "to"), f"edge target {edge.to!r} is not a node"))
-            bad = True
-        if bad:
-            continue
-        source = nodes[src]
-        if isinstance(source, ConditionNode):
-            if handle is None:
-                issues.append(smap.issue((*epath, "from"),
-                                         f"an edge from condition {src!r} needs a branch handle ({src}:<when>)"))
+    def collect_nodes(self) -> None:
+        for i, node in enumerate(self.body.nodes):
+            if node.id in self.nodes:
+                self.issue(("workflow", "nodes", i, "id"), f"duplicate node id {node.id!r}")
                 continue
-            match = [b for b in source.branches if _handle_matches(handle, b.when)]
-            if not match:
-                issues.append(smap.issue((*epath, "from"), f"condition {src!r} has no branch {handle!r}"))
+            self.nodes[node.id] = node
+            self.index[node.id] = i
+        self.in_edges = {n: [] for n in self.nodes}
+        self.out_edges = {n: [] for n in self.nodes}
+
+    def add_routing_edges(self) -> None:
+        """Materialized routing: condition branch targets and defaults, parallel_of members."""
+        nodes = self.nodes
+        for nid, node in nodes.items():
+            if isinstance(node, ConditionNode):
+                for b, branch in enumerate(node.branches):
+                    if branch.target_node not in nodes:
+                        self.issue(self.npath(nid, "branches", b, "target_node"),
+                                   f"branch target {branch.target_node!r} is not a node")
+                    else:
+                        self.add_edge(nid, branch.target_node, when_key(branch.when))
+                if node.default is not None:
+                    if node.default not in nodes:
+                        self.issue(self.npath(nid, "default"), f"default target {node.default!r} is not a node")
+                    else:
+                        self.add_edge(nid, node.default, DEFAULT_KEY)
+            elif isinstance(node, ParallelNode):
+                for m, member in enumerate(node.parallel_of):
+                    if member not in nodes:
+                        self.issue(self.npath(nid, "parallel_of", m), f"parallel_of member {member!r} is not a node")
+                    else:
+                        self.add_edge(nid, member, None)
+
+    def add_authored_edges(self) -> None:
+        nodes = self.nodes
+        for j, edge in enumerate(self.body.edges):
+            epath = ("workflow", "edges", j)
+            src, handle = edge.source, edge.handle
+            bad = False
+            if src not in nodes:
+                self.issue((*epath, "from"), f"edge source {src!r} is not a node")
+                bad = True
+            if edge.to not in nodes:
+                self.issue((*epath, "to"), f"edge target {edge.to!r} is not a node")
+                bad = True
+            if bad:
                 continue
-            add(src, edge.to, when_key(match[0].when), edge.condition)
-        elif handle is not None:
-            issues.append(smap.issue((*epath, "from"), f"only condition nodes have branch handles ({edge.from_!r})"))
-        elif isinstance(source, ParallelNode) and edge.to not in source.parallel_of:
-            issues.append(smap.issue((*epath, "to"),
-                                     f"parallel {src!r} fans out only to its parallel_of members, not {edge.to!r}"))
-        else:
-            add(src, edge.to, None, edge.condition)
+            source = nodes[src]
+            if isinstance(source, ConditionNode):
+                if handle is None:
+                    self.issue((*epath, "from"),
+                               f"an edge from condition {src!r} needs a branch handle ({src}:<when>)")
+                    continue
+                match = [b for b in source.branches if _handle_matches(handle, b.when)]
+                if not match:
+                    self.issue((*epath, "from"), f"condition {src!r} has no branch {handle!r}")
+                    continue
+                self.add_edge(src, edge.to, when_key(match[0].when), edge.condition)
+            elif handle is not None:
+                self.issue((*epath, "from"), f"only condition nodes have branch handles ({edge.from_!r})")
+            elif isinstance(source, ParallelNode) and edge.to not in source.parallel_of:
+                self.issue((*epath, "to"),
+                           f"parallel {src!r} fans out only to its parallel_of members, not {edge.to!r}")
+            else:
+                self.add_edge(src, edge.to, None, edge.condition)
 
-    # Templates: syntax, data edges and the secret-taint gate.
-    secret_inputs = {i.name for i in body.inputs if i.type == "secret"}
-    tainted_ctx: set[str] = set()
-    for c, entry in enumerate(body.context):
-        try:
-            ctx_sites = sites_in(entry.value)
-        except TemplateError as exc:
-            issues.append(smap.issue(("workflow", "context", c, "value"), exc.message))
-            continue
-        for site in ctx_sites:
-            if site.ref[0] == "run" and site.ref[1] == "outputs":
-                issues.append(smap.issue(("workflow", "context", c, "value"),
-                                         "a context value cannot read run.outputs (no node has run yet)"))
-            if (site.ref[0] == "inputs" and str(site.ref[1]) in secret_inputs) or (
-                site.ref[0] == "ctx" and str(site.ref[1]) in tainted_ctx
-            ):
-                tainted_ctx.add(entry.key)
-    for nid, node in nodes.items():
-        try:
-            field_sites = _node_sites(node)
-        except TemplateError as exc:
-            issues.append(smap.issue(npath(nid), f"node {nid!r}: {exc.message}"))
-            continue
-        for fname, found in field_sites:
-            for site in found:
-                producer = site.output_node
-                if producer is not None and producer in nodes and producer != nid:
-                    add(producer, nid, None)
-                secret = (site.ref[0] == "inputs" and str(site.ref[1]) in secret_inputs) or (
-                    site.ref[0] == "ctx" and str(site.ref[1]) in tainted_ctx
-                )
-                if secret and fname in _TEXT_FIELDS:
-                    issues.append(smap.issue(npath(nid, fname),
-                                             f"node {nid!r}: a secret input may not be interpolated into {fname}"))
-
-    # Agents: references, narrowing, known tools.
-    invokers = False
-    for nid, node in nodes.items():
-        if isinstance(node, AgentNode):
-            agent = agents.get(node.agent_ref)
-            if agent is None:
-                if agents_complete:
-                    issues.append(smap.issue(npath(nid, "agent_ref"),
-                                             f"agent_ref {node.agent_ref!r} names no agent in agents"))
+    def _tainted_context(self, secret_inputs: set[str]) -> set[str]:
+        """Context keys whose value interpolates a secret input (directly or via other context)."""
+        tainted: set[str] = set()
+        for c, entry in enumerate(self.body.context):
+            try:
+                ctx_sites = sites_in(entry.value)
+            except TemplateError as exc:
+                self.issue(("workflow", "context", c, "value"), exc.message)
                 continue
-            granted = set(agent.tools)
-            if node.tools is not None:
-                wider = [t for t in node.tools if t not in granted]
-                if wider:
-                    issues.append(smap.issue(npath(nid, "tools"),
-                                             f"node {nid!r} tools may only narrow agent {agent.id!r}'s tools; "
-                                             f"not granted to the agent: {', '.join(wider)}"))
-            effective = node.tools if node.tools is not None else agent.tools
-            invokers = invokers or "invoke_agent" in effective
-        elif (isinstance(node, ToolNode) and known_tools is not None
-              and node.tool_config.tool_name not in known_tools):
-            issues.append(smap.issue(npath(nid, "tool_config", "tool_name"),
-                                     f"unknown tool {node.tool_config.tool_name!r}"))
-    if known_tools is not None:
-        for a, agent in enumerate(agents.values()):
-            unknown = [t for t in agent.tools if t not in known_tools and not t.startswith("mcp:")]
-            if unknown:
-                issues.append(smap.issue(("workflow", "agents", a, "tools"),
-                                         f"agent {agent.id!r} lists unknown tool(s): {', '.join(unknown)}"))
+            for site in ctx_sites:
+                if site.ref[0] == "run" and site.ref[1] == "outputs":
+                    self.issue(("workflow", "context", c, "value"),
+                               "a context value cannot read run.outputs (no node has run yet)")
+                if (site.ref[0] == "inputs" and str(site.ref[1]) in secret_inputs) or (
+                    site.ref[0] == "ctx" and str(site.ref[1]) in tainted
+                ):
+                    tainted.add(entry.key)
+        return tainted
 
-    # Agent nodes with no edges at all are invoke_agent delegates, not scheduled.
-    delegates = frozenset(
-        nid for nid, node in nodes.items()
-        if invokers and isinstance(node, AgentNode) and not in_edges[nid] and not out_edges[nid]
-    )
+    def add_template_edges(self) -> None:
+        """Template syntax, data edges (``run.outputs["x"]`` runs after x) and the secret-taint gate."""
+        secret_inputs = {i.name for i in self.body.inputs if i.type == "secret"}
+        tainted_ctx = self._tainted_context(secret_inputs)
+        for nid, node in self.nodes.items():
+            try:
+                field_sites = _node_sites(node)
+            except TemplateError as exc:
+                self.issue(self.npath(nid), f"node {nid!r}: {exc.message}")
+                continue
+            for fname, found in field_sites:
+                for site in found:
+                    producer = site.output_node
+                    if producer is not None and producer in self.nodes and producer != nid:
+                        self.add_edge(producer, nid, None)
+                    secret = (site.ref[0] == "inputs" and str(site.ref[1]) in secret_inputs) or (
+                        site.ref[0] == "ctx" and str(site.ref[1]) in tainted_ctx
+                    )
+                    if secret and fname in _TEXT_FIELDS:
+                        self.issue(self.npath(nid, fname),
+                                   f"node {nid!r}: a secret input may not be interpolated into {fname}")
 
-    # Kahn with authored-order ties.
-    indeg = {n: len(in_edges[n]) for n in nodes}
-    heap = [(index[n], n) for n in nodes if indeg[n] == 0]
-    heapq.heapify(heap)
-    order: list[str] = []
-    while heap:
-        _, n = heapq.heappop(heap)
-        order.append(n)
-        for e in sorted(out_edges[n], key=lambda e: index[e.target]):
-            indeg[e.target] -= 1
-            if indeg[e.target] == 0:
-                heapq.heappush(heap, (index[e.target], e.target))
-    if len(order) < len(nodes):
-        cyc = _find_cycle([n for n in nodes if n not in order], out_edges)
-        first = cyc[0] if cyc else next(n for n in nodes if n not in order)
-        issues.append(smap.issue(npath(first), "cycle: " + " → ".join([*cyc, cyc[0]]) if cyc else "cycle"))
-        order.extend(sorted((n for n in nodes if n not in order), key=lambda n: index[n]))
+    def check_agents_and_tools(self) -> None:
+        """Agent references, node tools that only narrow the agent's, and known tool ids."""
+        known_tools = self.known_tools
+        for nid, node in self.nodes.items():
+            if isinstance(node, AgentNode):
+                agent = self.agents.get(node.agent_ref)
+                if agent is None:
+                    if self.agents_complete:
+                        self.issue(self.npath(nid, "agent_ref"), f"agent_ref {node.agent_ref!r} names no agent in agents")
+                    continue
+                granted = set(agent.tools)
+                if node.tools is not None:
+                    wider = [t for t in node.tools if t not in granted]
+                    if wider:
+                        self.issue(self.npath(nid, "tools"),
+                                   f"node {nid!r} tools may only narrow agent {agent.id!r}'s tools; "
+                                   f"not granted to the agent: {', '.join(wider)}")
+                effective = node.tools if node.tools is not None else agent.tools
+                self.invokers = self.invokers or "invoke_agent" in effective
+            elif (isinstance(node, ToolNode) and known_tools is not None
+                  and node.tool_config.tool_name not in known_tools):
+                self.issue(self.npath(nid, "tool_config", "tool_name"), f"unknown tool {node.tool_config.tool_name!r}")
+        if known_tools is not None:
+            for a, agent in enumerate(self.agents.values()):
+                unknown = [t for t in agent.tools if t not in known_tools and not t.startswith("mcp:")]
+                if unknown:
+                    self.issue(("workflow", "agents", a, "tools"),
+                               f"agent {agent.id!r} lists unknown tool(s): {', '.join(unknown)}")
 
-    # Reachability from the entry nodes.
-    entries = [n for n, node in nodes.items() if isinstance(node, InputNode)]
-    if not entries:
-        entries = [n for n in nodes if not in_edges[n] and n not in delegates]
-    reached = set(entries)
-    stack = list(entries)
-    while stack:
-        for e in out_edges[stack.pop()]:
-            if e.target not in reached:
-                reached.add(e.target)
-                stack.append(e.target)
-    for n in nodes:
-        if n not in reached and n not in delegates:
-            issues.append(smap.issue(npath(n), f"node {n!r} is unreachable from the workflow's input"))
+    def find_delegates(self) -> frozenset[str]:
+        """Agent nodes with no edges at all are invoke_agent delegates, not scheduled."""
+        if not self.invokers:
+            return frozenset()
+        return frozenset(
+            nid for nid, node in self.nodes.items()
+            if isinstance(node, AgentNode) and not self.in_edges[nid] and not self.out_edges[nid]
+        )
 
-    merge_branches = {
-        nid: _merge_order(nid, nodes, in_edges, index)
-        for nid, node in nodes.items() if isinstance(node, MergeNode)
-    }
-    max_parallel = body.max_parallel or DEFAULT_MAX_PARALLEL
-    plan = RunPlan(order, nodes, in_edges, out_edges, merge_branches, delegates, max_parallel, index)
-    return plan, issues
+    def topological_order(self) -> list[str]:
+        """Kahn's algorithm with authored-order ties; a cycle is an issue and its nodes go last."""
+        nodes, index, out_edges = self.nodes, self.index, self.out_edges
+        indeg = {n: len(self.in_edges[n]) for n in nodes}
+        heap = [(index[n], n) for n in nodes if indeg[n] == 0]
+        heapq.heapify(heap)
+        order: list[str] = []
+        while heap:
+            _, n = heapq.heappop(heap)
+            order.append(n)
+            for e in sorted(out_edges[n], key=lambda e: index[e.target]):
+                indeg[e.target] -= 1
+                if indeg[e.target] == 0:
+                    heapq.heappush(heap, (index[e.target], e.target))
+        if len(order) < len(nodes):
+            placed = set(order)
+            left = [n for n in nodes if n not in placed]
+            cyc = _find_cycle(left, out_edges)
+            first = cyc[0] if cyc else left[0]
+            self.issue(self.npath(first), "cycle: " + " → ".join([*cyc, cyc[0]]) if cyc else "cycle")
+            order.extend(sorted(left, key=lambda n: index[n]))
+        return order
+
+    def check_reachability(self) -> None:
+        """Every scheduled node is reachable from an input node (or a root when there is none)."""
+        nodes = self.nodes
+        entries = [n for n, node in nodes.items() if isinstance(node, InputNode)]
+        if not entries:
+            entries = [n for n in nodes if not self.in_edges[n] and n not in self.delegates]
+        reached = set(entries)
+        stack = list(entries)
+        while stack:
+            for e in self.out_edges[stack.pop()]:
+                if e.target not in reached:
+                    reached.add(e.target)
+                    stack.append(e.target)
+        for n in nodes:
+            if n not in reached and n not in self.delegates:
+                self.issue(self.npath(n), f"node {n!r} is unreachable from the workflow's input")
 
 
 def _merge_order(

@@ -6,6 +6,11 @@ floors.  Below it the matcher walks directory descriptors, pruning
 floor-denied directories before descent and never following a symlinked
 directory; a symlinked *file* that matches is read only after a full
 re-admission, and skipped if that is refused.
+
+Hard links: a file with more than one hard link is refused on its opened
+descriptor (see ``walk``).  ``read_file`` of one path fails with that
+``tool_denied``; a glob read instead *skips* the match and says so - see
+:func:`read_glob` for why.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from relavium_desktop.host.fs.globbing import component_matcher, has_magic
 from relavium_desktop.host.fs.policy import PathPolicy
 from relavium_desktop.host.fs.roots import join
 from relavium_desktop.host.fs.text import read_text_fd
-from relavium_desktop.host.fs.walk import FILE_FLAGS, SUBDIR_FLAGS, WalkHook, open_path
+from relavium_desktop.host.fs.walk import SUBDIR_FLAGS, HardLinkedError, WalkHook, open_file_at, open_path
 
 GLOB_MAX_FILES = 1000
 GLOB_MAX_TOTAL_BYTES = 32 * 1024 * 1024
@@ -50,6 +55,22 @@ def read_file(policy: PathPolicy, raw: str, hook: WalkHook | None = None) -> dic
 
 
 def read_glob(policy: PathPolicy, pattern: str, hook: WalkHook | None = None) -> list[dict[str, Any]]:
+    """Every file ``pattern`` matches, sorted by canonical path, each shaped as :func:`read_file`.
+
+    A match with more than one hard link is not read: it appears as
+    ``{"path": ..., "skipped": True, "error": {code, reason, message}}`` (no
+    ``content``), with the same ``tool_denied``/``protected_path`` error and
+    hint a single-path read gives, and the other matches are returned.  Why
+    skip rather than refuse the whole glob: a glob is a search, and its other
+    policy refusals (floor-denied names, links leaving the roots) already drop
+    the match rather than fail; a hard-linked file says nothing about the
+    other matches, and any ``tool_denied`` ends an agent's run, so one pnpm
+    store file or ``cp -al`` backup under a ``**`` would otherwise make the
+    whole pattern unusable - with a message that may not name the culprit.
+    Why say so rather than skip silently: unlike a floor, a hard link is
+    ordinary in a project, and a silent gap would read as "the file is not
+    there".  The skipped entry carries no byte of the file.
+    """
     if is_unc(pattern, windows=os.name == "nt"):
         policy.lexical(pattern)  # raises unc_path
     parts = [p for p in pattern.split("/") if p not in ("", ".")]
@@ -61,7 +82,7 @@ def read_glob(policy: PathPolicy, pattern: str, hook: WalkHook | None = None) ->
     matchers: list[Callable[[str], bool] | None] = [
         None if p == "**" else component_matcher(p) for p in parts[first:]
     ]
-    glob = _GlobWalk(policy)
+    glob = _GlobWalk(policy, hook)
     try:
         glob.match(opened.fd, opened.canonical, floor_context(opened.canonical), matchers)
     finally:
@@ -75,8 +96,9 @@ Matchers = list[Callable[[str], bool] | None]
 class _GlobWalk:
     """One glob read's state: the policy, the files found and the byte budget left."""
 
-    def __init__(self, policy: PathPolicy) -> None:
+    def __init__(self, policy: PathPolicy, hook: WalkHook | None = None) -> None:
         self.policy = policy
+        self.hook = hook
         self.found: dict[tuple[str, ...], dict[str, Any]] = {}
         self.budget = GLOB_MAX_TOTAL_BYTES
 
@@ -117,25 +139,39 @@ class _GlobWalk:
             os.close(child)
 
     def collect(self, fd: int, entry: os.DirEntry[str], here: tuple[str, ...]) -> None:
-        policy = self.policy
         canonical = (*here, entry.name)
-        policy.check_floor(canonical, "read")
+        self.policy.check_floor(canonical, "read")
+        try:
+            self._read(fd, entry, canonical)
+        except HardLinkedError as exc:
+            # Not read: reported by the name it matched under (the link's, for a symlink).
+            if canonical not in self.found:
+                self._count()
+                self.found[canonical] = {
+                    "path": self.policy.display(canonical), "skipped": True, "error": exc.to_json(),
+                }
+
+    def _read(self, fd: int, entry: os.DirEntry[str], canonical: tuple[str, ...]) -> None:
+        policy = self.policy
         if entry.is_symlink():
             try:
                 opened = open_path(policy, join(canonical), "file")
+            except HardLinkedError:
+                raise
             except (ToolDeniedError, ToolFailedError):
                 return  # a link leaving the roots or onto a floor is not a match
             fd_file, canonical = opened.fd, opened.canonical
         else:
+            if self.hook is not None:
+                self.hook("file", entry.name)
             try:
-                fd_file = os.open(entry.name, FILE_FLAGS, dir_fd=fd)
-            except OSError:
-                return
+                fd_file, _ = open_file_at(fd, entry.name, self.hook)
+            except (OSError, ToolFailedError):
+                return  # vanished, swapped for a link or replaced since the scan: not a match
         try:
             if not stat.S_ISREG(os.fstat(fd_file).st_mode) or canonical in self.found:
                 return
-            if len(self.found) >= GLOB_MAX_FILES:
-                raise InvalidArgsError(f"the glob matches more than {GLOB_MAX_FILES} files; narrow the pattern")
+            self._count()
             result = read_text_fd(fd_file, canonical[-1])
         finally:
             os.close(fd_file)
@@ -146,3 +182,7 @@ class _GlobWalk:
                 "narrow the pattern"
             )
         self.found[canonical] = {"path": policy.display(canonical), **result}
+
+    def _count(self) -> None:
+        if len(self.found) >= GLOB_MAX_FILES:
+            raise InvalidArgsError(f"the glob matches more than {GLOB_MAX_FILES} files; narrow the pattern")

@@ -5,7 +5,10 @@ stop at a byte ceiling, so a file that grows while it is read, or a huge
 file, cannot exhaust memory.  Binary content is never returned inline: it
 needs the media store (a later piece), so until then it fails closed with
 ``tool_unavailable``.  Text that is not valid UTF-8 is an error that says so,
-never mojibake.
+never mojibake.  A regular file with more than one hard link is refused
+before a byte is read (``walk.refuse_hard_link``, the same check writes use):
+this is the one place file content is read, so every read path - a single
+path, a glob match, a symlink's target - passes it, on the descriptor.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from relavium_desktop.engine.errors import ToolFailedError, ToolUnavailableError
+from relavium_desktop.host.fs.walk import refuse_hard_link
 
 READ_MAX_BYTES = 16 * 1024 * 1024
 _CHUNK = 1024 * 1024
@@ -39,6 +43,7 @@ def read_text_fd(fd: int, name: str) -> dict[str, Any]:
         raise ToolFailedError("the path names a folder, not a file; use list_directory")
     if not stat.S_ISREG(st.st_mode):
         raise ToolFailedError("the path is not a regular file (device, pipe or socket)")
+    refuse_hard_link(st)
     if st.st_size > READ_MAX_BYTES:
         raise ToolFailedError(f"the file is larger than the {READ_MAX_BYTES // (1024 * 1024)} MiB read limit")
     chunks: list[bytes] = []

@@ -10,8 +10,24 @@ starts again from a fresh root descriptor - so links that stay inside the
 roots work and links that leave them are ``outside_scope``, even if they
 appear mid-walk.
 
+Hard-link control: a regular file with more than one hard link is refused
+for reads and writes alike (:class:`HardLinkedError`).  Its other name may sit
+outside every root or on a floor, so its content is not "what is inside the
+root" even though the name we opened is.  The check is made on the opened
+descriptor (``fstat`` after the open, :func:`admit_descriptor`), so a name
+swapped for a hard link between admission and the open cannot win; the name
+is then re-stat'ed relative to the same directory descriptor and must still
+be that inode, so a hard link replaced by a plain file just after our open
+(leaving the descriptor's only remaining name outside) cannot win either.
+Every content read goes through :func:`open_file_at` or re-checks in
+``text.read_text_fd``; writes use the same :func:`refuse_hard_link`.
+Residual: this is a control for cooperating hosts, not a jail against a
+hostile same-user process that keeps re-linking the very inode we hold.
+
 ``hook`` is a test seam: it is called with ``(stage, name)`` right before
-each ``openat``, which is where a racing swap would have to land.
+each ``openat``, which is where a racing swap would have to land, and with
+``("opened", name)`` right after a file was opened, before its descriptor is
+admitted.
 """
 
 from __future__ import annotations
@@ -23,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from relavium_desktop.engine.errors import ToolFailedError
+from relavium_desktop.engine.errors import DenyReason, ToolDeniedError, ToolFailedError
 from relavium_desktop.host.fs.policy import PathPolicy, Purpose, normalise
 from relavium_desktop.host.fs.roots import DIR_FLAGS, PinnedRoot
 
@@ -62,6 +78,75 @@ class _Hop(Exception):
 
 def not_found() -> ToolFailedError:
     return ToolFailedError("no such file or folder")
+
+
+def changed_while_opening() -> ToolFailedError:
+    return ToolFailedError("the path changed while it was being opened")
+
+
+HARD_LINK_MESSAGE = (
+    "the file has more than one hard link, so its content may also belong to a file outside the "
+    "allowed folders; files with more than one hard link (for example in pnpm's hard-linked "
+    "package store) cannot be read or written through the file tools. "
+    "Hint: copy the file (a copy has a single link) or use run_command"
+)
+
+
+class HardLinkedError(ToolDeniedError):
+    """``tool_denied``/``protected_path``: a regular file with more than one hard link.
+
+    A subclass only so a glob read can tell this refusal apart from the
+    others (it skips the match, see ``reader.read_glob``); the code, reason
+    and JSON shape are those of any ``ToolDeniedError``.  The message names
+    no path and carries the hint.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(HARD_LINK_MESSAGE, reason=DenyReason.PROTECTED_PATH)
+
+
+def refuse_hard_link(st: os.stat_result) -> None:
+    """The one hard-link check, shared by every read and write: raise if ``st`` has extra links."""
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        raise HardLinkedError()
+
+
+def admit_descriptor(fd: int, dir_fd: int, name: str) -> os.stat_result:
+    """Admit an opened descriptor of ``name`` in ``dir_fd``; return its ``fstat``.
+
+    ``fstat`` after the open, so the link count is that of the inode we will
+    actually read or write, whatever the name pointed to at admission.  Then
+    ``name`` must still be that inode (stat'ed relative to ``dir_fd``, no
+    follow): otherwise the name was replaced after the open - possibly a hard
+    link swapped out so the descriptor's only remaining name lies outside the
+    roots - and the operation fails closed.
+    """
+    st = os.fstat(fd)
+    refuse_hard_link(st)
+    try:
+        now = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        raise changed_while_opening() from None
+    if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+        raise changed_while_opening()
+    return st
+
+
+def open_file_at(dir_fd: int, name: str, hook: WalkHook | None = None) -> tuple[int, os.stat_result]:
+    """Open ``name`` in ``dir_fd`` for reading (no follow, never blocking) and admit the descriptor.
+
+    The ``OSError`` of the open itself (a symlink's ``ELOOP``, ``ENOENT``)
+    propagates for the caller to interpret; nothing is left open on error.
+    """
+    fd = os.open(name, FILE_FLAGS, dir_fd=dir_fd)
+    try:
+        if hook is not None:
+            hook("opened", name)
+        st = admit_descriptor(fd, dir_fd, name)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
 
 
 def _link_target(dir_fd: int, name: str, here: tuple[str, ...], rest: list[str]) -> _Hop | None:
@@ -157,7 +242,7 @@ def _walk(
                     raise hop
             return Opened(fd, name, (*here, name), root)
         try:
-            file_fd = os.open(name, FILE_FLAGS, dir_fd=fd)
+            file_fd, _ = open_file_at(fd, name, hook)
         except FileNotFoundError:
             raise not_found() from None
         except OSError as exc:
@@ -190,5 +275,5 @@ def _open_dir_or_hop(fd: int, name: str, here: tuple[str, ...], rest: list[str])
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             # Swapped for a link between our readlink and open: fail closed.
-            raise ToolFailedError("the path changed while it was being opened") from None
+            raise changed_while_opening() from None
         raise

@@ -6,8 +6,15 @@ then renamed over the target, and the directory is fsynced: a crash or
 SIGKILL at any point leaves the old file or the new one, never a torn or
 empty one.  The existing file's permission bits (and owner, where allowed)
 carry over.  An append is one ``O_APPEND`` write so concurrent appenders do
-not lose lines.  A regular file with more than one hard link is refused: the
-other name may sit outside the roots or on a floor.
+not lose lines.  A regular file with more than one hard link is refused, by
+the same check reads use (``walk.refuse_hard_link``): the other name may sit
+outside the roots or on a floor.  An append checks the descriptor it writes
+through (``walk.admit_descriptor``: ``fstat`` after the open, then the name
+must still be that inode).  A replace checks the name with ``fstatat``: it
+never writes through the old inode - the rename swaps the directory entry,
+so a hard link planted after the check is unlinked from here, not written -
+and the check only keeps the refusal uniform and stops the new file taking
+its mode and owner from a file elsewhere.
 """
 
 from __future__ import annotations
@@ -18,18 +25,18 @@ import stat
 import uuid
 from typing import Any
 
-from relavium_desktop.engine.errors import DenyReason, InvalidArgsError, ToolDeniedError, ToolFailedError
+from relavium_desktop.engine.errors import InvalidArgsError, ToolFailedError
 from relavium_desktop.host.fs.policy import PathPolicy
-from relavium_desktop.host.fs.walk import NOFOLLOW, WalkHook, open_path
+from relavium_desktop.host.fs.walk import (
+    NOFOLLOW,
+    WalkHook,
+    admit_descriptor,
+    changed_while_opening,
+    open_path,
+    refuse_hard_link,
+)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-
-
-def _hard_linked() -> ToolDeniedError:
-    return ToolDeniedError(
-        "the file has more than one hard link; writing through it could change a file elsewhere",
-        reason=DenyReason.PROTECTED_PATH,
-    )
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -56,7 +63,7 @@ def write_file(
     assert opened.name is not None
     try:
         if append:
-            _append(opened.fd, opened.name, data)
+            _append(opened.fd, opened.name, data, hook)
         else:
             _replace(opened.fd, opened.name, data)
     finally:
@@ -64,7 +71,7 @@ def write_file(
     return {"path": policy.display(opened.canonical), "bytesWritten": len(data)}
 
 
-def _append(dir_fd: int, name: str, data: bytes) -> None:
+def _append(dir_fd: int, name: str, data: bytes, hook: WalkHook | None = None) -> None:
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
     try:
         fd = os.open(name, flags, 0o666, dir_fd=dir_fd)
@@ -72,14 +79,15 @@ def _append(dir_fd: int, name: str, data: bytes) -> None:
         raise ToolFailedError("the path names a folder, not a file") from None
     except OSError as exc:
         if exc.errno in (getattr(os, "ELOOP", 40),):
-            raise ToolFailedError("the path changed while it was being opened") from None
+            raise changed_while_opening() from None
         raise
     try:
+        if hook is not None:
+            hook("opened", name)
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise ToolFailedError("the path is not a regular file")
-        if st.st_nlink > 1:
-            raise _hard_linked()
+        admit_descriptor(fd, dir_fd, name)
         _write_all(fd, data)
     finally:
         os.close(fd)
@@ -95,8 +103,7 @@ def _replace(dir_fd: int, name: str, data: bytes) -> None:
             raise ToolFailedError("the path names a folder, not a file")
         if not stat.S_ISREG(old.st_mode):
             raise ToolFailedError("the path is not a regular file")
-        if old.st_nlink > 1:
-            raise _hard_linked()
+        refuse_hard_link(old)
     tmp = f".{name[:80]}.{uuid.uuid4().hex[:12]}.relavium-tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | _CLOEXEC
     fd = os.open(tmp, flags, 0o600 if old is not None else 0o666, dir_fd=dir_fd)

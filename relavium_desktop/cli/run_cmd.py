@@ -5,20 +5,32 @@ Exit status: 0 completed, 1 failed or cancelled, 2 invalid workflow or input,
 ``relavium run --resume RUN_ID --decision approve|reject``).  With ``--json``
 stdout carries one run event per line (NDJSON), ending with the terminal
 event (or ``run:paused``).
+
+When stdout goes away mid-run (``relavium run … | head``, a closed pipe) the
+run is stopped, recorded as ``interrupted`` in history, and the command ends
+quietly with exit status 1.  A run whose process died (killed, crashed) is
+found by the store's liveness check and shows as ``interrupted`` too; such a
+run cannot be resumed -- only a run paused at a human gate can.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.jsonargs import load_json_option
 from relavium_desktop.cli.validate_cmd import known_tool_ids, read_workflow, report_error, report_invalid
+
+if TYPE_CHECKING:
+    from relavium_desktop.store.runs import RunStore
 
 EXIT_PAUSED = 3
 
@@ -40,27 +52,70 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print NDJSON run events only")
 
 
-def _printer(as_json: bool) -> Any:
-    def on_event(event: dict[str, Any]) -> None:
-        if as_json:
-            sys.stdout.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
-        else:
-            kind = event["type"]
-            if kind == "agent:token":
-                return
-            node = f" {event['nodeId']}" if "nodeId" in event else ""
-            extra = ""
-            if kind in {"node:failed", "run:failed"}:
-                err = event.get("error", {})
-                extra = f": {err.get('code')}: {err.get('message')}"
-            elif kind == "node:skipped":
-                extra = f" ({event.get('reason')})"
-            elif kind == "human_gate:paused":
-                extra = f": {event.get('message')}"
-            sys.stdout.write(f"[{event['sequenceNumber']}] {kind}{node}{extra}\n")
-        sys.stdout.flush()
+def _format(event: dict[str, Any], as_json: bool) -> str | None:
+    if as_json:
+        return json.dumps(event, ensure_ascii=False, default=str) + "\n"
+    kind = event["type"]
+    if kind == "agent:token":
+        return None
+    node = f" {event['nodeId']}" if "nodeId" in event else ""
+    extra = ""
+    if kind in {"node:failed", "run:failed"}:
+        err = event.get("error", {})
+        extra = f": {err.get('code')}: {err.get('message')}"
+    elif kind == "node:skipped":
+        extra = f" ({event.get('reason')})"
+    elif kind == "human_gate:paused":
+        extra = f": {event.get('message')}"
+    return f"[{event['sequenceNumber']}] {kind}{node}{extra}\n"
 
-    return on_event
+
+def _discard_stdout() -> None:
+    """Point a vanished stdout at the null device, so the exit-time flush is quiet (no "Exception ignored")."""
+    own = sys.__stdout__
+    try:
+        if own is None or sys.stdout is not own:
+            raise ValueError("not the process's own stdout")
+        fd = own.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, fd)
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError):
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 -- lives until exit
+
+
+class _Printer:
+    """Prints each run event; when stdout goes away it stops the run instead of raising into the engine."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.lost: str | None = None  # why stdout could not be written, once it could not
+        self.on_lost: Callable[[], None] | None = None
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if self.lost is not None:
+            return
+        text = _format(event, self.as_json)
+        if text is None:
+            return
+        try:
+            if sys.stdout is None:
+                raise BrokenPipeError(errno.EPIPE, "stdout is closed")
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except (OSError, ValueError) as exc:  # EPIPE (| head), a closed or failing stdout
+            self._lose(exc)
+
+    def _lose(self, exc: OSError | ValueError) -> None:
+        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+            self.lost = f"writing the run's output failed ({exc.strerror or type(exc).__name__})"
+        else:
+            self.lost = "stdout was closed before the run ended"
+        _discard_stdout()
+        if self.on_lost is not None:
+            self.on_lost()
 
 
 def _parse_inputs(pairs: list[str]) -> dict[str, str]:
@@ -86,13 +141,18 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give either FILE or --resume RUN_ID, not both")
     if not args.resume and not args.file:
         raise UsageError("missing FILE (or --resume RUN_ID)")
-    if args.resume and not args.decision:
-        raise UsageError("--resume needs --decision approve|reject")
     if not args.resume and (args.decision or args.gate or args.payload):
         raise UsageError("--decision, --gate and --payload go with --resume")
 
-    store = RunStore.open(data_dir())
+    store = RunStore.open(data_dir())  # opening marks runs whose process died as interrupted
     try:
+        if args.resume:
+            refusal = _not_resumable(store.get_run(args.resume))
+            if refusal is not None:
+                report_error("validation", refusal, args.json)
+                return EXIT_USAGE
+            if not args.decision:
+                raise UsageError("--resume needs --decision approve|reject")
         checkpoint = store.load_checkpoint(args.resume) if args.resume else None
         if args.resume and checkpoint is None:
             report_error("validation", f"no paused run with id {args.resume!r}", args.json)
@@ -106,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         # Author trust: no approval regime headless; the policy's allowlists still apply.
         engine = build_workflow_engine(workspace=workspace, tier=tier, journal=store, providers_file=args.providers,
                                        hold_gates=args.hold_gates)
-        on_event = _printer(args.json)
+        printer = _Printer(args.json)
         try:
             if args.resume:
                 decision = GateDecision(
@@ -114,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
                     decided_by="cli",
                     payload=load_json_option("--payload", args.payload),
                 )
-                wf_run = engine.resume(args.resume, decision, gate_id=args.gate, on_event=on_event)
+                wf_run = engine.resume(args.resume, decision, gate_id=args.gate, on_event=printer)
             else:
                 try:
                     text, name, read_ref = read_workflow(args.file)
@@ -123,18 +183,29 @@ def run(args: argparse.Namespace) -> int:
                     return EXIT_USAGE
                 wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
                 inputs = coerce_text_inputs(wf.file.workflow.inputs, _parse_inputs(args.input))
-                wf_run = engine.start(wf, inputs, on_event=on_event,
+                wf_run = engine.start(wf, inputs, on_event=printer,
                                       surface={"workspace": str(workspace), "tier": tier})
-            result = asyncio.run(wf_run.run())
+            printer.on_lost = wf_run.cancel
+            try:
+                result = asyncio.run(wf_run.run())
+            except Exception as exc:
+                _record_crash(store, wf_run.run_id, exc)
+                raise
         except WorkflowError as exc:
             report_invalid(exc, args.json)
             return EXIT_USAGE
         except InputError as exc:
             report_error("validation", str(exc), args.json)
             return EXIT_USAGE
+        if printer.lost is not None and result.status != "paused":
+            # Nobody received the terminal event: not completed, not cancelled by the user.
+            # (A paused run keeps its gate: nothing was lost, it can still be resumed.)
+            store.mark_interrupted(result.run_id, "output_closed", f"{printer.lost}; the run was stopped")
     finally:
         store.close()
 
+    if printer.lost is not None:
+        return EXIT_FAILED
     if result.status == "paused":
         if not args.json:
             for gate in result.pending_gates:
@@ -148,3 +219,23 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"run {result.run_id} {result.status}", file=sys.stderr)
     return EXIT_FAILED
+
+
+def _not_resumable(run: dict[str, Any] | None) -> str | None:
+    """Why ``relavium run --resume`` cannot continue ``run`` when it was interrupted; None otherwise."""
+    if run is None or run.get("status") != "interrupted":
+        return None
+    error = run.get("error") or {}
+    why = f": {error['message']}" if isinstance(error, dict) and error.get("message") else ""
+    return (f"run {run['id']!r} was interrupted{why}. It cannot be resumed: only a run paused at a human gate "
+            f"resumes from its checkpoint; start the workflow again with: relavium run {run['source']}")
+
+
+def _record_crash(store: RunStore, run_id: str, exc: BaseException) -> None:
+    """A run the engine left unfinished on an unexpected error is interrupted, not running forever."""
+    try:
+        row = store.get_run(run_id)
+        if row is not None and row["status"] == "running":
+            store.mark_interrupted(run_id, "internal", f"the run stopped on an unexpected error ({type(exc).__name__})")
+    except Exception:  # noqa: BLE001 -- recording is best effort; the original error propagates
+        pass

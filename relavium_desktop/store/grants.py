@@ -21,6 +21,7 @@ import json
 import os
 import posixpath
 import sqlite3
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,7 +30,7 @@ from urllib.parse import urlsplit
 
 from relavium_desktop.engine.tools.masking import MASK
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
-from relavium_desktop.store.db import history_db_path, migrate, open_db
+from relavium_desktop.store.db import history_db_path, migrate, open_db, write_tx
 
 GrantKind = Literal["path", "argv", "host", "tool"]
 
@@ -183,19 +184,21 @@ def grant_covers(grant: Grant, project: str, request: ApprovalRequest) -> bool:
 
 
 class GrantStore:
-    """The ``grants`` component of history.db."""
+    """The ``grants`` component of history.db; safe to share between threads."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
+        self._lock = threading.Lock()  # shared with ``folders`` (same connection)
         migrate(conn, "grants", MIGRATIONS)
-        self.folders = FolderGrantStore(conn)  # folders outside the project, per project
+        self.folders = FolderGrantStore(conn, lock=self._lock)  # folders outside the project, per project
 
     @classmethod
     def open(cls, home: Path) -> GrantStore:
         return cls(open_db(history_db_path(home)))
 
     def close(self) -> None:
-        self._conn.close()
+        with self._lock:
+            self._conn.close()
 
     @staticmethod
     def _row(row: Any) -> Grant:
@@ -214,37 +217,40 @@ class GrantStore:
         if target is None:
             raise ValueError(f"{request.tool_id}: this action cannot be allowed permanently; it will always ask")
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        self._conn.execute(
-            "INSERT INTO grants(project, tool, kind, target, created_at) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(project, tool, kind, target) DO NOTHING",
-            (project, request.tool_id, target.kind, target.value, now),
-        )
-        row = self._conn.execute(
-            "SELECT * FROM grants WHERE project = ? AND tool = ? AND kind = ? AND target = ?",
-            (project, request.tool_id, target.kind, target.value),
-        ).fetchone()
+        with self._lock, write_tx(self._conn):
+            self._conn.execute(
+                "INSERT INTO grants(project, tool, kind, target, created_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(project, tool, kind, target) DO NOTHING",
+                (project, request.tool_id, target.kind, target.value, now),
+            )
+            row = self._conn.execute(
+                "SELECT * FROM grants WHERE project = ? AND tool = ? AND kind = ? AND target = ?",
+                (project, request.tool_id, target.kind, target.value),
+            ).fetchone()
         return self._row(row)
 
     def list(self, project: str | None = None) -> list[Grant]:
+        args: tuple[str, ...] = ()
         if project is None:
-            rows = self._conn.execute("SELECT * FROM grants ORDER BY project, tool, target").fetchall()
+            sql = "SELECT * FROM grants ORDER BY project, tool, target"
         else:
-            rows = self._conn.execute(
-                "SELECT * FROM grants WHERE project = ? ORDER BY tool, target",
-                (canonical_project(project),),
-            ).fetchall()
+            sql, args = "SELECT * FROM grants WHERE project = ? ORDER BY tool, target", (canonical_project(project),)
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
         return [self._row(r) for r in rows]
 
     def revoke(self, grant_id: int) -> bool:
-        cur = self._conn.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
+        with self._lock:
+            cur = self._conn.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
         return cur.rowcount > 0
 
     def find(self, project: str, request: ApprovalRequest) -> Grant | None:
         """The stored grant that covers ``request`` in ``project``, if any."""
         project = canonical_project(project)
-        rows = self._conn.execute(
-            "SELECT * FROM grants WHERE project = ? AND tool = ?", (project, request.tool_id)
-        ).fetchall()
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT * FROM grants WHERE project = ? AND tool = ?", (project, request.tool_id)
+            ).fetchall()
         for row in rows:
             grant = self._row(row)
             if grant_covers(grant, project, request):
@@ -302,8 +308,9 @@ def check_extra_folder(project: str, folder: str) -> str:
 class FolderGrantStore:
     """The ``folder_grants`` component of history.db (same connection as the grants)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, lock: threading.Lock | None = None) -> None:
         self._conn = conn
+        self._lock = lock or threading.Lock()
         migrate(conn, "folder_grants", FOLDER_MIGRATIONS)
 
     @staticmethod
@@ -315,23 +322,25 @@ class FolderGrantStore:
         project = canonical_project(project)
         resolved = check_extra_folder(project, folder)
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        self._conn.execute(
-            "INSERT INTO folder_grants(project, folder, created_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(project, folder) DO NOTHING",
-            (project, resolved, now),
-        )
-        row = self._conn.execute(
-            "SELECT * FROM folder_grants WHERE project = ? AND folder = ?", (project, resolved)
-        ).fetchone()
+        with self._lock, write_tx(self._conn):
+            self._conn.execute(
+                "INSERT INTO folder_grants(project, folder, created_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(project, folder) DO NOTHING",
+                (project, resolved, now),
+            )
+            row = self._conn.execute(
+                "SELECT * FROM folder_grants WHERE project = ? AND folder = ?", (project, resolved)
+            ).fetchone()
         return self._row(row)
 
     def list(self, project: str | None = None) -> list[FolderGrant]:
+        args: tuple[str, ...] = ()
         if project is None:
-            rows = self._conn.execute("SELECT * FROM folder_grants ORDER BY project, folder").fetchall()
+            sql = "SELECT * FROM folder_grants ORDER BY project, folder"
         else:
-            rows = self._conn.execute(
-                "SELECT * FROM folder_grants WHERE project = ? ORDER BY folder", (canonical_project(project),)
-            ).fetchall()
+            sql, args = "SELECT * FROM folder_grants WHERE project = ? ORDER BY folder", (canonical_project(project),)
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
         return [self._row(r) for r in rows]
 
     def roots(self, project: str) -> tuple[Path, ...]:
@@ -339,5 +348,6 @@ class FolderGrantStore:
         return tuple(Path(g.folder) for g in self.list(project) if os.path.isdir(g.folder))
 
     def revoke(self, grant_id: int) -> bool:
-        cur = self._conn.execute("DELETE FROM folder_grants WHERE id = ?", (grant_id,))
+        with self._lock:
+            cur = self._conn.execute("DELETE FROM folder_grants WHERE id = ?", (grant_id,))
         return cur.rowcount > 0

@@ -6,20 +6,42 @@ every node boundary) or at the end, so a long run costs one commit per node
 rather than one per token; a run paused at a human gate is fully on disk
 before the process exits, which is what lets ``relavium run --resume`` pick
 it up in a new process.
+
+A run records which process owns it (pid, that process's start time, host):
+set when it starts and again at every checkpoint, so a run resumed by a
+new process is owned by that process.  A run still ``running`` whose owner
+no longer exists -- killed, crashed, power lost, or its pid reused by a
+different process (the start time differs) -- is marked ``interrupted`` when
+a store opens and whenever runs are listed (:meth:`RunStore.reap_dead_runs`);
+its events and last checkpoint are kept.  A run owned by a live process
+(the desktop runs workflows in its own process) is left alone.
+
+One store may be shared by the event loop and worker threads: the event
+buffer and the connection are only touched under the store's lock, and every
+multi-statement write is one :func:`~relavium_desktop.store.db.write_tx`.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from relavium_desktop.engine.workflow.journal import RunInfo
-from relavium_desktop.store.db import history_db_path, migrate, open_db
+from relavium_desktop.store.db import history_db_path, migrate, open_db, write_tx
 
 JsonDict = dict[str, Any]
+
+INTERRUPTED = "interrupted"
 
 MIGRATIONS = [
     """
@@ -52,9 +74,75 @@ MIGRATIONS = [
         state TEXT NOT NULL
     )
     """,
+    # 2: the owning process, so a run whose process died is found (and shown
+    # as interrupted).  Runs an earlier version left 'running' have no owner
+    # to check; that version is no longer running them.
+    """
+    ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+    ALTER TABLE runs ADD COLUMN owner_started REAL;
+    ALTER TABLE runs ADD COLUMN owner_host TEXT;
+    UPDATE runs SET status = 'interrupted',
+        error = '{"code": "process_ended", "message": "the run was left running by an earlier version of Relavium"}'
+        WHERE status = 'running';
+    CREATE INDEX runs_by_status ON runs(status)
+    """,
 ]
 
 FLUSH_EVERY = 256
+# Start times of the same process read twice agree to well under this; a
+# recycled pid belongs to a process started later.
+START_TOLERANCE_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessOwner:
+    pid: int
+    started: float  # the process's start time (epoch seconds), as psutil reports it
+    host: str
+
+
+_this: dict[int, ProcessOwner] = {}
+
+
+def this_process() -> ProcessOwner:
+    """The current process's identity (recomputed after a fork)."""
+    pid = os.getpid()
+    owner = _this.get(pid)
+    if owner is None:
+        owner = ProcessOwner(pid, psutil.Process(pid).create_time(), socket.gethostname())
+        _this.clear()
+        _this[pid] = owner
+    return owner
+
+
+def owner_alive(pid: int, started: float) -> bool:
+    """Whether the process that started at ``started`` with ``pid`` still runs.
+
+    A missing pid, a zombie (killed but not yet reaped by its parent) and a
+    pid now held by a process with another start time all count as gone.  A
+    process we may not inspect counts as alive: a run is never marked
+    interrupted on a guess.
+    """
+    try:
+        proc = psutil.Process(pid)
+        if abs(proc.create_time() - started) > START_TOLERANCE_S:
+            return False
+        return bool(proc.status() != psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:  # ZombieProcess included
+        return False
+    except psutil.Error:
+        return True
+
+
+def _event_rows(events: list[JsonDict]) -> list[tuple[Any, ...]]:
+    return [(e["runId"], e["sequenceNumber"], e["type"], json.dumps(e, ensure_ascii=False, default=str))
+            for e in events]
+
+
+def _row(row: sqlite3.Row) -> JsonDict:
+    item = dict(row)
+    item["error"] = json.loads(item["error"]) if item["error"] else None
+    return item
 
 
 class RunStore:
@@ -65,70 +153,80 @@ class RunStore:
         self._lock = threading.Lock()
         self._buffer: list[JsonDict] = []
         migrate(conn, "runs", MIGRATIONS)
+        self.reap_dead_runs()
 
     @classmethod
     def open(cls, home: Path) -> RunStore:
         return cls(open_db(history_db_path(home)))
 
     def close(self) -> None:
-        self.flush()
-        self._conn.close()
+        with self._lock:
+            try:
+                self._flush_locked()
+            finally:
+                self._conn.close()
 
     # -- RunJournal ---------------------------------------------------------
 
     def run_started(self, info: RunInfo) -> None:
+        owner = this_process()
         with self._lock:
             self._conn.execute(
-                "INSERT OR REPLACE INTO runs(id, workflow_id, workflow_name, source, status, started_at) "
-                "VALUES(?, ?, ?, ?, 'running', ?)",
-                (info.run_id, info.workflow_id, info.workflow_name, info.source, info.started_at),
+                "INSERT OR REPLACE INTO runs(id, workflow_id, workflow_name, source, status, started_at, "
+                "owner_pid, owner_started, owner_host) VALUES(?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+                (info.run_id, info.workflow_id, info.workflow_name, info.source, info.started_at,
+                 owner.pid, owner.started, owner.host),
             )
 
     def record(self, event: JsonDict) -> None:
-        self._buffer.append(event)
-        if len(self._buffer) >= FLUSH_EVERY:
-            self.flush()
+        with self._lock:
+            self._buffer.append(event)
+            if len(self._buffer) >= FLUSH_EVERY:
+                self._flush_locked()
 
     def flush(self) -> None:
         with self._lock:
             self._flush_locked()
 
-    def _flush_locked(self) -> None:
-        if not self._buffer:
-            return
-        rows = [(e["runId"], e["sequenceNumber"], e["type"], json.dumps(e, ensure_ascii=False, default=str))
-                for e in self._buffer]
-        self._buffer.clear()
-        self._conn.execute("BEGIN IMMEDIATE")
+    @contextmanager
+    def _events_tx(self) -> Iterator[None]:
+        """One write transaction that starts by writing the buffered events (lock held).
+
+        If the transaction fails the events go back to the buffer, so a later
+        flush can still write them.
+        """
+        events, self._buffer = self._buffer, []
         try:
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO run_events(run_id, seq, type, event) VALUES(?, ?, ?, ?)", rows
-            )
-            self._conn.execute("COMMIT")
+            with write_tx(self._conn):
+                if events:
+                    self._conn.executemany(
+                        "INSERT OR REPLACE INTO run_events(run_id, seq, type, event) VALUES(?, ?, ?, ?)",
+                        _event_rows(events),
+                    )
+                yield
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            self._buffer[:0] = events
             raise
 
+    def _flush_locked(self) -> None:
+        if self._buffer:
+            with self._events_tx():
+                pass
+
     def checkpoint(self, run_id: str, state: JsonDict, status: str) -> None:
-        with self._lock:
-            rows = [(e["runId"], e["sequenceNumber"], e["type"], json.dumps(e, ensure_ascii=False, default=str))
-                    for e in self._buffer]
-            self._buffer.clear()
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._conn.executemany(
-                    "INSERT OR REPLACE INTO run_events(run_id, seq, type, event) VALUES(?, ?, ?, ?)", rows
-                )
-                self._conn.execute(
-                    "INSERT INTO run_checkpoints(run_id, status, state) VALUES(?, ?, ?) "
-                    "ON CONFLICT(run_id) DO UPDATE SET status = excluded.status, state = excluded.state",
-                    (run_id, status, json.dumps(state, ensure_ascii=False, default=str)),
-                )
-                self._conn.execute("UPDATE runs SET status = ? WHERE id = ?", (status, run_id))
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
+        owner = this_process()
+        state_json = json.dumps(state, ensure_ascii=False, default=str)
+        with self._lock, self._events_tx():
+            self._conn.execute(
+                "INSERT INTO run_checkpoints(run_id, status, state) VALUES(?, ?, ?) "
+                "ON CONFLICT(run_id) DO UPDATE SET status = excluded.status, state = excluded.state",
+                (run_id, status, state_json),
+            )
+            # The checkpointing process owns the run (a resume moves it to a new process).
+            self._conn.execute(
+                "UPDATE runs SET status = ?, owner_pid = ?, owner_started = ?, owner_host = ? WHERE id = ?",
+                (status, owner.pid, owner.started, owner.host, run_id),
+            )
 
     def load_checkpoint(self, run_id: str) -> JsonDict | None:
         with self._lock:
@@ -153,8 +251,7 @@ class RunStore:
     def finished(self, run_id: str, status: str, summary: JsonDict) -> None:
         tokens = summary.get("totalTokensUsed", {})
         error = summary.get("error")
-        with self._lock:
-            self._flush_locked()
+        with self._lock, self._events_tx():
             self._conn.execute(
                 "UPDATE runs SET status = ?, ended_at = started_at + ? / 1000.0, duration_ms = ?, "
                 "input_tokens = ?, output_tokens = ?, cost_microcents = ?, error = ? WHERE id = ?",
@@ -162,6 +259,53 @@ class RunStore:
                  tokens.get("output", 0), summary.get("totalCostMicrocents", 0),
                  json.dumps(error) if error else None, run_id),
             )
+
+    # -- interrupted runs -------------------------------------------------------
+
+    def mark_interrupted(self, run_id: str, code: str, message: str) -> None:
+        """Record that ``run_id`` did not end normally (e.g. ``relavium run``'s stdout was closed).
+
+        The run's events so far are written first; its checkpoint is kept.
+        """
+        error = json.dumps({"code": code, "message": message})
+        with self._lock, self._events_tx():
+            self._conn.execute("UPDATE runs SET status = ?, error = ? WHERE id = ?",
+                               (INTERRUPTED, error, run_id))
+
+    def reap_dead_runs(self) -> list[str]:
+        """Mark every ``running`` run whose owning process is gone as ``interrupted``; their ids.
+
+        Called when a store opens and before runs are listed; cheap (only
+        ``running`` rows are checked).  The update is conditional on the
+        owner read, so two processes reaping at once cannot clobber a run
+        that a new owner has taken over meanwhile.
+        """
+        with self._lock:
+            return self._reap_locked()
+
+    def _reap_locked(self) -> list[str]:
+        rows = self._conn.execute(
+            "SELECT id, owner_pid, owner_started, owner_host FROM runs "
+            "WHERE status = 'running' AND owner_pid IS NOT NULL AND owner_started IS NOT NULL"
+        ).fetchall()
+        dead = [r for r in rows if not owner_alive(int(r["owner_pid"]), float(r["owner_started"]))]
+        if not dead:
+            return []
+        reaped: list[str] = []
+        with write_tx(self._conn):
+            for r in dead:
+                where = f" on {r['owner_host']}" if r["owner_host"] else ""
+                error = {"code": "process_ended",
+                         "message": f"the process running it (pid {r['owner_pid']}{where}) ended before the run "
+                                    "finished (killed, crashed or shut down)"}
+                cur = self._conn.execute(
+                    "UPDATE runs SET status = ?, error = ? WHERE id = ? AND status = 'running' "
+                    "AND owner_pid = ? AND owner_started = ?",
+                    (INTERRUPTED, json.dumps(error), r["id"], r["owner_pid"], r["owner_started"]),
+                )
+                if cur.rowcount:
+                    reaped.append(str(r["id"]))
+        return reaped
 
     # -- reading (CLI, Runs/History view) -------------------------------------
 
@@ -173,26 +317,19 @@ class RunStore:
             args = (source,)
         sql += " ORDER BY started_at DESC LIMIT ?"
         with self._lock:
+            self._reap_locked()
             rows = self._conn.execute(sql, (*args, limit)).fetchall()
-        out = []
-        for r in rows:
-            item = dict(r)
-            item["error"] = json.loads(item["error"]) if item["error"] else None
-            out.append(item)
-        return out
+        return [_row(r) for r in rows]
 
     def get_run(self, run_id: str) -> JsonDict | None:
         with self._lock:
+            self._reap_locked()
             row = self._conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
-        if row is None:
-            return None
-        item = dict(row)
-        item["error"] = json.loads(item["error"]) if item["error"] else None
-        return item
+        return _row(row) if row is not None else None
 
     def events(self, run_id: str) -> list[JsonDict]:
-        self.flush()
         with self._lock:
+            self._flush_locked()
             rows = self._conn.execute(
                 "SELECT event FROM run_events WHERE run_id = ? ORDER BY seq", (run_id,)
             ).fetchall()

@@ -20,7 +20,7 @@ from relavium_desktop.engine.agent.outcome import UsageRecord
 from relavium_desktop.engine.agent.session import SessionInfo, storable_message
 from relavium_desktop.engine.llm.messages import Message
 from relavium_desktop.engine.tools.masking import mask_value
-from relavium_desktop.store.db import migrate
+from relavium_desktop.store.db import migrate, write_tx
 
 MIGRATIONS = [
     """
@@ -92,11 +92,13 @@ class SqliteSessionStore:
                "FROM chat_sessions s")
 
     def get(self, session_id: str) -> SessionInfo | None:
-        row = self._conn.execute(self._SELECT + " WHERE s.id = ?", (session_id,)).fetchone()
+        with self._lock:
+            row = self._conn.execute(self._SELECT + " WHERE s.id = ?", (session_id,)).fetchone()
         return self._info(row) if row else None
 
     def list_sessions(self) -> list[SessionInfo]:
-        rows = self._conn.execute(self._SELECT + " ORDER BY s.updated_at DESC, s.id").fetchall()
+        with self._lock:
+            rows = self._conn.execute(self._SELECT + " ORDER BY s.updated_at DESC, s.id").fetchall()
         return [self._info(r) for r in rows]
 
     def rename(self, session_id: str, title: str) -> bool:
@@ -122,49 +124,39 @@ class SqliteSessionStore:
     def append_message(self, session_id: str, message: Message) -> None:
         stored = storable_message(message)
         now = self._clock()
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                seq = self._next_seq("chat_messages", session_id)
-                self._conn.execute(
-                    "INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at) VALUES(?,?,?,?,?)",
-                    (session_id, seq, stored.role, json.dumps(stored.to_json()["parts"]), now),
-                )
-                self._conn.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (now, session_id))
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
+        with self._lock, write_tx(self._conn):
+            seq = self._next_seq("chat_messages", session_id)
+            self._conn.execute(
+                "INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at) VALUES(?,?,?,?,?)",
+                (session_id, seq, stored.role, json.dumps(stored.to_json()["parts"]), now),
+            )
+            self._conn.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (now, session_id))
 
     def messages(self, session_id: str) -> list[Message]:
-        rows = self._conn.execute(
-            "SELECT role, parts_json FROM chat_messages WHERE session_id = ? ORDER BY seq", (session_id,)
-        ).fetchall()
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT role, parts_json FROM chat_messages WHERE session_id = ? ORDER BY seq", (session_id,)
+            ).fetchall()
         return [Message.from_json({"role": r["role"], "parts": json.loads(r["parts_json"])}) for r in rows]
 
     def record_tool_event(self, session_id: str, event: dict[str, Any]) -> None:
         """An ``agent:tool_call``/``agent:tool_result`` event (already masked and bounded; masked again)."""
         payload = mask_value({k: v for k, v in event.items() if k not in ("type", "toolId")})
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                seq = self._next_seq("chat_tool_events", session_id)
-                self._conn.execute(
-                    "INSERT INTO chat_tool_events(session_id, seq, type, tool_id, payload_json, created_at) "
-                    "VALUES(?,?,?,?,?,?)",
-                    (session_id, seq, event["type"], str(event.get("toolId", "")), json.dumps(payload),
-                     self._clock()),
-                )
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
+        with self._lock, write_tx(self._conn):
+            seq = self._next_seq("chat_tool_events", session_id)
+            self._conn.execute(
+                "INSERT INTO chat_tool_events(session_id, seq, type, tool_id, payload_json, created_at) "
+                "VALUES(?,?,?,?,?,?)",
+                (session_id, seq, event["type"], str(event.get("toolId", "")), json.dumps(payload),
+                 self._clock()),
+            )
 
     def tool_events(self, session_id: str) -> list[dict[str, Any]]:
-        rows = self._conn.execute(
-            "SELECT type, tool_id, payload_json FROM chat_tool_events WHERE session_id = ? ORDER BY seq",
-            (session_id,),
-        ).fetchall()
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT type, tool_id, payload_json FROM chat_tool_events WHERE session_id = ? ORDER BY seq",
+                (session_id,),
+            ).fetchall()
         return [{"type": r["type"], "toolId": r["tool_id"], **json.loads(r["payload_json"])} for r in rows]
 
     def record_usage(self, session_id: str, usage: UsageRecord) -> None:
@@ -178,11 +170,12 @@ class SqliteSessionStore:
 
     def usage_by_model(self, session_id: str) -> list[dict[str, Any]]:
         """Token totals per model; cost is null when any turn's price was unknown."""
-        rows = self._conn.execute(
-            "SELECT provider, model, SUM(input_tokens) AS i, SUM(output_tokens) AS o, "
-            "SUM(cost_usd) AS c, COUNT(*) - COUNT(cost_usd) AS unpriced "
-            "FROM chat_usage WHERE session_id = ? GROUP BY provider, model ORDER BY provider, model",
-            (session_id,),
-        ).fetchall()
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT provider, model, SUM(input_tokens) AS i, SUM(output_tokens) AS o, "
+                "SUM(cost_usd) AS c, COUNT(*) - COUNT(cost_usd) AS unpriced "
+                "FROM chat_usage WHERE session_id = ? GROUP BY provider, model ORDER BY provider, model",
+                (session_id,),
+            ).fetchall()
         return [{"provider": r["provider"], "model": r["model"], "inputTokens": r["i"], "outputTokens": r["o"],
                  "costUsd": None if r["unpriced"] else r["c"]} for r in rows]

@@ -10,7 +10,7 @@ from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.workflow.run import GateDecision, WorkflowEngine
 from relavium_desktop.store.db import history_db_path
-from relavium_desktop.store.runs import RunStore
+from relavium_desktop.store.runs import MIGRATIONS, RunStore
 from tests.engine.workflow.wfhelpers import HARNESS, load
 
 GATE = """schema_version: '1.0'
@@ -67,4 +67,5 @@ def test_migration_is_per_component_and_idempotent(relavium_home: Path) -> None:
     RunStore.open(relavium_home).close()
     RunStore.open(relavium_home).close()
     conn = sqlite3.connect(history_db_path(relavium_home))
-    assert conn.execute("SELECT version FROM schema_versions WHERE component = 'runs'").fetchone() == (1,)
+    assert conn.execute("SELECT version FROM schema_versions WHERE component = 'runs'").fetchone() == (
+        len(MIGRATIONS),)

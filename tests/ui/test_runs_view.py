@@ -232,3 +232,88 @@ def test_a_gate_timeout_applies_while_the_window_is_open(
                     timeout=10_000)
     resumed = next(e for e in view.events if e["type"] == "human_gate:resumed")
     assert (resumed["decision"], resumed["decidedBy"]) == ("approved", "timeout")
+
+
+# -- runs whose process ended before they finished --------------------------------
+
+
+def test_a_run_whose_process_died_reads_interrupted(make_window, qtbot, relavium_home: Path) -> None:
+    """A run left 'running' by a process that is gone (here: its pid now belongs to another process,
+    this one, started at another time) reads interrupted; a run this live process owns stays running."""
+    import sqlite3
+
+    from relavium_desktop.engine.workflow.journal import RunInfo
+    from relavium_desktop.store.db import history_db_path
+    from relavium_desktop.store.runs import RunStore, this_process
+
+    store = RunStore.open(relavium_home)
+    for run_id, started in (("run-dead", 100.0), ("run-live", 200.0)):
+        store.run_started(RunInfo(run_id, "slow", "Slow steps", "slow.relavium.yaml", started))
+        store.record({"type": "run:started", "runId": run_id, "sequenceNumber": 0, "timestamp": "t"})
+        store.checkpoint(run_id, {"nextSeq": 1}, "running")
+    store.close()
+    me = this_process()
+    conn = sqlite3.connect(history_db_path(relavium_home))
+    conn.execute("UPDATE runs SET owner_started = ? WHERE id = 'run-dead'", (me.started - 3600,))
+    conn.commit()
+    conn.close()
+
+    window = make_window()
+    window.nav.setCurrentRow(NAV_RUNS)
+    view = window.runs_view
+    qtbot.waitUntil(lambda: len(view.runs) == 2, timeout=10_000)
+    dead, live = view.row_of("run-dead"), view.row_of("run-live")
+    assert (view.cell(dead, "Status"), view.cell(live, "Status")) == ("interrupted", "running")
+    tip = view.table.item(dead, 1).toolTip()
+    assert tip.startswith(f"Interrupted: the process running it (pid {me.pid} on ")
+    assert tip.endswith("cannot be resumed; run the workflow again.")
+    assert view.table.item(live, 1).toolTip() == ""
+
+    with qtbot.waitSignal(view.log_shown, timeout=10_000):
+        view.open_run("run-dead")
+    assert view.log_title.text().startswith("Run run-dead — interrupted: the process running it (pid ")
+    assert view.log_title.text().endswith(" · 1 events")
+    assert not view.gate_panel.isVisibleTo(view)  # nothing to answer
+
+
+def test_a_killed_relavium_run_reads_interrupted_in_a_fresh_window(
+    make_window, qtbot, project: Path, cli_env: dict[str, str]
+) -> None:
+    import contextlib
+    import signal
+
+    import psutil
+
+    from tests.cli.test_run_interrupted import SLOW, read_until, sleep_child, start_run
+
+    wf = project / "slow.relavium.yaml"
+    wf.write_text(SLOW)
+    proc = start_run(wf, cli_env, project)
+    children: list[psutil.Process] = []
+    try:
+        run_id = read_until(proc, "node:started", "wait")[0]["runId"]
+        children = sleep_child(proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for child in children:
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+    window = make_window()
+    window.nav.setCurrentRow(NAV_RUNS)
+    view = window.runs_view
+    qtbot.waitUntil(lambda: run_id in [r["id"] for r in view.runs], timeout=10_000)
+    row = view.row_of(run_id)
+    assert view.cell(row, "Status") == "interrupted"
+    assert view.cell(row, "Workflow") == "Slow steps  (" + str(wf) + ")"
+    with qtbot.waitSignal(view.log_shown, timeout=10_000):
+        view.open_run(run_id)
+    assert view.log_title.text().startswith(f"Run {run_id} — interrupted: the process running it (pid {proc.pid} ")
+    assert [e["type"] for e in view.events][:1] == ["run:started"]

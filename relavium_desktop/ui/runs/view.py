@@ -13,6 +13,11 @@ box) with Approve / Reject; the answer resumes the run through the engine's
 was started in, and the history re-reads when it ends.  A gate with a
 ``timeout_ms`` that runs out while the window is open gets its
 ``timeout_action`` then, not only at the next resume.
+
+A run whose process ended before it finished (killed, crashed, the machine
+shut down, ``relavium run``'s output closed) reads ``interrupted``; its
+tooltip and log title say what happened.  Its log and last checkpoint are
+kept, but it cannot be resumed -- only a run paused at a gate can.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ if TYPE_CHECKING:
 JsonDict = dict[str, Any]
 COLUMNS = ["Workflow", "Status", "Started", "Duration", "Tokens (in / out)", "Cost"]
 LIST_LIMIT = 500
+INTERRUPTED_HINT = "It did not finish and cannot be resumed; run the workflow again."
 
 
 def _home() -> Path:
@@ -74,6 +80,16 @@ def format_cost(microcents: int) -> str:
     """Micro-cents (1e-6 cent) as dollars; small costs keep their significant digits."""
     dollars = microcents / 100_000_000
     return f"${dollars:.4f}" if dollars < 1 else f"${dollars:.2f}"
+
+
+def status_tooltip(run: JsonDict) -> str:
+    """What a status cell explains on hover: why an interrupted run stopped."""
+    if run.get("status") != "interrupted":
+        return ""
+    error = run.get("error")
+    why = str(error.get("message")) if isinstance(error, dict) and error.get("message") else \
+        "the process running it ended before it finished"
+    return f"Interrupted: {why}. {INTERRUPTED_HINT}"
 
 
 def _read_runs(home: Path) -> list[JsonDict]:
@@ -191,6 +207,8 @@ class RunsView(QWidget):
                 item = QTableWidgetItem(text)
                 if col == 0:
                     item.setToolTip(str(run["id"]))
+                elif col == 1 and (tip := status_tooltip(run)):
+                    item.setToolTip(tip)
                 self.table.setItem(i, col, item)
         self.table.clearSelection()
         self.table.blockSignals(False)
@@ -224,7 +242,10 @@ class RunsView(QWidget):
         status = f" — {run['status']}" if run else ""
         error = run.get("error") if run else None
         if isinstance(error, dict) and error.get("message"):
-            status += f": {error.get('code')}: {error.get('message')}"
+            if run is not None and run.get("status") == "interrupted":
+                status += f": {error.get('message')}"  # the code adds nothing to "interrupted"
+            else:
+                status += f": {error.get('code')}: {error.get('message')}"
         self.log_title.setText(f"Run {run_id}{status} · {len(events)} events")
         self.log_view.setPlainText("\n".join(json.dumps(e, ensure_ascii=False, default=str) for e in events))
         await self._show_gate(run_id, run)

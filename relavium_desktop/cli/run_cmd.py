@@ -10,7 +10,9 @@ When stdout goes away mid-run (``relavium run … | head``, a closed pipe) the
 run is stopped, recorded as ``interrupted`` in history, and the command ends
 quietly with exit status 1.  A run whose process died (killed, crashed) is
 found by the store's liveness check and shows as ``interrupted`` too; such a
-run cannot be resumed -- only a run paused at a human gate can.
+run continues from its last node-boundary checkpoint with ``relavium run
+--resume RUN_ID`` (no decision): finished nodes are kept, nodes that were
+running start again.  A run stopped on purpose (its output closed) cannot.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input", action="append", default=[], metavar="KEY=VALUE", help="a workflow input")
     p.add_argument("--workspace", help="workspace folder (default: the current folder)")
     p.add_argument("--tier", choices=["sandboxed", "project", "full"], default="project")
-    p.add_argument("--resume", metavar="RUN_ID", help="resume a run paused at a human gate")
+    p.add_argument("--resume", metavar="RUN_ID", help="resume a run paused at a human gate (with --decision), "
+                   "or continue an interrupted one from its last checkpoint (alone)")
     p.add_argument("--decision", choices=["approve", "reject"], help="the gate decision (with --resume)")
     p.add_argument("--gate", metavar="GATE_ID", help="which pending gate (when several are open)")
     p.add_argument("--payload", help="gate payload as JSON (or @file.json)")
@@ -146,14 +149,20 @@ def run(args: argparse.Namespace) -> int:
 
     store = RunStore.open(data_dir())  # opening marks runs whose process died as interrupted
     try:
-        if args.resume:
-            refusal = _not_resumable(store.get_run(args.resume))
-            if refusal is not None:
-                report_error("validation", refusal, args.json)
+        row = store.get_run(args.resume) if args.resume else None
+        continuing = row is not None and row["status"] == "interrupted"
+        if continuing:
+            assert row is not None
+            if args.decision or args.gate or args.payload:
+                raise UsageError("an interrupted run continues from its checkpoint: give --resume RUN_ID alone")
+            checkpoint = store.load_checkpoint_any(args.resume)
+            if checkpoint is None or not store.can_continue(args.resume):
+                report_error("validation", _not_resumable(row), args.json)
                 return EXIT_USAGE
-            if not args.decision:
-                raise UsageError("--resume needs --decision approve|reject")
-        checkpoint = store.load_checkpoint(args.resume) if args.resume else None
+        elif args.resume and not args.decision:
+            raise UsageError("--resume needs --decision approve|reject (or an interrupted run's id alone)")
+        else:
+            checkpoint = store.load_checkpoint(args.resume) if args.resume else None
         if args.resume and checkpoint is None:
             report_error("validation", f"no paused run with id {args.resume!r}", args.json)
             return EXIT_USAGE
@@ -168,7 +177,12 @@ def run(args: argparse.Namespace) -> int:
                                        hold_gates=args.hold_gates)
         printer = _Printer(args.json)
         try:
-            if args.resume:
+            if continuing:
+                if not args.json:
+                    print(f"continuing run {args.resume} from its last checkpoint; nodes that were running "
+                          "when it stopped start again", file=sys.stderr)
+                wf_run = engine.resume_interrupted(args.resume, on_event=printer)
+            elif args.resume:
                 decision = GateDecision(
                     "approved" if args.decision == "approve" else "rejected",
                     decided_by="cli",
@@ -221,14 +235,12 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FAILED
 
 
-def _not_resumable(run: dict[str, Any] | None) -> str | None:
-    """Why ``relavium run --resume`` cannot continue ``run`` when it was interrupted; None otherwise."""
-    if run is None or run.get("status") != "interrupted":
-        return None
+def _not_resumable(run: dict[str, Any]) -> str:
+    """Why an interrupted run cannot continue: it was stopped on purpose, not cut off mid-run."""
     error = run.get("error") or {}
     why = f": {error['message']}" if isinstance(error, dict) and error.get("message") else ""
-    return (f"run {run['id']!r} was interrupted{why}. It cannot be resumed: only a run paused at a human gate "
-            f"resumes from its checkpoint; start the workflow again with: relavium run {run['source']}")
+    return (f"run {run['id']!r} was interrupted{why}. It cannot continue: it was stopped rather than cut off "
+            f"between two nodes; start the workflow again with: relavium run {run['source']}")
 
 
 def _record_crash(store: RunStore, run_id: str, exc: BaseException) -> None:

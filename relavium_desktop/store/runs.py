@@ -235,6 +235,40 @@ class RunStore:
             ).fetchone()
         return json.loads(row[0]) if row else None
 
+    def load_checkpoint_any(self, run_id: str) -> JsonDict | None:
+        """The last checkpoint whatever the run's status (its surface: workspace and tier)."""
+        with self._lock:
+            row = self._conn.execute("SELECT state FROM run_checkpoints WHERE run_id = ?", (run_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def can_continue(self, run_id: str) -> bool:
+        """Interrupted with a mid-run checkpoint: its process died between node boundaries."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT 1 FROM runs r JOIN run_checkpoints c ON c.run_id = r.id "
+                "WHERE r.id = ? AND r.status = ? AND c.status = 'running'", (run_id, INTERRUPTED)
+            ).fetchone()
+        return row is not None
+
+    def claim_interrupted(self, run_id: str) -> JsonDict | None:
+        """See :meth:`RunJournal.claim_interrupted`: only a mid-run checkpoint ('running') continues."""
+        owner = this_process()
+        with self._lock, write_tx(self._conn):
+            row = self._conn.execute(
+                "SELECT c.state FROM runs r JOIN run_checkpoints c ON c.run_id = r.id "
+                "WHERE r.id = ? AND r.status = ? AND c.status = 'running'", (run_id, INTERRUPTED)
+            ).fetchone()
+            if row is None:
+                return None
+            state: JsonDict = json.loads(row[0])
+            self._conn.execute("DELETE FROM run_events WHERE run_id = ? AND seq >= ?", (run_id, state["nextSeq"]))
+            self._conn.execute(
+                "UPDATE runs SET status = 'running', error = NULL, ended_at = NULL, duration_ms = NULL, "
+                "owner_pid = ?, owner_started = ?, owner_host = ? WHERE id = ?",
+                (owner.pid, owner.started, owner.host, run_id),
+            )
+        return state
+
     def paused_gates(self, run_id: str) -> tuple[list[JsonDict], JsonDict] | None:
         """A paused run's pending gates (node, gate id, kind, message, expiry) and its surface.
 

@@ -77,9 +77,15 @@ def sleep_child(proc: subprocess.Popen[str]) -> list[psutil.Process]:
         time.sleep(0.05)
 
 
-def test_a_killed_run_reads_interrupted_and_is_not_resumable(cli_env: dict[str, str], tmp_path: Path) -> None:
+# The node cut off by the kill sleeps 3 s, so continuing the run re-runs it quickly.
+KILLABLE = SLOW.replace("'sleep 30']", "'sleep 3']").replace("args: ['30']", "args: ['3']")
+
+
+def test_a_killed_run_reads_interrupted_and_continues_from_its_checkpoint(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
     wf = tmp_path / "slow.relavium.yaml"
-    wf.write_text(SLOW)
+    wf.write_text(KILLABLE)
     proc = start_run(wf, cli_env, tmp_path)
     children: list[psutil.Process] = []
     try:
@@ -91,7 +97,7 @@ def test_a_killed_run_reads_interrupted_and_is_not_resumable(cli_env: dict[str, 
             assert time.monotonic() < deadline, row
             time.sleep(0.1)
         assert row["owner_pid"] == proc.pid
-        children = sleep_child(proc)  # `sleep 30`, in its own session: killed by hand below
+        children = sleep_child(proc)  # `sleep 3`, in its own session: killed by hand below
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
     finally:
@@ -109,15 +115,31 @@ def test_a_killed_run_reads_interrupted_and_is_not_resumable(cli_env: dict[str, 
     assert row["status"] == "interrupted"
     assert row["error"]["code"] == "process_ended" and f"pid {proc.pid}" in row["error"]["message"]
 
-    # Resuming says why it cannot, with or without a decision (exit 2, one clear line).
-    code, out, err = run_cli("run", "--resume", run_id, "--json", env=cli_env, cwd=tmp_path)
-    assert code == 2
-    assert out["ok"] is False and "was interrupted" in out["error"]["message"]
-    assert "It cannot be resumed" in err and f"start the workflow again with: relavium run {wf}" in err
+    # A gate decision makes no sense for it: a usage error, one clear line, nothing re-run.
     code, _out, err = run_cli("run", "--resume", run_id, "--decision", "approve", env=cli_env, cwd=tmp_path)
-    assert code == 2 and "cannot be resumed" in err and "Traceback" not in err
-    # Still interrupted (nothing re-ran it).
+    assert code == 2 and "give --resume RUN_ID alone" in err and "Traceback" not in err
     assert runs_from_a_new_process(cli_env)[run_id]["status"] == "interrupted"
+
+    # --resume alone continues it: `nap` (finished before the kill) is kept, `wait` runs again.
+    done = subprocess.run([*relavium_cmd(), "run", "--resume", run_id, "--json"], check=False, env=cli_env,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    resumed = [json.loads(line) for line in done.stdout.splitlines()]
+    started = [e["nodeId"] for e in resumed if e["type"] == "node:started"]
+    assert started == ["wait", "out"] and resumed[-1]["type"] == "run:completed"
+    assert resumed[0]["sequenceNumber"] > 0  # numbering goes on from the checkpoint
+    row = runs_from_a_new_process(cli_env)[run_id]
+    assert row["status"] == "completed" and row["error"] is None
+    code = ("import json; from relavium_desktop.host.datadir import data_dir; "
+            "from relavium_desktop.store.runs import RunStore; s = RunStore.open(data_dir()); "
+            f"print(json.dumps([e['sequenceNumber'] for e in s.events({run_id!r})])); s.close()")
+    seqs = json.loads(subprocess.run([sys.executable, "-c", code], env=cli_env, capture_output=True, text=True,
+                                     check=True, timeout=60).stdout)
+    assert seqs == list(range(len(seqs)))  # one gap-free log across both processes
+
+    # Once finished it is not interrupted any more: --resume alone is a usage error again.
+    code, _out, err = run_cli("run", "--resume", run_id, env=cli_env, cwd=tmp_path)
+    assert code == 2 and "--decision" in err
 
 
 def test_a_closed_stdout_stops_the_run_quietly_and_records_it_interrupted(

@@ -266,7 +266,8 @@ def test_a_run_whose_process_died_reads_interrupted(make_window, qtbot, relavium
     assert (view.cell(dead, "Status"), view.cell(live, "Status")) == ("interrupted", "running")
     tip = view.table.item(dead, 1).toolTip()
     assert tip.startswith(f"Interrupted: the process running it (pid {me.pid} on ")
-    assert tip.endswith("cannot be resumed; run the workflow again.")
+    assert tip.endswith("continue it with relavium run --resume run-dead (finished steps are kept); "
+                        "otherwise run the workflow again.")
     assert view.table.item(live, 1).toolTip() == ""
 
     with qtbot.waitSignal(view.log_shown, timeout=10_000):

@@ -38,6 +38,16 @@ class RunJournal(Protocol):
 
     def load_checkpoint(self, run_id: str) -> JsonDict | None: ...
 
+    def claim_interrupted(self, run_id: str) -> JsonDict | None:
+        """The last mid-run checkpoint of a run whose process died, now owned by this process.
+
+        None when the run is not interrupted or its last checkpoint is not a
+        mid-run one (a run stopped on purpose ended with a final checkpoint).
+        Events recorded after that checkpoint are dropped: the resumed run
+        numbers on from the checkpoint's ``nextSeq``.
+        """
+        ...
+
     def finished(self, run_id: str, status: str, summary: JsonDict) -> None: ...
 
 
@@ -64,6 +74,15 @@ class MemoryJournal:
         state = self.checkpoints.get(run_id)
         if state is None or self.status.get(run_id) != "paused":
             return None
+        return copy.deepcopy(state)
+
+    def claim_interrupted(self, run_id: str) -> JsonDict | None:
+        state = self.checkpoints.get(run_id)
+        if state is None or self.status.get(run_id) != "interrupted":
+            return None
+        next_seq = state["nextSeq"]
+        self.events[run_id] = [e for e in self.events.get(run_id, []) if e["sequenceNumber"] < next_seq]
+        self.status[run_id] = "running"
         return copy.deepcopy(state)
 
     def finished(self, run_id: str, status: str, summary: JsonDict) -> None:

@@ -17,7 +17,7 @@ was started in, and the history re-reads when it ends.  A gate with a
 A run whose process ended before it finished (killed, crashed, the machine
 shut down, ``relavium run``'s output closed) reads ``interrupted``; its
 tooltip and log title say what happened.  Its log and last checkpoint are
-kept, but it cannot be resumed -- only a run paused at a gate can.
+kept; the tooltip says how to continue it from that checkpoint.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ if TYPE_CHECKING:
 JsonDict = dict[str, Any]
 COLUMNS = ["Workflow", "Status", "Started", "Duration", "Tokens (in / out)", "Cost"]
 LIST_LIMIT = 500
-INTERRUPTED_HINT = "It did not finish and cannot be resumed; run the workflow again."
+INTERRUPTED_HINT = ("It did not finish. If it was cut off between steps, continue it with "
+                    "relavium run --resume {run_id} (finished steps are kept); otherwise run the workflow again.")
 
 
 def _home() -> Path:
@@ -89,7 +90,7 @@ def status_tooltip(run: JsonDict) -> str:
     error = run.get("error")
     why = str(error.get("message")) if isinstance(error, dict) and error.get("message") else \
         "the process running it ended before it finished"
-    return f"Interrupted: {why}. {INTERRUPTED_HINT}"
+    return f"Interrupted: {why}. {INTERRUPTED_HINT.format(run_id=run.get('id', 'RUN_ID'))}"
 
 
 def _read_runs(home: Path) -> list[JsonDict]:

@@ -9,6 +9,7 @@ functions so the CLI's ``--help`` and the window's first paint do not pay them.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,13 +59,37 @@ def build_workflow_engine(
     providers_file: str | None = None,
     hold_gates: bool = False,
 ) -> WorkflowEngine:
-    """One engine over a freshly pinned host for ``workspace`` at ``tier``."""
+    """One engine over a freshly pinned host for ``workspace`` at ``tier``.
+
+    The host is the run's: each run the engine starts or resumes binds its
+    own spill folder (``runs/<run-id>/``) as the only one its file tools may
+    read, so a surface keeps one engine per run.
+    """
     from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
     from relavium_desktop.engine.tools.registry import ToolRegistry
-    from relavium_desktop.engine.workflow.run import WorkflowEngine
     from relavium_desktop.host.assembly import HostSettings, build_host
 
     host = build_host(HostSettings(workspace=workspace, tier=tier, surface="workflow", os_capability=os_capability))
     registry = ToolRegistry(BUILTIN_TOOLS, host)
-    return WorkflowEngine(registry, agent_runner=agent_runner(providers_file), journal=journal, fs_scope=tier,
-                          approval=approval, hold_gates=hold_gates)
+    return _run_scoped_engine()(registry, agent_runner=agent_runner(providers_file), journal=journal,
+                                fs_scope=tier, approval=approval, hold_gates=hold_gates)
+
+
+@functools.cache
+def _run_scoped_engine() -> type[WorkflowEngine]:
+    """WorkflowEngine whose runs bind their own spill folder on the host (made on first use)."""
+    from relavium_desktop.engine.workflow.run import WorkflowEngine, WorkflowRun
+    from relavium_desktop.host.assembly import bind_spill_scope
+
+    class RunScopedEngine(WorkflowEngine):
+        def start(self, *args: Any, **kwargs: Any) -> WorkflowRun:
+            run = super().start(*args, **kwargs)
+            bind_spill_scope(self.registry.host, run.run_id)
+            return run
+
+        def resume(self, *args: Any, **kwargs: Any) -> WorkflowRun:
+            run = super().resume(*args, **kwargs)
+            bind_spill_scope(self.registry.host, run.run_id)
+            return run
+
+    return RunScopedEngine

@@ -34,7 +34,13 @@ class SpillInfo:
 
 @runtime_checkable
 class OutputStore(Protocol):
-    """Run-scoped spill files, reclaimed at the run's terminal event."""
+    """Run-scoped spill files, reclaimed at the run's terminal event.
+
+    ``spill(run_id, ...)`` writes under the run's own folder; the host lets
+    that run's file tools read the folder (read-only) and no other run's.
+    ``reclaim`` is called at every terminal event - completed, failed and
+    cancelled - but not when a run pauses at a human gate.
+    """
 
     async def spill(self, run_id: str, label: str, text: str) -> SpillInfo: ...
 

@@ -1,9 +1,9 @@
 """Build the ToolHost one surface (CLI or desktop) dispatches through.
 
 Each capability is constructed by the host module that owns it; a surface
-passes in what it knows (workspace, tier, granted extra roots) and gets back
-an immutable ToolHost.  Capabilities a surface cannot supply stay ``None``
-and their tools fail closed with ``tool_unavailable``.
+passes in what it knows (workspace, tier, granted extra roots, the run it
+serves) and gets back an immutable ToolHost.  Capabilities a surface cannot
+supply stay ``None`` and their tools fail closed with ``tool_unavailable``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from relavium_desktop.engine.host import (
 )
 from relavium_desktop.engine.tools.tooldef import FsScopeTier
 from relavium_desktop.host.datadir import data_dir
-from relavium_desktop.host.output_store import FileOutputStore
+from relavium_desktop.host.fs.policy import SpillScope
+from relavium_desktop.host.output_store import FileOutputStore, valid_run_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,9 +37,13 @@ class HostSettings:
     home: Path = field(default_factory=data_dir)
     # A workflow's own MCP servers ({name: entry}), added to $RELAVIUM_HOME/mcp.yaml's.
     mcp_servers: Mapping[str, Any] | None = None
+    # The run this host serves (a CLI call's id, a chat's chat-<session>, a workflow
+    # run's id): the only folder under runs/ its file tools may read.  None: the
+    # host adopts the first run it spills for (see bind_spill_scope).
+    run_id: str | None = None
 
 
-def _build_fs(settings: HostSettings) -> FsCapability | None:
+def _build_fs(settings: HostSettings, scope: SpillScope) -> FsCapability | None:
     """The file host, pinned once; None where the descriptor walk cannot run.
 
     The same FsHost answers the process host's working-directory question, so
@@ -47,15 +52,14 @@ def _build_fs(settings: HostSettings) -> FsCapability | None:
     from relavium_desktop.host.fs import FsHost, PathPolicy
 
     # The path policy pins the roots now; chat's full tier is clamped to project inside.
-    runs = settings.home / "runs"
-    runs.mkdir(parents=True, exist_ok=True, mode=0o700)
     policy = PathPolicy.create(
         settings.workspace,
         tier=settings.tier,
         surface=settings.surface,
         extra_roots=settings.extra_roots,
-        # The model is handed spill paths in truncation markers; it may read them, never write.
-        read_only_roots=(runs,),
+        # runs/ is fenced in every tier; the model is handed spill paths in truncation
+        # markers and may read its own run's folder, never write it.
+        spill=scope,
     )
     try:
         return FsHost(policy)
@@ -120,8 +124,12 @@ def _build_mcp(settings: HostSettings) -> McpCapability | None:
 
 
 def build_host(settings: HostSettings) -> ToolHost:
-    store = FileOutputStore(settings.home / "runs")
-    fs = _build_fs(settings)
+    runs = settings.home / "runs"
+    scope = SpillScope(runs)
+    store = FileOutputStore(runs, scope)
+    if settings.run_id is not None:
+        store.bind(settings.run_id)
+    fs = _build_fs(settings, scope)
     return ToolHost(
         fs=fs,
         process=_build_process(settings, store, fs),
@@ -130,6 +138,17 @@ def build_host(settings: HostSettings) -> ToolHost:
         mcp=_build_mcp(settings),
         output_store=store,
     )
+
+
+def bind_spill_scope(host: ToolHost, run_id: str) -> None:
+    """Make ``run_id``'s folder the one spill folder ``host``'s file tools may read.
+
+    For a host built before its run id existed (a workflow engine's): the
+    surface binds it when the run starts or resumes, replacing an earlier run.
+    """
+    store = host.output_store
+    if isinstance(store, FileOutputStore) and valid_run_id(run_id):
+        store.bind(run_id)
 
 
 async def close_host(host: ToolHost) -> None:

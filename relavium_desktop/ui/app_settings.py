@@ -8,6 +8,8 @@ provider keys live only in the keyring.
 
 from __future__ import annotations
 
+import math
+
 from relavium_desktop.host.datadir import data_dir
 from relavium_desktop.ui.qt import QSettings
 
@@ -19,10 +21,13 @@ KEY_MODE = "chat/mode"
 KEY_NOTIFY_RUNS = "notifications/runs"
 KEY_NOTIFY_APPROVALS = "notifications/approvals"
 KEY_SHORTCUT_CLIPBOARD = "shortcuts/process_clipboard"
+# Days spilled tool output ($RELAVIUM_HOME/runs/) is kept before the start-up sweep; 0 keeps it.
+KEY_SPILL_RETENTION_DAYS = "storage/spill_retention_days"
 
 DEFAULT_CLIPBOARD_SHORTCUT = "Ctrl+Shift+V"
 MODES = ("ask", "plan", "accept-edits", "auto")
 DEFAULT_MODE = "accept-edits"
+DEFAULT_SPILL_RETENTION_DAYS = 7
 
 
 def ui_settings() -> QSettings:
@@ -34,3 +39,13 @@ def read_bool(settings: QSettings, key: str, default: bool) -> bool:
     if isinstance(value, str):
         return value.lower() in ("1", "true", "yes")
     return bool(value)
+
+
+def read_retention_days(settings: QSettings) -> float:
+    """The spill retention in days: the ini value, or the default when missing or not a number."""
+    value = settings.value(KEY_SPILL_RETENTION_DAYS, DEFAULT_SPILL_RETENTION_DAYS)
+    try:
+        days = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return float(DEFAULT_SPILL_RETENTION_DAYS)
+    return days if math.isfinite(days) and days >= 0 else float(DEFAULT_SPILL_RETENTION_DAYS)

@@ -43,6 +43,8 @@ from relavium_desktop.ui.qt import (
 )
 
 if TYPE_CHECKING:
+    import threading
+
     from relavium_desktop.host.desktop_os import DesktopOs
     from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.ui.approval import ApprovalController
@@ -108,6 +110,7 @@ class MainWindow(QMainWindow):
         self.quick_panel: QuickPanel | None = None
         self.workflows_view: WorkflowsView | None = None  # built on first use
         self.runs_view: RunsView | None = None
+        self.spill_sweep: threading.Thread | None = None  # started after the first paint
 
         self.setWindowTitle("Relavium Desktop")
         self.setObjectName("mainWindow")
@@ -194,8 +197,9 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.after_first_paint)
 
     def after_first_paint(self) -> None:
-        """Build what the first screen does not need: stores, notifier, tray."""
+        """Build what the first screen does not need: stores, notifier, tray; sweep old spills."""
         self.ensure_services()
+        self.start_spill_sweep()
         if self.tray is None:
             from relavium_desktop.ui.tray import Tray
 
@@ -204,6 +208,22 @@ class MainWindow(QMainWindow):
             self.tray.process_clipboard_requested.connect(self.process_clipboard)
             self.tray.quit_requested.connect(self.quit_app)
             self.tray.show()
+
+    def start_spill_sweep(self) -> None:
+        """Remove spilled tool output older than the retention, in a worker thread, once.
+
+        Called after the first paint: the sweep walks ``runs/`` on disk and
+        must never hold up the window (nor run on the UI thread at all).
+        """
+        if self.spill_sweep is not None:
+            return
+        days = keys.read_retention_days(self.settings)
+        if days <= 0:
+            return
+        from relavium_desktop.host.datadir import data_dir
+        from relavium_desktop.host.output_store import start_sweep
+
+        self.spill_sweep = start_sweep(data_dir(), days * 86_400)
 
     def ensure_services(self) -> None:
         if self._services_ready:

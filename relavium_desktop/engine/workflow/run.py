@@ -216,6 +216,29 @@ class WorkflowEngine:
         return run
 
 
+    def resume_interrupted(self, run_id: str, *, on_event: EventCallback | None = None) -> WorkflowRun:
+        """Continue a run whose process died, from its last node-boundary checkpoint.
+
+        What completed before the checkpoint is kept; nodes that were in
+        flight when the process died start again from the beginning, so their
+        side effects may happen twice (the CLI says so).  Gates that were open
+        stay open and pause the run again.
+        """
+        state = self.journal.claim_interrupted(run_id)
+        if state is None:
+            raise InputError(f"run {run_id!r} is not an interrupted run that can continue from a checkpoint")
+        if state.get("version") != STATE_VERSION:
+            raise InputError(f"run {run_id!r} was checkpointed by an incompatible version")
+        statuses: dict[str, str] = state["status"]
+        for node_id, status in statuses.items():
+            if status == "running":
+                statuses[node_id] = "pending"
+        texts: dict[str, str] = state.get("refTexts", {})
+        workflow = load_workflow(state["workflowText"], state["filename"],
+                                 read_ref=texts.__getitem__ if texts else None)
+        return WorkflowRun(self, workflow, state, on_event=on_event, fresh=False)
+
+
 class WorkflowRun:
     def __init__(
         self,
@@ -333,18 +356,28 @@ class WorkflowRun:
         try:
             if self.fresh:
                 await self._begin()
-            else:
-                self._apply_decision()
+            elif self.pending_decision is not None:
+                self._apply_decision()  # a gate's answer; an interrupted run just continues
             result = await self._drive(segment_start)
         except asyncio.CancelledError:
             self._cancel_tasks()
             self._finish_cancelled(segment_start)
+            await self._reclaim_spills()
             raise
-        store = self.engine.registry.host.output_store
-        if result.status != "paused" and store is not None:
-            # Spill files live until the run's terminal event.
-            await store.reclaim(self.run_id)
+        if result.status != "paused":
+            await self._reclaim_spills()
         return result
+
+    async def _reclaim_spills(self) -> None:
+        """Spill files live until the run's terminal event: completed, failed or cancelled.
+
+        A run paused at a human gate keeps them (it resumes later).  Shielded:
+        a cancelled run's task is being torn down, and a second cancel must
+        not leave the folder behind.
+        """
+        store = self.engine.registry.host.output_store
+        if store is not None:
+            await asyncio.shield(store.reclaim(self.run_id))
 
     async def _begin(self) -> None:
         body = self.workflow.file.workflow

@@ -57,10 +57,14 @@ class FsHost:
         ``None`` is the workspace.  Outside the roots is ``outside_scope``; a
         directory on the read floor is ``protected_path``.  The directory is
         opened by descriptor walk, so it exists and is a real directory now.
+        A read-only folder (the run's own spill folder) is no working
+        directory: a process could write into it.
         """
         opened = open_path(self.policy, "." if path is None else path, "dir", hook=self._hook)
         opened.close()
-        if not opened.canonical[: len(opened.root.canonical)] == opened.root.canonical:
+        if not self.policy.writable(opened.root) or (
+            not opened.canonical[: len(opened.root.canonical)] == opened.root.canonical
+        ):
             raise ToolDeniedError("the working directory is outside the allowed folders",
                                   reason=DenyReason.OUTSIDE_SCOPE)
         return join(opened.canonical)

@@ -265,6 +265,8 @@ def list_directory(
                     pending.pop()
                     continue
                 name, folded = step
+                if policy.walk_fenced((*opened.canonical, *parent_prefix.split("/")[:-1], name)):
+                    continue  # the run output store is never entered from above
                 try:
                     fd = os.open(name, SUBDIR_FLAGS, dir_fd=parent_fd)
                 except OSError as exc:

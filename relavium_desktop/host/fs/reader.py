@@ -129,6 +129,8 @@ class _GlobWalk:
                 self.descend(fd, name, here, ctx.child(folded), tail)
 
     def descend(self, fd: int, name: str, here: tuple[str, ...], ctx: FloorContext, matchers: Matchers) -> None:
+        if self.policy.walk_fenced((*here, name)):
+            return  # the run output store is never entered from above
         try:
             child = os.open(name, SUBDIR_FLAGS, dir_fd=fd)
         except OSError:

@@ -163,7 +163,8 @@ class ChatBackend:
         self.settings = settings
         self.os_capability = os_capability
         self._store: SqliteSessionStore | None = None
-        self._hosts: dict[str, tuple[tuple[Path, ...], ToolHost]] = {}
+        # One host per project, for the session it serves: (extra roots, spill scope, host).
+        self._hosts: dict[str, tuple[tuple[Path, ...], str | None, ToolHost]] = {}
         # The folders outside the project granted to it ("Allow a folder outside the
         # project…"), read at every turn so a grant or a revoke applies to the next one.
         self.extra_roots: Callable[[str], tuple[Path, ...]] = lambda _project: ()
@@ -181,26 +182,44 @@ class ChatBackend:
         # Rebuilt per turn: a key or endpoint saved in Settings applies to the next message.
         return provider_set(self.home, self.settings)
 
-    async def registry(self, project: str) -> ToolRegistry:
-        """The tool registry over the project's host (pinning roots runs in a thread)."""
+    async def registry(self, project: str, session_id: str | None = None) -> ToolRegistry:
+        """The tool registry over the project's host for ``session_id`` (pinning runs in a thread).
+
+        The host is the session's: its file tools may read the session's own
+        spill folder and no other run's, so another session gets a new host.
+        """
         from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
         from relavium_desktop.engine.tools.registry import ToolRegistry
+        from relavium_desktop.host.output_store import chat_spill_scope
 
         roots = self.extra_roots(project)
+        scope = chat_spill_scope(session_id) if session_id is not None else None
         cached = self._hosts.get(project)
-        if cached is not None and cached[0] == roots:
-            host = cached[1]
+        if cached is not None and cached[0] == roots and cached[1] == scope:
+            host = cached[2]
         else:
             from relavium_desktop.host.assembly import HostSettings, build_host, close_host
 
             settings = HostSettings(workspace=Path(project), surface="chat", extra_roots=roots,
-                                    os_capability=self.os_capability, home=self.home)
+                                    os_capability=self.os_capability, home=self.home, run_id=scope)
             host = await asyncio.to_thread(build_host, settings)
-            self._hosts[project] = (roots, host)
+            self._hosts[project] = (roots, scope, host)
             if cached is not None:
                 # The old host's MCP servers would otherwise live until the app quits.
-                await close_host(cached[1])
+                await close_host(cached[2])
         return ToolRegistry(BUILTIN_TOOLS, host)
+
+    async def discard_session(self, session_id: str) -> None:
+        """A deleted session's spilled tool output goes with it (and the host that served it)."""
+        from relavium_desktop.host.assembly import close_host
+        from relavium_desktop.host.output_store import chat_spill_scope, remove_chat_spills
+
+        scope = chat_spill_scope(session_id)
+        for project, (_roots, served, host) in list(self._hosts.items()):
+            if served == scope:
+                del self._hosts[project]
+                await close_host(host)
+        await asyncio.to_thread(remove_chat_spills, self.home, session_id)
 
     def approvals(self, mode: ChatMode, confirm: ConfirmHook | None) -> SessionApprovals:
         return SessionApprovals(mode, confirm)

@@ -71,6 +71,7 @@ class ChatView(QWidget):
         self._last_text = ""
         self.usage = {"input": 0, "output": 0, "cost": 0.0, "unpriced": False}
         self.delete_dialog: ConfirmDeleteDialog | None = None
+        self.discarding: asyncio.Task[Any] | None = None  # a deleted session's spills being removed
 
         self.sessions = SessionsPanel()
         self.sessions.new_requested.connect(self.new_session)
@@ -294,8 +295,12 @@ class ChatView(QWidget):
     def _delete_confirmed(self, session_id: str) -> None:
         if self.busy and session_id == self.session_id:
             return
+        from relavium_desktop.ui.tasks import spawn
+
         backend = self.ensure_loaded()
         backend.store.delete(session_id)
+        # Its spilled tool output goes too, removed by the host in a worker thread.
+        self.discarding = spawn(backend.discard_session(session_id))
         if session_id == self.session_id:
             self.session_id = None
             self.transcript.clear()
@@ -372,7 +377,7 @@ class ChatView(QWidget):
             assert self.session_id is not None
             self.transcript.add_message("user", text)
             mode = ChatMode(self.window_.mode)
-            registry = await backend.registry(self.window_.project)
+            registry = await backend.registry(self.window_.project, self.session_id)
             spec = with_route(self.agent(), self.model_combo.currentText())
             spec = spec.model_copy(update={"tools": tools_for_mode(spec, mode, registry)})
             if self._approvals is None or self._approvals.mode is not mode:

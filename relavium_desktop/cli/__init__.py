@@ -3,13 +3,24 @@
 Subcommands live in their own modules and are imported only when named, so
 ``relavium --help`` stays fast.  With ``--json`` stdout carries only JSON.
 Exit status: 0 success, 1 the tool/run failed or was denied, 2 usage error.
+
+No command prints a Python traceback.  A stdout whose reader went away
+(``relavium ... | head``) or that was closed ends the command quietly with
+exit 1; any other unexpected exception is one secret-free line on stderr,
+``relavium: internal error: TYPE: MESSAGE`` (with ``--json`` also one JSON
+document, error code ``internal``), exit 1.  ``RELAVIUM_DEBUG=1`` re-raises
+it instead, traceback and all.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib
 import importlib.util
+import io
+import os
 import sys
 from collections.abc import Sequence
 
@@ -50,19 +61,126 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _harden_streams()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "_module", None):
             raise UsageError("missing command; try 'relavium --help'")
         code: int = importlib.import_module(args._module).run(args)
+        # A command that caught a closed stdout itself (``run`` records the run as
+        # interrupted) may leave output buffered: flush it here, not at exit.
+        if sys.stdout is not None:
+            sys.stdout.flush()
         return code
     except UsageError as exc:
-        print(f"relavium: usage error: {exc}", file=sys.stderr)
+        _say_error(f"relavium: usage error: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("relavium: interrupted", file=sys.stderr)
+        _say_error("relavium: interrupted")
         return 130
+    except Exception as exc:
+        if _stdout_gone(exc):
+            discard_stdout()
+            return EXIT_FAILED
+        if os.environ.get("RELAVIUM_DEBUG") == "1":
+            raise
+        return _internal_error(exc, "--json" in argv)
+    except BaseException as exc:
+        import asyncio
+
+        if not isinstance(exc, asyncio.CancelledError):
+            raise  # SystemExit (--help) and the like
+        _say_error("relavium: cancelled")
+        return 130
+
+
+def _harden_streams() -> None:
+    """Text that UTF-8 cannot carry (lone surrogates) is escaped, never an encode error."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+    if sys.stdout is None:  # started with stdout closed (``relavium ... >&-``)
+        sys.stdout = _ClosedStdout()
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Stands in for a stdout the command was started without: writing is a closed pipe."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(errno.EPIPE, "stdout is closed")
+
+
+def _stdout_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` says the reader of stdout went away (``| head``) or stdout was closed."""
+    if isinstance(exc, BrokenPipeError):
+        return True
+    if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+        return True
+    if isinstance(exc, ValueError) and "closed file" in str(exc):
+        return sys.stdout is None or bool(getattr(sys.stdout, "closed", False))
+    return False
+
+
+def discard_stdout() -> None:
+    """Send whatever is still buffered for a vanished stdout to the null device.
+
+    The interpreter flushes stdout at exit; on a closed pipe that flush fails
+    again and prints "Exception ignored ...".  Pointing the file descriptor at
+    ``os.devnull`` (as the Python docs recommend for SIGPIPE) makes it quiet.
+    Safe to call more than once; commands that catch ``BrokenPipeError``
+    themselves may call it too.
+    """
+    stdout = sys.stdout
+    if stdout is sys.__stdout__ and stdout is not None:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, stdout.fileno())
+            finally:
+                os.close(devnull)
+            return
+        except (OSError, ValueError):
+            pass
+    # Not the process's own stdout (an in-process caller), or its descriptor is gone.
+    sys.stdout = _ClosedStdout()
+
+
+def _say_error(line: str) -> None:
+    """One line on stderr; a closed stderr is not worth a second failure."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
+_DETAIL_LIMIT = 500
+
+
+def _internal_error(exc: BaseException, as_json: bool) -> int:
+    """One secret-free line for a failure no command anticipated; never a traceback."""
+    try:
+        from relavium_desktop.engine.tools.masking import mask_text
+
+        detail = " ".join(mask_text(str(exc)).split())
+    except Exception:  # noqa: BLE001 -- the masker itself is broken: name the type only
+        detail = ""
+    if len(detail) > _DETAIL_LIMIT:
+        detail = detail[: _DETAIL_LIMIT - 3] + "..."
+    message = f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else "")
+    _say_error(f"relavium: {message} (RELAVIUM_DEBUG=1 shows the traceback)")
+    if as_json:
+        from relavium_desktop.cli.jsonargs import print_json
+
+        try:
+            print_json({"ok": False, "error": {"code": "internal", "message": message}}, flush=True)
+        except (OSError, ValueError) as again:  # stdout itself is what failed
+            if _stdout_gone(again):
+                discard_stdout()
+    return EXIT_FAILED
 
 
 def entry() -> None:

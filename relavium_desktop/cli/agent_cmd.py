@@ -18,6 +18,7 @@ from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.agent_common import (
     AgentFileError,
     add_common,
+    describe_error,
     emit_json_line,
     load_agent,
     policy_of,
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         bus.subscribe(emit_json_line)
     else:
         bus.subscribe(_human)
-    host = build_host(HostSettings(workspace=workspace, tier=args.tier, surface="workflow"))
+    host = build_host(HostSettings(workspace=workspace, tier=args.tier, surface="workflow", run_id=run_id))
     registry = ToolRegistry(BUILTIN_TOOLS, host)
     unknown_tools = [t for t in spec.tools if registry.get(t) is None]
     if unknown_tools:
@@ -99,8 +100,9 @@ def _human(event: dict[str, object]) -> None:
     elif kind == "agent:tool_call":
         print(f"\n[tool] {event['toolId']}", file=sys.stderr)
     elif kind == "agent:tool_result" and not event.get("success"):
-        print(f"[tool] {event['toolId']} failed: {event.get('error')}", file=sys.stderr)
+        print(f"[tool] {event['toolId']} failed: {describe_error(event.get('error'))}", file=sys.stderr)
     elif kind == "run:completed":
         print()
     elif kind in ("run:failed", "run:cancelled"):
-        print(f"\nrelavium agent: {kind}: {event.get('error')}", file=sys.stderr)
+        verb = "failed" if kind == "run:failed" else "cancelled"
+        print(f"\nrelavium agent: run {verb}: {describe_error(event.get('error'))}", file=sys.stderr)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from relavium_desktop.cli import UsageError
-from relavium_desktop.cli.jsonargs import load_json_object
+from relavium_desktop.cli.jsonargs import load_json_object, print_json
 
 DEFAULT_CHAT_AGENT: dict[str, Any] = {
     "id": "chat",
@@ -76,4 +75,15 @@ def providers_of(raw: str | None) -> Any:
 
 
 def emit_json_line(event: dict[str, Any]) -> None:
-    print(json.dumps(event, ensure_ascii=False, default=str), flush=True)
+    print_json(event, flush=True)
+
+
+def describe_error(error: object) -> str:
+    """An event's ``{code, reason, message}`` as one readable phrase: ``code/reason: message``."""
+    if not isinstance(error, dict):
+        return str(error) if error else "no reason given"
+    code = str(error.get("code") or "error")
+    reason = error.get("reason")
+    message = error.get("message")
+    head = f"{code}/{reason}" if reason else code
+    return f"{head}: {message}" if message else head

@@ -19,6 +19,7 @@ from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.agent_common import (
     AgentFileError,
     add_common,
+    describe_error,
     load_agent,
     policy_of,
     providers_of,
@@ -49,6 +50,14 @@ def _store() -> object:
     return SqliteSessionStore(open_db(history_db_path(data_dir())))
 
 
+def _discard_spills(session_id: str) -> None:
+    """A deleted session's spilled tool output goes with it."""
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.host.output_store import remove_chat_spills
+
+    remove_chat_spills(data_dir(), session_id)
+
+
 def run(args: argparse.Namespace) -> int:
     from relavium_desktop.store.sessions import SqliteSessionStore
 
@@ -66,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         if args.rename and not args.title:
             raise UsageError("--rename needs --title")
         ok = store.rename(args.rename, args.title) if args.rename else store.delete(args.delete)
+        if args.delete:
+            _discard_spills(args.delete)
         if args.json:
             print_json({"ok": ok})
         elif not ok:
@@ -115,6 +126,7 @@ async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
     from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
     from relavium_desktop.engine.tools.registry import ToolRegistry
     from relavium_desktop.host.assembly import HostSettings, build_host
+    from relavium_desktop.host.output_store import chat_spill_scope
     from relavium_desktop.store.sessions import SqliteSessionStore
 
     assert isinstance(spec, AgentSpec) and isinstance(store, SqliteSessionStore)
@@ -127,7 +139,8 @@ async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
         info = store.create(title="New chat", agent_id=spec.id, mode=args.mode or "ask")
     mode = ChatMode(args.mode or info.mode)
     store.set_mode(info.id, str(mode))
-    host = build_host(HostSettings(workspace=workspace_of(args.workspace), surface="chat"))
+    host = build_host(HostSettings(workspace=workspace_of(args.workspace), surface="chat",
+                                   run_id=chat_spill_scope(info.id)))
     bus = EventBus(clock=time.time, session_id=info.id)
     bus.subscribe(_render)
     session = ChatSession(
@@ -185,16 +198,12 @@ def _render(event: dict[str, object]) -> None:
         if event.get("success"):
             _say(f"[tool] {event['toolId']} ok")
         else:
-            err = event.get("error") or {}
-            assert isinstance(err, dict)
-            _say(f"[tool] {event['toolId']} {err.get('code')}: {err.get('message')}")
+            _say(f"[tool] {event['toolId']} {describe_error(event.get('error'))}")
     elif kind == "agent:provider_fallback":
         _say(f"\n[fallback] {event.get('to')}")
     elif kind == "chat:turn_completed":
         _say()
     elif kind == "chat:turn_failed":
-        err = event.get("error") or {}
-        assert isinstance(err, dict)
-        _say(f"\n[error] {err.get('code')}: {err.get('message')}")
+        _say(f"\n[error] {describe_error(event.get('error'))}")
     elif kind == "chat:turn_cancelled":
         _say("\n[cancelled]")

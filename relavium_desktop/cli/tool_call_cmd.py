@@ -2,8 +2,9 @@
 
 Author-trust path: no approval regime, the policy and config come from the
 command line as a workflow author would write them.  The call is not part of
-a run, so a spill file stays under ``$RELAVIUM_HOME/runs/`` and the output
-names it.
+a run, so a spill file stays under ``$RELAVIUM_HOME/runs/tool-<id>/`` and
+the output names it; the start-up sweep removes it after the retention
+period.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--workspace: {workspace} is not a folder")
 
     run_id = f"tool-{uuid.uuid4().hex[:12]}"
-    host = build_host(HostSettings(workspace=workspace, tier=args.tier, surface="workflow"))
+    # The call is its own run: it may read its own spill folder, no other run's.
+    host = build_host(HostSettings(workspace=workspace, tier=args.tier, surface="workflow", run_id=run_id))
     registry = ToolRegistry(BUILTIN_TOOLS, host)
     bus = EventBus(clock=time.time, run_id=run_id)
     ctx = ToolDispatchContext(

@@ -8,7 +8,6 @@ the engine parses text only, so reading the file and its ``$ref`` agent files
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -52,7 +51,7 @@ def report_invalid(exc: Any, as_json: bool) -> None:
 def report_error(code: str, message: str, as_json: bool) -> None:
     print(f"relavium: {message}", file=sys.stderr)
     if as_json:
-        print(json.dumps({"ok": False, "error": {"code": code, "message": message}}))
+        print_json({"ok": False, "error": {"code": code, "message": message}})
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from relavium_desktop.engine.errors import ToolError
+from relavium_desktop.engine.errors import InvalidArgsError, ToolError
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import (
     ApprovalRegime,
@@ -256,13 +256,17 @@ def _delegate(env: NodeEnv, caller: str) -> Callable[[str, Any], Awaitable[Any]]
     """``invoke_agent``: run another agent node by id with explicit input."""
 
     async def invoke(target_id: str, payload: Any) -> Any:
+        # A wrong target is the caller's argument mistake (invalid_args, fed back to
+        # a model), whichever runner or tool node dispatched the call.
         target = env.plan.nodes.get(target_id)
         if not isinstance(target, AgentNode):
-            raise NodeError("validation", f"invoke_agent: {target_id!r} is not an agent node of this workflow")
+            others = sorted(n for n, node in env.plan.nodes.items() if isinstance(node, AgentNode) and n != caller)
+            known = f"agent nodes: {', '.join(repr(n) for n in others)}" if others else "it has no other agent node"
+            raise InvalidArgsError(f"invoke_agent: nodeId {target_id!r} is not an agent node of this workflow; {known}")
         if target_id == caller:
-            raise NodeError("validation", "invoke_agent: an agent node cannot invoke itself")
+            raise InvalidArgsError("invoke_agent: an agent node cannot invoke itself")
         if env.invoke_depth >= MAX_INVOKE_DEPTH:
-            raise NodeError("validation", f"invoke_agent: delegation deeper than {MAX_INVOKE_DEPTH} levels")
+            raise InvalidArgsError(f"invoke_agent: delegation deeper than {MAX_INVOKE_DEPTH} levels")
         inner = NodeEnv(**{f: getattr(env, f) for f in NodeEnv.__dataclass_fields__})
         inner.invoke_depth = env.invoke_depth + 1
         prompt = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)

@@ -18,6 +18,7 @@ from relavium_desktop.engine.errors import DenyReason, ToolDeniedError
 from relavium_desktop.engine.tools.domain_policy import parse_url
 from relavium_desktop.host.egress.addresses import IPAddress
 from relavium_desktop.host.egress.resolver import (
+    LOCAL_OPT_IN_HINT,
     AddressCheck,
     Resolver,
     default_address_check,
@@ -41,9 +42,12 @@ async def check_base_url(
     allow_local: bool = False,
     resolver: Resolver = system_resolver,
     check: AddressCheck = default_address_check,
+    local_hint: str = LOCAL_OPT_IN_HINT,
 ) -> CheckedBaseUrl:
     """Refuse ``url`` unless it is HTTPS (plain HTTP only with ``allow_local``) to a permitted address.
 
+    ``local_hint`` names the caller's own opt-in in an ``ssrf_blocked``
+    message (every caller of this helper has one: it is for configured URLs).
     Raises ``ToolDeniedError`` (``https_required`` / ``ssrf_blocked``),
     ``InvalidArgsError`` for a malformed URL, ``DnsLookupError`` when the
     name does not resolve.
@@ -56,5 +60,7 @@ async def check_base_url(
         )
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
     host = parsed.host.strip("[]")
-    addresses = await resolve_checked(host, port, allow_local=allow_local, resolver=resolver, check=check)
+    addresses = await resolve_checked(
+        host, port, allow_local=allow_local, resolver=resolver, check=check, local_hint=local_hint
+    )
     return CheckedBaseUrl(url, parsed.scheme, parsed.host, port, tuple(addresses))

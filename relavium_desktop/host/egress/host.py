@@ -37,7 +37,9 @@ from relavium_desktop.host.egress.resolver import (
     AddressCheck,
     DnsLookupError,
     Resolver,
+    SsrfBlockedError,
     default_address_check,
+    ssrf_denial,
     system_resolver,
 )
 from relavium_desktop.host.egress.transport import guarded_client
@@ -197,6 +199,8 @@ class EgressHost:
                     response = await client.send(
                         client.build_request(method, url, headers=headers, content=content), stream=True
                     )
+                except SsrfBlockedError as exc:
+                    raise _reworded(exc, request) from None
                 except ToolError:
                     raise
                 except DnsLookupError as exc:
@@ -269,6 +273,20 @@ class EgressHost:
             result["truncated"] = True
             result["bodySpill"] = {"path": str(body.spill_path), "bytes": body.spill_bytes}
         return result
+
+
+def _reworded(exc: SsrfBlockedError, request: EgressRequest) -> SsrfBlockedError:
+    """The denial in the words of the caller's own options.
+
+    An allowlisted request (http_request, ``type: http`` tools) has no local
+    opt-in, so the message must not suggest one; a config-pinned destination
+    (web_search's provider URL) has ``allowLocal`` in the tool's config.
+    """
+    if request.allowed_domains is not None:
+        return ssrf_denial(exc.host, exc.rule, request.allow_local, local_hint=None,
+                           note="listing the host in allowedDomains does not lift this rule")
+    return ssrf_denial(exc.host, exc.rule, request.allow_local,
+                       local_hint="a self-hosted endpoint needs allowLocal: true in the tool's config")
 
 
 def _scrub_text(text: str, scrub: tuple[bytes, bytes] | None) -> str:

@@ -15,7 +15,7 @@ import socket
 from collections.abc import Awaitable, Callable, Sequence
 
 from relavium_desktop.engine.errors import DenyReason, ToolDeniedError
-from relavium_desktop.host.egress.addresses import IPAddress, blocked_rule, parse_ip_literal
+from relavium_desktop.host.egress.addresses import LOCAL_RULES, IPAddress, blocked_rule, parse_ip_literal
 
 # Async ``(host, port) -> addresses``; injectable so tests can script DNS answers.
 Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
@@ -46,14 +46,54 @@ def default_address_check(ip: IPAddress, allow_local: bool) -> str | None:
     return blocked_rule(ip, allow_local=allow_local)
 
 
-def ssrf_denial(host: str, rule: str, allow_local: bool) -> ToolDeniedError:
-    hint = "" if allow_local or rule not in {"loopback", "private", "CGNAT", "unique-local"} else (
-        " (a local endpoint needs the explicit allowLocal opt-in in its config)"
-    )
-    return ToolDeniedError(
+# Where each refused kind of address leads: the "why" of an ssrf_blocked message.
+_WHERE = {
+    "unspecified": "no real destination (it stands for this machine)",
+    "loopback": "this machine itself",
+    "link-local": "the local network segment",
+    "private": "the local network",
+    "CGNAT": "the provider's shared local network",
+    "unique-local": "the local network",
+    "metadata": "the cloud instance's metadata service (credentials live there)",
+    "multicast": "a multicast group, not one server",
+    "broadcast": "every machine on the local network",
+    "reserved": "reserved address space",
+}
+# The generic opt-in hint for a caller whose config has one (MCP, providers, web_search).
+LOCAL_OPT_IN_HINT = "a local endpoint needs the explicit allowLocal opt-in in its config"
+
+
+class SsrfBlockedError(ToolDeniedError):
+    """``ssrf_blocked``, keeping the host and the rule so a caller can reword the hint."""
+
+    def __init__(self, message: str, *, host: str, rule: str) -> None:
+        super().__init__(message, reason=DenyReason.SSRF_BLOCKED)
+        self.host = host
+        self.rule = rule
+
+
+def ssrf_denial(
+    host: str,
+    rule: str,
+    allow_local: bool,
+    *,
+    local_hint: str | None = LOCAL_OPT_IN_HINT,
+    note: str | None = None,
+) -> SsrfBlockedError:
+    """The denial for ``host`` resolving to a ``rule`` address; names the rule, never the address.
+
+    ``local_hint`` tells how to admit a local endpoint (shown only for the
+    rules an opt-in lifts); pass ``None`` where the caller has no such option
+    (http_request: allowlisted, model-chosen URLs).  ``note`` is appended as is.
+    """
+    where = _WHERE.get(rule, "a non-public address")
+    hint = f" ({local_hint})" if local_hint and not allow_local and rule in LOCAL_RULES else ""
+    return SsrfBlockedError(
         f"ssrf_blocked: {host!r} resolves to a {rule} address; requests to {rule} addresses are "
-        f"refused by the SSRF rule{hint}",
-        reason=DenyReason.SSRF_BLOCKED,
+        f"refused by the SSRF rule because they reach {where}, not the public internet{hint}"
+        + (f"; {note}" if note else ""),
+        host=host,
+        rule=rule,
     )
 
 
@@ -64,8 +104,12 @@ async def resolve_checked(
     allow_local: bool,
     resolver: Resolver = system_resolver,
     check: AddressCheck = default_address_check,
+    local_hint: str | None = LOCAL_OPT_IN_HINT,
 ) -> list[IPAddress]:
-    """Resolve ``host`` once and return its addresses if every one passes ``check``."""
+    """Resolve ``host`` once and return its addresses if every one passes ``check``.
+
+    ``local_hint`` words the denial's opt-in hint (see :func:`ssrf_denial`).
+    """
     literal = parse_ip_literal(host)
     if literal is not None:
         answers: list[IPAddress] = [literal]
@@ -82,5 +126,5 @@ async def resolve_checked(
     for ip in answers:
         rule = check(ip, allow_local)
         if rule is not None:
-            raise ssrf_denial(host, rule, allow_local)
+            raise ssrf_denial(host, rule, allow_local, local_hint=local_hint)
     return answers

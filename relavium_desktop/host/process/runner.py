@@ -74,15 +74,22 @@ def _widen_pipe(pipe: asyncio.BaseTransport | None) -> None:
     wake-up is a Qt socket-notifier round trip, so a wider pipe (the
     unprivileged maximum is 1 MiB) cuts the per-byte loop cost several-fold.
     Best effort: elsewhere, or past a lowered limit, the pipe stays as it is.
+    A fast child (``true``) may have closed its end and the transport already
+    read EOF and closed the file by the time the protocol connects: nothing
+    is left to widen then.
     """
-    if pipe is None or not hasattr(fcntl, "F_SETPIPE_SZ"):
+    if pipe is None or pipe.is_closing() or not hasattr(fcntl, "F_SETPIPE_SZ"):
         return
     file = pipe.get_extra_info("pipe")
     if file is None:
         return
+    try:
+        fd = file.fileno()
+    except (ValueError, OSError):  # "I/O operation on closed file"
+        return
     for size in (PIPE_SIZE, PIPE_SIZE // 4):
         try:
-            fcntl.fcntl(file.fileno(), fcntl.F_SETPIPE_SZ, size)
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
         except OSError:
             continue
         if hasattr(pipe, "max_size"):

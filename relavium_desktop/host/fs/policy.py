@@ -214,6 +214,10 @@ class PathPolicy:
             )
         if "\x00" in raw:
             raise InvalidArgsError("the path contains a NUL byte")
+        try:
+            os.fsencode(raw)  # a name read off disk (undecodable bytes as \udcXX) encodes back
+        except UnicodeEncodeError:
+            raise InvalidArgsError("the path is not valid text: it holds a lone surrogate character") from None
         base: list[str] = [] if raw.startswith("/") else list(self.workspace.lexical)
         return normalise(base, raw.split("/"))
 

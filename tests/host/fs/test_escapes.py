@@ -255,3 +255,19 @@ def test_list_of_a_folder_whose_parent_becomes_a_link_is_refused(tree: Tree) -> 
         reader.read_file(tree.fs().policy, "a/b/target.txt")
     assert info.value.reason == "outside_scope"
     assert Path(tree.outside / "a" / "b" / "target.txt").read_text() == SENTINEL
+
+
+@pytest.mark.parametrize("tool", ["read_file", "write_file", "list_directory"])
+async def test_a_lone_surrogate_in_a_path_is_an_argument_error_not_a_failure(tree: Tree, tool: str) -> None:
+    args: dict[str, str] = {"path": "bad\ud800name.txt"}
+    if tool == "write_file":
+        args["content"] = "x"
+    out = await dispatch(tool, args, host=tree.host())
+    assert out.error is not None and out.error.code == "invalid_args", out.error
+    assert "lone surrogate" in out.error.message
+
+
+async def test_an_undecodable_name_read_off_disk_is_still_readable(tree: Tree) -> None:
+    (tree.ws / os.fsdecode(b"caf\xe9.txt")).write_text("bytes name")
+    out = await dispatch("read_file", {"path": os.fsdecode(b"caf\xe9.txt")}, host=tree.host())
+    assert out.ok and out.result["content"] == "bytes name"

@@ -1,113 +1,467 @@
 """Finite credential masking for diagnostics: previews, summaries, events.
 
 This is conservative pattern masking, not a proof that nothing sensitive is
-left: it recognises labelled values, auth schemes, URL userinfo and known
-token families, and masks each complete span *before* any clipping so a cut
-can never expose a token's tail.  A token broken by LF/TAB keeps its
-continuation masked; ordinary spaces and punctuation end it, so the prose
-around a credential survives.
+left.  Each recogniser (token families, labelled values, auth headers and
+schemes, cookies, URL userinfo) reports *spans* of the original text; the
+spans are merged and each is replaced by ``***``.  Working on spans of the
+untouched text, instead of chaining substitutions, is what lets masking
+remove the secret and nothing else: no recogniser sees another's output,
+and the prose around every span is copied byte for byte.  Masking runs
+before clipping, so a cut can never expose a token's tail.
+
+Why the rules are what they are:
+
+* A span never contains an unescaped double quote and never splits a
+  backslash escape (the replacement widens to whole escapes).  Text handed
+  to us is often JSON (an outputSummary, a rendered argument list, an HTTP
+  body inside a result); keeping every edit inside one string literal and
+  between escapes is what keeps masked JSON parseable.  For the same reason
+  JSON escapes count as what they decode to: ``\\n``/``\\t``/``\\r`` (also
+  double-escaped) are line breaks and separators, ``\\"`` is a quote.
+* A value continues across a *single* TAB, CR, LF or CRLF break (raw or
+  escaped), because wrapped or pasted keys are split that way.  A
+  continuation is taken only when it looks like a token tail -- eight or more
+  characters of the value's alphabet, or a shorter piece that mixes digits,
+  case or symbols -- or when a fixed-length token is still short of its
+  length.  A plain word on the next line (``next``, ``The``, ``OK``) is far
+  more likely prose than a tail, and leaving one unmasked exposes at most
+  seven characters of an already-masked credential; the price is that a
+  longer word starting the line right after a credential is masked with it.
+  Spaces never continue a value: they separate public prose
+  (``Bearer <tok> more prose``).
+* Free-standing ``Bearer``/``Basic``/``token`` need a token-shaped value
+  (so "Basic Authentication" stays prose); after an Authorization header the
+  header itself is the evidence and any value is masked.
+* A quoted value after a secret-looking key is masked whole, quotes kept, so
+  a passphrase with spaces or line breaks does not leak its later words.  An
+  unterminated quote (or one that closes only after an empty line) masks to
+  the end of the line: where the value ends is unknowable.
+* A URL's userinfo is masked unless it is a plain user name (``git@``): a
+  lower-case name alone grants nothing; a ``user:password`` or token does.
+* A JSON key that looks secret but holds a number, bool or null is left
+  alone -- ``***`` there would make the JSON invalid.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 MASK = "***"
 
-# Token body alphabet shared by the families; LF/TAB followed by more of it
-# continues the same credential (a key pasted across a wrapped line).
-_CONT = r"(?:[\n\t]+[A-Za-z0-9_\-]+)*"
+Span = tuple[int, int]
 
-# (prefix, body alphabet, minimum body length).  The body may be broken by
-# LF/TAB runs; the minimum counts body characters only, so a key wrapped
-# early still matches as one credential.
-_TOKEN_FAMILIES: list[tuple[str, str, int]] = [
-    (r"sk-ant-", r"A-Za-z0-9_\-", 8),
-    (r"sk-(?:proj-|svcacct-|admin-)?", r"A-Za-z0-9_\-", 16),
-    (r"(?:ghp|gho|ghu|ghs|ghr)_", r"A-Za-z0-9", 20),
-    (r"github_pat_", r"A-Za-z0-9_", 20),
-    (r"xox[bpars]-", r"A-Za-z0-9\-", 8),
-    (r"(?:AKIA|ASIA)", r"0-9A-Z", 16),
-    (r"AIza", r"0-9A-Za-z_\-", 30),
-    (r"glpat-", r"A-Za-z0-9_\-", 16),
-]
+# -- building blocks ---------------------------------------------------------
+
+# A credential starts at a word boundary; a JSON escape (\n, \t, \r, \uXXXX)
+# is a separator even though it ends in a letter or digit.  Checked in Python
+# after a literal-led match: a leading lookbehind would defeat the regex
+# engine's literal search and cost several times more on long text.
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_TOKEN_CHARS = _ALNUM | {"_", "-"}
+_ESCAPE_BEFORE_RE = re.compile(r"\\(?:[nrt]|u[0-9A-Fa-f]{4})")
 
 
-def _family_re(prefix: str, alphabet: str) -> str:
-    body = rf"[{alphabet}]+(?:[\n\t]+[{alphabet}]+)*"
-    return rf"(?P<p>{prefix})(?P<b>{body})"
+def _starts_at(text: str, i: int, word: frozenset[str]) -> bool:
+    if i == 0 or text[i - 1] not in word:
+        return True
+    return bool(
+        (i >= 2 and _ESCAPE_BEFORE_RE.fullmatch(text, i - 2, i))
+        or (i >= 6 and _ESCAPE_BEFORE_RE.fullmatch(text, i - 6, i))
+    )
 
 
-_FAMILY_RES = [
-    (re.compile(r"(?<![A-Za-z0-9_\-])" + _family_re(prefix, alpha) + _CONT), minimum)
-    for prefix, alpha, minimum in _TOKEN_FAMILIES
-]
+# Exactly one whitespace break: TAB, CR, LF or CRLF, raw or JSON-escaped
+# (once, or twice for JSON inside a JSON string).
+_BREAK_RE = re.compile(r"\r\n|[\n\r\t]|\\{1,2}r\\{1,2}n|\\{1,2}[nrt]")
+_NL = r"(?:\r?\n|(?:\\{1,2}r)?\\{1,2}n)"
+_BLANK_LINE_RE = re.compile(_NL + _NL)
+# Spaces and TABs, raw or JSON-escaped, between a key or scheme and its value.
+_GAP = r"(?:[ \t]|\\{1,2}t)"
+
+# Continuation pieces that read as prose rather than a token tail: a word,
+# maybe capitalised or upper-case, maybe ending a sentence; or bare symbols.
+_WORDISH_RE = re.compile(r"(?:[A-Za-z][a-z]*|[A-Z]+)[.,:;!?)]?|[^A-Za-z0-9]+")
+_MAX_PIECES = 16
 
 
-def _mask_tokens(text: str) -> str:
-    for pattern, minimum in _FAMILY_RES:
-
-        def repl(m: re.Match[str], minimum: int = minimum) -> str:
-            body = m.group("b").replace("\n", "").replace("\t", "")
-            return MASK if len(body) >= minimum else m.group(0)
-
-        text = pattern.sub(repl, text)
-    return text
+def _looks_like_tail(piece: str) -> bool:
+    n = len(piece.rstrip(".,:;!?)"))  # closing punctuation is the sentence's
+    return n >= 8 or (n >= 3 and _WORDISH_RE.fullmatch(piece) is None)
 
 
-# Authorization header value up to the end of the line.
-_AUTH_HEADER_RE = re.compile(
-    r"(?i)\b((?:proxy-)?authorization\s*[:=]\s*)(\"[^\"\n]*\"|'[^'\n]*'|[^\n,;}]+)"
-)
-# Auth schemes outside a header: "Bearer <tok>", "Basic <b64>", "token <tok>".
-_SCHEME_RE = re.compile(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9._~+/=\-]{8,}" + _CONT + r")")
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """How one kind of value is spelled."""
 
-# URL userinfo: scheme://user:pass@host or scheme://token@host.
-_USERINFO_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s@?#]+)@")
+    run: re.Pattern[str]  # one unbroken piece of the value (may match empty)
+    minimum: int = 1  # value characters required, continuation included
+    full: int = 0  # length of a complete fixed-length value (0: variable)
+    trim: str = ""  # trailing characters that end a sentence, not the value
+
+
+def _run(alphabet: str) -> re.Pattern[str]:
+    return re.compile(f"[{alphabet}]*")
+
+
+def _extend(text: str, end: int, shape: _Shape, body: int) -> tuple[int, int]:
+    """Extend a value ending at ``end`` across single whitespace breaks.
+
+    Pieces are read while each follows one break; the span ends after the last
+    piece that is tail-like (or still needed by a fixed-length token), so a
+    short piece between two tail-like ones goes with them.  Returns the new
+    end and the length of the whole run of pieces: whether the value is a
+    credential at all is judged on all of it, even the short word-like tail
+    left outside the span.
+    """
+    best = end
+    pos = end
+    for _ in range(_MAX_PIECES):
+        brk = _BREAK_RE.match(text, pos)
+        if brk is None:
+            break
+        piece = shape.run.match(text, brk.end())
+        if piece is None or piece.end() == piece.start():
+            break
+        needed = body < shape.full
+        body += piece.end() - piece.start()
+        pos = piece.end()
+        if needed or _looks_like_tail(piece.group()):
+            best = pos
+    return best, body
+
+
+def _value_span(text: str, start: int, shape: _Shape) -> tuple[int, int, int]:
+    """The value at ``start`` (maybe empty), extended and trimmed.
+
+    Returns (start, end, run): ``run`` counts the value's characters including
+    word-like pieces that were left outside the span.
+    """
+    head = shape.run.match(text, start)
+    end = head.end() if head else start
+    end, run = _extend(text, end, shape, end - start)
+    while shape.trim and end > start + 1 and text[end - 1] in shape.trim:
+        end -= 1
+    return start, end, run
+
+
+# -- quoted values -----------------------------------------------------------
+
+_QUOTE_RE = re.compile(r"\\{0,3}[\"']")
+# Rest of a line after an unterminated quote: stops at a raw or escaped line
+# break and at anything that could close a JSON string.
+_REST_OF_LINE_RE = re.compile(r"(?:[^\r\n\"\\]|\\[^nr\"\\\r\n])*")
+
+
+@lru_cache(maxsize=16)
+def _closing(quote: str) -> re.Pattern[str]:
+    q = re.escape(quote)
+    # Content units are plain characters or escape pairs; a raw '"' always ends
+    # the search (inside JSON it closes the enclosing string).
+    return re.compile(r"(?:(?!" + q + r")(?:[^\"\\]|\\[\s\S])){0,1024}?" + q)
+
+
+def _quoted(text: str, pos: int) -> Span | None:
+    """Content span of the quoted value opening at ``pos``, or None if none opens."""
+    opening = _QUOTE_RE.match(text, pos)
+    if opening is None:
+        return None
+    start = opening.end()
+    closed = _closing(opening.group()).match(text, start)
+    if closed is not None:
+        end = closed.end() - len(opening.group())
+        if not _BLANK_LINE_RE.search(text, start, end):
+            return (start, end)
+    rest = _REST_OF_LINE_RE.match(text, start)
+    return (start, rest.end() if rest else start)
+
+
+# -- recognisers -------------------------------------------------------------
+# Each gets the text and its lower-cased copy (same length); keyword-led
+# recognisers search the copy, because a case-insensitive regex is several
+# times slower.  Values are always read from the original text.
+
+_TOKEN_ALNUM = _run("A-Za-z0-9")
+_TOKEN_DASHED = _run(r"A-Za-z0-9_\-")
+_FAMILIES: dict[str, _Shape] = {
+    "sk-ant-": _Shape(_TOKEN_DASHED, minimum=8),
+    "sk-": _Shape(_TOKEN_DASHED, minimum=16),
+    **{f"gh{c}_": _Shape(_TOKEN_ALNUM, minimum=20, full=36) for c in "pousr"},
+    "github_pat_": _Shape(_run("A-Za-z0-9_"), minimum=20, full=82),
+    **{f"xox{c}-": _Shape(_run(r"A-Za-z0-9\-"), minimum=8) for c in "bpars"},
+    "AKIA": _Shape(_run("0-9A-Z"), minimum=16, full=16),
+    "ASIA": _Shape(_run("0-9A-Z"), minimum=16, full=16),
+    "AIza": _Shape(_TOKEN_DASHED, minimum=30, full=35),
+    "glpat-": _Shape(_TOKEN_DASHED, minimum=16, full=20),
+    # A JWT: base64url JSON header, then payload and signature after dots.
+    "eyJ": _Shape(_run(r"A-Za-z0-9_\-."), minimum=12, trim="."),
+}
+_TOKEN_RE = re.compile("|".join(re.escape(p) for p in sorted(_FAMILIES, key=len, reverse=True)))
+
+
+def _tokens(text: str, low: str) -> Iterator[Span]:
+    for m in _TOKEN_RE.finditer(text):
+        if not _starts_at(text, m.start(), _TOKEN_CHARS):
+            continue
+        shape = _FAMILIES[m.group()]
+        _, end, body = _value_span(text, m.end(), shape)
+        if body >= shape.minimum:
+            yield (m.start(), end)
+
+
+# "Bearer <tok>", "Basic <b64>", "token <tok>" outside a header.
+_SCHEME_RE = re.compile(r"(?:bearer|basic|token)" + _GAP + "+")
+_SCHEME_VALUE = _Shape(_run(r"A-Za-z0-9._~+/=\-"), trim=".")
+_NOT_LOWER_RE = re.compile(r"[^a-z]")
+
+
+def _schemes(text: str, low: str) -> Iterator[Span]:
+    for m in _SCHEME_RE.finditer(low):
+        if not _starts_at(text, m.start(), _ALNUM):
+            continue
+        start, end, body = _value_span(text, m.end(), _SCHEME_VALUE)
+        # Token-shaped: long, or not a plain (possibly capitalised) word.
+        if body >= 20 or (body >= 8 and _NOT_LOWER_RE.search(text, start + 1, end)):
+            yield (start, end)
+
+
+# After a key: an optional closing quote (JSON/dict keys), then ':' or '='.
+_KEY_END = rf"(?P<kq>\\{{0,3}}[\"'])?{_GAP}*[:=]{_GAP}*"
+
+# "proxy-authorization" ends in the same word.
+_HEADER_RE = re.compile(r"authorization" + _KEY_END)
+_HEADER_SCHEME_RE = re.compile(r"(bearer|basic|token|digest|negotiate|ntlm|bot|apikey|dpop)" + _GAP + "+")
+_HEADER_VALUE = _Shape(_run(r"^\s,;\"'\\{}\[\]<>"), trim=".")
+
+
+def _headers(text: str, low: str) -> Iterator[Span]:
+    for m in _HEADER_RE.finditer(low):
+        if not _starts_at(text, m.start(), _ALNUM):
+            continue
+        pos = m.end()
+        quoted = _quoted(text, pos)
+        if quoted is not None:
+            yield quoted
+            continue
+        if m.group("kq"):
+            continue  # a JSON key holding a non-string
+        scheme = _HEADER_SCHEME_RE.match(low, pos)
+        if scheme is not None and scheme.group(1) == "digest":
+            yield from _auth_params(text, scheme.end())
+            continue
+        start, end, _ = _value_span(text, scheme.end() if scheme else pos, _HEADER_VALUE)
+        yield (start, end)
+
+
+# Digest-style auth-params: name=value or name="value", comma-separated.
+_AUTH_PARAM_RE = re.compile(r"[A-Za-z0-9_\-]+=")
+_AUTH_PARAM_SEP_RE = re.compile(r"[ \t]*,[ \t]*")
+_AUTH_PARAM_TOKEN_RE = re.compile(r"[^\s,;\"'\\]*")
+
+
+def _auth_params(text: str, pos: int) -> Iterator[Span]:
+    """Every auth-param value (names stay readable), quoted ones without their quotes."""
+    while (name := _AUTH_PARAM_RE.match(text, pos)) is not None:
+        opening = _QUOTE_RE.match(text, name.end())
+        if opening is not None:
+            start, end = _quoted(text, name.end()) or (name.end(), name.end())
+            yield (start, end)
+            if not text.startswith(opening.group(), end):
+                return  # unterminated: masked to the end of the line
+            end += len(opening.group())
+        else:
+            token = _AUTH_PARAM_TOKEN_RE.match(text, name.end())
+            end = token.end() if token else name.end()
+            yield (name.end(), end)
+        sep = _AUTH_PARAM_SEP_RE.match(text, end)
+        if sep is None:
+            return
+        pos = sep.end()
+
+
+# "set-cookie" ends in the same word.
+_COOKIE_RE = re.compile(rf"cookie(?P<kq>\\{{0,3}}[\"'])?{_GAP}*:{_GAP}*")
+_COOKIE_PAIR_RE = re.compile(r"[^\s=;,\"'\\]+=([^\s;,\"'\\]*?)\.?(?![^\s;,\"'\\])")
+_COOKIE_SEP_RE = re.compile(r";[ \t]*")
+_COOKIE_BARE_RE = re.compile(r"[^\s;,\"'\\]*")
+
+
+def _cookies(text: str, low: str) -> Iterator[Span]:
+    for m in _COOKIE_RE.finditer(low):
+        if not _starts_at(text, m.start(), _ALNUM):
+            continue
+        pos = m.end()
+        quoted = _quoted(text, pos)
+        if quoted is not None:
+            yield quoted
+            continue
+        if m.group("kq"):
+            continue
+        pair = _COOKIE_PAIR_RE.match(text, pos)
+        if pair is None:
+            bare = _COOKIE_BARE_RE.match(text, pos)
+            if bare is not None:
+                yield bare.span()
+            continue
+        # name=value; name=value: the names stay readable.  After Set-Cookie
+        # only the first pair is the cookie; the rest are attributes (Path=/).
+        only_first = low.endswith("set-", 0, m.start())
+        while pair is not None:
+            yield pair.span(1)
+            sep = _COOKIE_SEP_RE.match(text, pair.end())
+            pair = _COOKIE_PAIR_RE.match(text, sep.end()) if sep and not only_first else None
+
 
 _LABEL = (
     r"(?:[A-Za-z0-9]*[_\-.]?)?"
-    r"(?:api[_\-.]?key|apikey|secret[_\-.]?key|secret|client[_\-.]?secret|password|passwd|"
+    r"(?:api[_\-.]?key|apikey|secret[_\-.]?key|secret|client[_\-.]?secret|access[_\-.]?key|password|passwd|"
     r"passphrase|pwd|access[_\-.]?token|refresh[_\-.]?token|auth[_\-.]?token|id[_\-.]?token|"
     r"session[_\-.]?token|token|private[_\-.]?key|credentials?|x-api-key|api[_\-.]?token)"
 )
-# "password": "…"  /  'api_key': '…'  (JSON / dict reprs)
-_QUOTED_LABEL_RE = re.compile(
-    r"(?i)([\"']" + _LABEL + r"[\"']\s*:\s*)(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
+# The words _LABEL ends in.  Its optional word prefix can always reach back to
+# a word boundary, so in running text a label is simply one of these words
+# followed by a key separator: api_key=…  PASSWORD: …  --password=…
+# "secret": "…"  'token': '…'  x-api-key: …
+_LABEL_WORD = (
+    r"(?:api[_\-.]?key|apikey|secret(?:[_\-.]?key)?|(?:private|access)[_\-.]?key|passw(?:or)?d|passphrase|pwd|"
+    r"token|credentials?)"
 )
-# api_key=…  /  PASSWORD: …  /  --password=…  (up to whitespace or a separator)
-_BARE_LABEL_RE = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(" + _LABEL + r")(\s*[:=]\s*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;&\"'}\]]+"
-    + _CONT + r")"
+_LABELLED_RE = re.compile(_LABEL_WORD + _KEY_END)
+# A bare value: up to whitespace or a separator.  '&' ends it only before
+# another name= (a query string); backslash escapes are part of it except
+# JSON line breaks and quotes, which end it.
+_LABEL_VALUE = _Shape(
+    re.compile(
+        r"(?:[^\s,;&\"'}\]\\]|&(?![\w.\-\[\]]+=)|\\\\(?![nrt\"'\\])|\\[^nrt\"'\\\s])*"
+    ),
+    trim=".)",
+)
+# A label inside URL userinfo (https://x-access-token:…@host) is the
+# userinfo recogniser's; read as a label its value would run over the host.
+_USERINFO_PART_RE = re.compile(r"[^/\s@?#\"'<>\\]*")
+
+
+def _in_userinfo(text: str, i: int) -> bool:
+    j = text.rfind("://", max(0, i - 256), i)
+    return j >= 0 and _USERINFO_PART_RE.fullmatch(text, j + 3, i) is not None
+
+
+def _labelled(text: str, low: str) -> Iterator[Span]:
+    for m in _LABELLED_RE.finditer(low):
+        if _in_userinfo(text, m.start()):
+            continue
+        pos = m.end()
+        quoted = _quoted(text, pos)
+        if quoted is not None:
+            yield quoted
+            continue
+        if m.group("kq") or text.startswith("=", pos):
+            continue  # a JSON key holding a non-string; "password == x" is code
+        start, end, _ = _value_span(text, pos, _LABEL_VALUE)
+        yield (start, end)
+
+
+# scheme://user:pass@host or scheme://token@host: the userinfo goes, scheme and
+# host stay.  A plain user name (git@, bob@) is not a credential.
+_USERINFO_RE = re.compile(r"://([^/\s@?#\"'<>\\]{1,256})@")  # same class as _USERINFO_PART_RE
+_PLAIN_USER_RE = re.compile(r"[a-z][a-z._\-]{0,19}")
+
+
+def _userinfo(text: str, low: str) -> Iterator[Span]:
+    for m in _USERINFO_RE.finditer(text):
+        if not _PLAIN_USER_RE.fullmatch(m.group(1)):
+            yield m.span(1)
+
+
+_RECOGNISERS: tuple[Callable[[str, str], Iterator[Span]], ...] = (
+    _tokens,
+    _schemes,
+    _headers,
+    _cookies,
+    _labelled,
+    _userinfo,
 )
 
-_SENSITIVE_KEY_RE = re.compile(r"(?i)^" + _LABEL + r"$|^authorization$|^proxy-authorization$|^cookie$")
+
+# -- replacement -------------------------------------------------------------
+
+_JSON_ESCAPE_RE = re.compile(r"\\(?:[\"\\/bfnrt]|u[0-9A-Fa-f]{4})")
+
+
+def _escape_around(text: str, b: int) -> Span | None:
+    """The JSON escape sequence that boundary ``b`` cuts through, if any."""
+    lo = b - 1
+    while lo >= 0 and b - lo <= 5 and text[lo] != "\\":
+        lo -= 1
+    if lo < 0 or b - lo > 5:
+        return None
+    # Step back over the backslash run; escapes pair up from its start.
+    run = lo
+    while run > 0 and text[run - 1] == "\\":
+        run -= 1
+    if (lo - run) % 2:
+        lo -= 1  # text[lo] is the escaped half of a "\\\\" pair
+    esc = _JSON_ESCAPE_RE.match(text, lo)
+    if esc is not None and esc.start() < b < esc.end():
+        return esc.span()
+    return None
+
+
+def _replace(text: str, spans: list[Span]) -> str:
+    # Never cut through an escape: "\\" or "\\n" half-masked is broken JSON.
+    widened: list[Span] = []
+    for span in spans:
+        cut_start = _escape_around(text, span[0])
+        cut_end = _escape_around(text, span[1])
+        widened.append((cut_start[0] if cut_start else span[0], cut_end[1] if cut_end else span[1]))
+    widened.sort()
+    out: list[str] = []
+    pos = 0
+    cur_start, cur_end = widened[0]
+    for start, end in widened[1:]:
+        if start <= cur_end:  # overlapping or touching: one mask
+            cur_end = max(cur_end, end)
+            continue
+        out += (text[pos:cur_start], MASK)
+        pos = cur_end
+        cur_start, cur_end = start, end
+    out += (text[pos:cur_start], MASK, text[cur_end:])
+    return "".join(out)
 
 
 # One cheap scan that every recognised shape must hit; text without any of
-# these fragments cannot contain a supported credential, so the dozen
-# pattern substitutions are skipped (this keeps dispatch overhead low).
-# Matched against the lower-cased text (a case-insensitive alternation is
-# several times slower).
+# these fragments cannot contain a supported credential, so the recognisers
+# are skipped (this keeps dispatch overhead low).  Matched against the
+# lower-cased text (a case-insensitive alternation is several times slower).
+# The JWT prefix "eyJ" is tested apart with a plain substring check: one
+# more alternative starting with a letter as common as 'e' doubles the scan.
 _MAYBE_RE = re.compile(
     r"sk-|gh[pousr]_|github_pat_|xox[bpars]-|akia|asia|aiza|glpat-|@|authoriz|bearer|basic|token|"
-    r"key|secret|passw|pwd|credential|cookie"
+    r"key|secret|pass[wp]|pwd|credential|cookie"
 )
 
 
 def mask_text(text: str) -> str:
-    """Mask every recognised credential span in ``text``."""
-    if not text or not _MAYBE_RE.search(text.lower()):
+    """Mask every recognised credential span in ``text``; everything else is kept."""
+    if not text:
         return text
-    text = _USERINFO_RE.sub(lambda m: f"{m.group(1)}{MASK}@", text)
-    text = _AUTH_HEADER_RE.sub(lambda m: f"{m.group(1)}{MASK}", text)
-    text = _QUOTED_LABEL_RE.sub(lambda m: f'{m.group(1)}"{MASK}"', text)
-    text = _BARE_LABEL_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
-    text = _SCHEME_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
-    return _mask_tokens(text)
+    low = text.lower()
+    if not _MAYBE_RE.search(low) and "eyJ" not in text:  # the JWT prefix, see _MAYBE_RE
+        return text
+    if len(low) != len(text):  # a few non-ASCII letters lower-case to two characters
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    spans: list[Span] = []
+    for find in _RECOGNISERS:
+        spans.extend(span for span in find(text, low) if span[1] > span[0])
+    if not spans:
+        return text
+    return _replace(text, spans)
+
+
+_SENSITIVE_KEY_RE = re.compile(r"(?i)^" + _LABEL + r"$|^authorization$|^proxy-authorization$|^cookie$")
 
 
 @lru_cache(maxsize=4096)

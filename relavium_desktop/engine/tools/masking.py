@@ -472,12 +472,21 @@ def is_sensitive_key(key: str) -> bool:
 _SCALARS = (int, float, bool)
 
 
-def mask_value(value: Any) -> Any:
+# Masked structures are for display (events, previews, the permission dialog);
+# past this depth a branch is replaced by a marker instead of recursing until
+# Python's recursion limit turns a model's odd arguments into a crash.
+MAX_MASK_DEPTH = 64
+TOO_DEEP = "[nested too deep to show]"
+
+
+def mask_value(value: Any, _depth: int = 0) -> Any:
     """Mask a JSON-like structure: sensitive keys lose their value, strings are scanned."""
     if isinstance(value, str):
         return mask_text(value)
     if value is None or type(value) in _SCALARS:
         return value  # fast path: skips the slower ABC checks below
+    if _depth >= MAX_MASK_DEPTH and isinstance(value, Mapping | list | tuple):
+        return TOO_DEEP
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for k, v in value.items():
@@ -485,10 +494,10 @@ def mask_value(value: Any) -> Any:
             if is_sensitive_key(key) and v not in (None, "", [], {}):
                 out[key] = MASK
             else:
-                out[key] = mask_value(v)
+                out[key] = mask_value(v, _depth + 1)
         return out
     if isinstance(value, list | tuple):
-        return [mask_value(v) for v in value]
+        return [mask_value(v, _depth + 1) for v in value]
     return value
 
 

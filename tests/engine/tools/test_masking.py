@@ -296,3 +296,18 @@ async def test_secret_never_appears_in_emitted_events() -> None:
     assert secret not in json.dumps(bad.to_json())
     # The raw result still carries the value for workflow state (masking is diagnostic only).
     assert secret in ok.result["echo"]
+
+
+def test_deeply_nested_arguments_are_shown_up_to_a_depth_not_crashed_on() -> None:
+    from relavium_desktop.engine.tools.masking import MAX_MASK_DEPTH, TOO_DEEP
+
+    deep: object = {"api_key": "sk-ant-" + "a" * 40}
+    for _ in range(5000):  # far past Python's recursion limit
+        deep = [deep]
+    masked = mask_value(deep)
+    for _ in range(MAX_MASK_DEPTH):
+        assert isinstance(masked, list)
+        masked = masked[0]
+    assert masked == TOO_DEEP
+    shallow = mask_value([[{"api_key": "sk-ant-" + "a" * 40, "note": "kept"}]])
+    assert shallow == [[{"api_key": "***", "note": "kept"}]]

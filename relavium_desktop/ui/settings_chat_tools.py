@@ -5,18 +5,13 @@ absent list means disabled).  The lists live in ``desktop-settings.ini``
 under ``chat/policy`` (JSON), read by the chat view at every turn, so a
 change applies from the next message on.
 
-Validation mirrors how the engine matches, so what the page shows is what
-will match:
-
-- a command entry is split shell-style with the engine's own splitter and
-  shown as its argument vector; it is stored re-joined (``shlex.join``), so
-  odd spacing or quoting cannot hide what is allowed.  Shell operators
-  (``&&``, ``|``, ``;`` …) are refused: run_command starts one program and
-  never a shell, so they would only ever be literal arguments.
-- a domain entry is normalised with the engine's allowlist parser (lower
-  case, IDNA, one trailing dot dropped, optional ``:port``); wildcards, paths,
-  credentials and ``http://`` are refused (http_request is HTTPS-only and
-  matches exact hosts).
+Validation is the engine's own (``validate_command_entry``,
+``validate_domain_entry``), the same rule the CLI's ``--policy`` and a
+workflow's ``tools`` block apply, so this page can never accept an entry
+another surface refuses, nor the reverse.  A command entry is shown as its
+argument vector and stored re-joined (``shlex.join``), so odd spacing or
+quoting cannot hide what is allowed; a domain entry is stored in the
+engine's normalised form.
 """
 
 from __future__ import annotations
@@ -25,6 +20,8 @@ import json
 import shlex
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.engine.tools.command_policy import AllowlistEntryError, validate_command_entry
+from relavium_desktop.engine.tools.domain_policy import validate_domain_entry
 from relavium_desktop.ui.chat.backend import KEY_POLICY  # the key the chat view reads per turn
 from relavium_desktop.ui.qt import (
     QGroupBox,
@@ -41,54 +38,22 @@ from relavium_desktop.ui.qt import (
 )
 
 if TYPE_CHECKING:
-    from relavium_desktop.ui.shell import MainWindow
+    from relavium_desktop.ui.context import AppContext
 
-SHELL_OPERATORS = frozenset({"&&", "||", "|", ";", "&", ">", ">>", "<", "<<", "$(", "`"})
 VALUE_ROLE = Qt.ItemDataRole.UserRole
 
-
-class PolicyEntryError(ValueError):
-    """An allowlist entry the engine could never match as the user meant it."""
+PolicyEntryError = AllowlistEntryError  # what the page reports: the engine's refusal, verbatim
 
 
 def normalise_command(text: str) -> tuple[str, list[str]]:
-    """``(stored entry, argv)`` for a command allowlist entry; PolicyEntryError if unusable."""
-    from relavium_desktop.engine.tools.command_policy import split_entry
-
-    text = text.strip()
-    if not text:
-        raise PolicyEntryError("type a command, e.g. npm test")
-    try:
-        argv = shlex.split(text, posix=True)
-    except ValueError as exc:
-        raise PolicyEntryError(f"cannot split {text!r}: {exc}") from None
-    if list(split_entry(text)) != argv or not argv:
-        raise PolicyEntryError(f"cannot split {text!r} into arguments")
-    operators = [a for a in argv if a in SHELL_OPERATORS or a.startswith("$(")]
-    if operators:
-        raise PolicyEntryError(
-            f"{operators[0]!r} is a shell operator, but run_command runs one program without a shell; "
-            "add each command as its own entry"
-        )
+    """``(stored entry, argv)`` for a command allowlist entry; the engine's error if refused."""
+    argv = list(validate_command_entry(text))
     return shlex.join(argv), argv
 
 
 def normalise_domain(text: str) -> str:
     """The stored form of a domain allowlist entry (``host`` or ``host:port``)."""
-    from relavium_desktop.engine.tools.domain_policy import parse_entry
-
-    raw = text.strip()
-    if not raw:
-        raise PolicyEntryError("type a host name, e.g. api.github.com")
-    if raw.lower().startswith("http://"):
-        raise PolicyEntryError("http_request uses HTTPS only; enter the host name without http://")
-    if "*" in raw:
-        raise PolicyEntryError("entries match one exact host; wildcards are not supported")
-    parsed = parse_entry(raw)
-    if parsed is None:
-        raise PolicyEntryError(f"{raw!r} is not a host name (no paths, credentials or spaces)")
-    host, port = parsed
-    return host if port is None else f"{host}:{port}"
+    return validate_domain_entry(text)
 
 
 def read_policy(settings: Any) -> tuple[dict[str, Any], str | None]:
@@ -160,9 +125,9 @@ class AllowList(QGroupBox):
 class ChatToolsPage(QWidget):
     saved = Signal()  # the policy in settings changed
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__()
-        self._settings = window.settings
+        self._settings = context.settings
         intro = QLabel(
             "run_command and http_request stay disabled in chat until you allow something here. "
             "Allowed actions still ask for permission unless the chat mode is Auto."

@@ -5,6 +5,10 @@ and must equal ``[command, *args]`` element by element, so neither
 ``["npm", "test --coverage"]`` nor ``npm test --coverage`` slips through.
 Globs (opt-in, ``allowedCommandGlobs``) also match element-wise: ``npm run *``
 admits exactly three elements whose last is any single argument.
+
+:func:`validate_command_entry` is the one rule for what an entry may be, used
+by every surface that accepts one (the CLI's ``--policy``, a workflow's
+``tools`` block, Settings → Chat tools), so none accepts what another refuses.
 """
 
 from __future__ import annotations
@@ -13,9 +17,18 @@ import shlex
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.errors import DenyReason, ToolDeniedError
-from relavium_desktop.engine.tools.tooldef import ToolPolicy
+
+if TYPE_CHECKING:  # tooldef imports this module to validate policies
+    from relavium_desktop.engine.tools.tooldef import ToolPolicy
+
+_OPERATOR_CHARS = frozenset("();<>|&")
+
+
+class AllowlistEntryError(ValueError):
+    """An allowlist entry no surface accepts; the message names the entry and the rule."""
 
 
 @lru_cache(maxsize=1024)
@@ -26,6 +39,49 @@ def split_entry(entry: str) -> tuple[str, ...]:
     except ValueError:
         # An unbalanced quote can never match anything; treat it as empty.
         return ()
+
+
+def validate_command_entry(entry: str, *, field: str = "allowedCommands") -> tuple[str, ...]:
+    """The argument vector ``entry`` allows, or :class:`AllowlistEntryError`.
+
+    Refused: an empty entry (it would allow nothing while looking like it
+    allows something), unbalanced quoting (it could never match), and an
+    unquoted shell operator or command substitution (``&&``, ``|``, ``;``,
+    ``>``, ``$(…)``, backticks): run_command starts one program without a
+    shell, so such an entry would never mean what it appears to.  Quoted
+    metacharacters are literal arguments and stay allowed.
+    """
+    if not entry.strip():
+        raise AllowlistEntryError(f"{field}: empty entry {entry!r}; type a command, e.g. 'npm test'")
+    try:
+        argv = tuple(shlex.split(entry, posix=True))
+    except ValueError as exc:
+        raise AllowlistEntryError(f"{field}: cannot split {entry!r} into arguments ({exc})") from None
+    lexer = shlex.shlex(entry, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    operators = [t for t in lexer if t and set(t) <= _OPERATOR_CHARS]
+    if not operators and any("`" in token and token[0] not in "'\"" for token in _raw_tokens(entry)):
+        operators = ["`"]
+    if operators:
+        shown = "$(" if operators[0] in ("(", ")") and "$(" in entry else operators[0]
+        raise AllowlistEntryError(
+            f"{field}: {entry!r} contains the shell operator {shown!r}, but run_command runs "
+            "one program without a shell; add each command as its own entry"
+        )
+    return argv
+
+
+def _raw_tokens(entry: str) -> list[str]:
+    """Tokens with their quotes kept, so a quoted backtick can be told from a bare one."""
+    lexer = shlex.shlex(entry, posix=False)
+    lexer.whitespace_split = True
+    return list(lexer)
+
+
+def validate_command_entries(entries: Sequence[str], *, field: str = "allowedCommands") -> None:
+    """Every entry valid, or :class:`AllowlistEntryError` naming the first that is not."""
+    for entry in entries:
+        validate_command_entry(entry, field=field)
 
 
 def _exact(argv: tuple[str, ...], entries: Sequence[str]) -> bool:

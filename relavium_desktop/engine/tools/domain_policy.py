@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import idna
 
 from relavium_desktop.engine.errors import DenyReason, InvalidArgsError, ToolDeniedError
+from relavium_desktop.engine.tools.command_policy import AllowlistEntryError
 
 DEFAULT_HTTPS_PORT = 443
 _ASCII_LABEL_RE = re.compile(r"^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$")
@@ -115,6 +116,32 @@ def parse_entry(entry: str) -> tuple[str, int | None] | None:
         return (normalise_host(entry), None)
     except ValueError:
         return None
+
+
+def validate_domain_entry(entry: str, *, field: str = "allowedDomains") -> str:
+    """The stored form of an entry (``host`` or ``host:port``), or ValueError naming it.
+
+    The one rule every surface applies (CLI ``--policy``, workflow ``tools``,
+    Settings → Chat tools): an entry that could never match, or would not
+    match what it appears to (``http://``, wildcards, paths, credentials),
+    is refused rather than silently ignored.
+    """
+    raw = entry.strip()
+    if not raw:
+        raise AllowlistEntryError(f"{field}: empty entry {entry!r}; type a host name, e.g. 'api.github.com'")
+    if raw.lower().startswith("http://"):
+        raise AllowlistEntryError(
+            f"{field}: {entry!r} uses http://, but http_request is HTTPS only; give the host name alone"
+        )
+    if "*" in raw:
+        raise AllowlistEntryError(f"{field}: {entry!r}: wildcards are not supported; entries match one exact host")
+    parsed = parse_entry(raw)
+    if parsed is None:
+        raise AllowlistEntryError(
+            f"{field}: {entry!r} is not a host name (no paths, credentials or spaces; an optional :port)"
+        )
+    host, port = parsed
+    return host if port is None else f"{host}:{port}"
 
 
 def host_allowed(parsed: ParsedUrl, allowed_domains: Sequence[str]) -> bool:

@@ -16,6 +16,8 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel
 
 from relavium_desktop.engine.host import ToolHost
+from relavium_desktop.engine.tools.command_policy import validate_command_entries
+from relavium_desktop.engine.tools.domain_policy import validate_domain_entry
 
 JsonDict = dict[str, Any]
 ToolSource = Literal["builtin", "mcp", "plugin", "http"]
@@ -107,7 +109,16 @@ class ToolPolicy:
         unknown = set(data) - {"allowedCommands", "allowedCommandGlobs", "allowedDomains"}
         if unknown:
             raise ValueError(f"unknown policy field(s): {', '.join(sorted(unknown))}")
-        return cls(seq("allowedCommands"), seq("allowedCommandGlobs"), seq("allowedDomains"))
+        policy = cls(seq("allowedCommands"), seq("allowedCommandGlobs"), seq("allowedDomains"))
+        policy.validate()
+        return policy
+
+    def validate(self) -> None:
+        """ValueError naming the first entry the engine refuses (the one rule for every surface)."""
+        validate_command_entries(self.allowed_commands or ())
+        validate_command_entries(self.allowed_command_globs or (), field="allowedCommandGlobs")
+        for entry in self.allowed_domains or ():
+            validate_domain_entry(entry)
 
 
 @dataclass(frozen=True, slots=True)

@@ -152,6 +152,14 @@ class ToolsBlock(Strict):
     allowedCommandGlobs: list[str] | None = None
     allowedDomains: list[str] | None = None
 
+    @model_validator(mode="after")
+    def _entries_valid(self) -> ToolsBlock:
+        # The engine's one allowlist rule, so a workflow refuses what the CLI and Settings refuse.
+        from relavium_desktop.engine.tools.tooldef import ToolPolicy
+
+        ToolPolicy.from_json(self.model_dump(exclude_none=True))
+        return self
+
 
 class _NodeBase(Strict):
     id: str = Field(pattern=NODE_ID)

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+# Shared fixtures live in tests/fixtures/ and are registered here for every test.
+pytest_plugins = ("tests.fixtures.llm_server",)
+
 REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Child interpreters (the real CLI, soak children) dump a native crash's stack too.

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.cli.llm_cli import KEY, scan_for_secret, write_agent, write_providers
+from tests.cli.llm_cli import KEY, scan_for_secret, write_agent
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.helpers import run_cli
-
-
-@pytest.fixture
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def env(cli_env: dict[str, str], relavium_home: Path, llm_server: ScriptedLLMServer) -> dict[str, str]:
-    write_providers(relavium_home, llm_server.base_url)
-    return {**cli_env, "RELAVIUM_TEST_KEY": KEY}
 
 
 def test_agent_run_streams_ndjson_and_leaks_no_key(

@@ -4,27 +4,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.cli.llm_cli import KEY, scan_for_secret, write_agent, write_providers
+from tests.cli.llm_cli import scan_for_secret, write_agent
 from tests.conftest import relavium_cmd
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.helpers import run_cli
-
-
-@pytest.fixture
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def env(cli_env: dict[str, str], relavium_home: Path, llm_server: ScriptedLLMServer) -> dict[str, str]:
-    write_providers(relavium_home, llm_server.base_url)
-    return {**cli_env, "RELAVIUM_TEST_KEY": KEY}
 
 
 def chat(env: dict[str, str], stdin: str, *args: str, cwd: Path) -> tuple[int, str, str]:

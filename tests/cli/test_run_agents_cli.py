@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli.llm_cli import KEY, scan_for_secret, write_providers
+from tests.cli.llm_cli import KEY, scan_for_secret
 from tests.conftest import REPO
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.helpers import run_cli
@@ -40,18 +39,6 @@ workflow:
     - {id: out, type: output, save_to: summary.md}
   edges: [{from: start, to: lead}, {from: lead, to: out}]
 """
-
-
-@pytest.fixture
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def env(cli_env: dict[str, str], relavium_home: Path, llm_server: ScriptedLLMServer) -> dict[str, str]:
-    write_providers(relavium_home, llm_server.base_url)
-    return {**cli_env, "RELAVIUM_TEST_KEY": KEY}
 
 
 @pytest.fixture

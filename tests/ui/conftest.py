@@ -9,10 +9,15 @@ Qt's event loop, which also steps the asyncio tasks.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.fixtures.llm_server import ScriptedLLMServer
+from tests.ui.chat_driver import KEY, ROUTE
 
 HERE = Path(__file__).resolve().parent
 # Closed qasync loops are kept alive: their timer QObject must be destroyed on
@@ -128,3 +133,29 @@ def _destroy_kept_loops_before_exit() -> Iterator[None]:
             shiboken6.delete(timer)
     _CLOSED_LOOPS.clear()
     gc.collect()
+
+
+@pytest.fixture
+def providers(relavium_home: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """providers.yaml with one OpenAI-dialect entry at this test's scripted server (local opted in)."""
+    monkeypatch.setenv("RELAVIUM_TEST_KEY", KEY)
+    entries = {"providers": {"scripted-openai": {
+        "kind": "openai", "base_url": llm_server.base_url + "/v1", "api_key": "env:RELAVIUM_TEST_KEY",
+        "allow_local": True,
+    }}}
+    (relavium_home / "providers.yaml").write_text(json.dumps(entries))
+
+
+@pytest.fixture
+def chat(make_window, folder_picker, project: Path, providers: None, qtbot):
+    """The chat view of a shown window, on ``project``, routed to the scripted server."""
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    folder_picker.answers.append(str(project))
+    window.project_button.click()
+    assert window.project == os.path.realpath(project)
+    view = window.chat_view
+    qtbot.waitUntil(lambda: view.backend is not None)  # loaded after the first paint
+    view.set_route(ROUTE)
+    return view

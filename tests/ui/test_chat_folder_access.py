@@ -16,7 +16,7 @@ import pytest
 
 from relavium_desktop.ui.chat.folder_access import ALLOW_LABEL
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
-from tests.ui.test_chat_view import chat, llm_server, providers, type_and_enter  # noqa: F401
+from tests.ui.chat_driver import type_and_enter
 
 NOTES = "meeting notes: ship on friday\n"
 SSH_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAfolderGrantSecretKey\n"
@@ -37,7 +37,7 @@ def outside(tmp_path: Path) -> Path:
     return folder
 
 
-def ask(qtbot, chat, llm_server: ScriptedLLMServer, text: str, *replies: Reply,  # noqa: F811
+def ask(qtbot, chat, llm_server: ScriptedLLMServer, text: str, *replies: Reply,
         outcome: str = "completed"):
     llm_server.script(*replies)
     before = len(chat.transcript.cards())
@@ -52,7 +52,7 @@ def read(path: Path | str) -> Reply:
 
 
 def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_it(
-    chat, qtbot, llm_server: ScriptedLLMServer, folder_picker, project: Path, outside: Path,  # noqa: F811
+    chat, qtbot, llm_server: ScriptedLLMServer, folder_picker, project: Path, outside: Path,
     make_window,
 ) -> None:
     window = chat.window()

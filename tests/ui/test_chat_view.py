@@ -13,59 +13,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from relavium_desktop.ui.chat.backend import KEY_POLICY
 from relavium_desktop.ui.qt import Qt
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
-
-KEY = "sk-test-CHATVIEW0123456789abcdefghijkl"
-ROUTE = "scripted-openai/gpt-4o-mini"
-
-
-@pytest.fixture
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def providers(relavium_home: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RELAVIUM_TEST_KEY", KEY)
-    entries = {"providers": {"scripted-openai": {
-        "kind": "openai", "base_url": llm_server.base_url + "/v1", "api_key": "env:RELAVIUM_TEST_KEY",
-        "allow_local": True,
-    }}}
-    (relavium_home / "providers.yaml").write_text(json.dumps(entries))
-
-
-@pytest.fixture
-def chat(make_window, folder_picker, project: Path, providers: None, qtbot):
-    window = make_window()
-    window.show()
-    qtbot.waitExposed(window)
-    folder_picker.answers.append(str(project))
-    window.project_button.click()
-    assert window.project == os.path.realpath(project)
-    view = window.chat_view
-    qtbot.waitUntil(lambda: view.backend is not None)  # loaded after the first paint
-    view.set_route(ROUTE)
-    return view
-
-
-def type_and_enter(qtbot, view, text: str) -> None:
-    view.composer.setFocus()
-    qtbot.keyClicks(view.composer, text)
-    qtbot.keyClick(view.composer, Qt.Key.Key_Return)
-
-
-def finish(qtbot, view, timeout: int = 15_000) -> str:
-    with qtbot.waitSignal(view.turn_finished, timeout=timeout) as blocker:
-        pass
-    return str(blocker.args[0])
+from tests.ui.chat_driver import KEY, type_and_enter
 
 
 def offered_tools(request) -> list[str]:

@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,12 +28,6 @@ from tests.fixtures.notifications import NotificationDaemon, notification_daemon
 KEY = "sk-test-QUICKPANEL0123456789abcdefghij"
 NOTES = "Meeting notes: ship v2 on Friday; Ana owns the release checklist."
 CHECKLIST = "- [ ] Ship v2 on Friday\n- [ ] Ana: release checklist"
-
-
-@pytest.fixture
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Settings → Chat tools: command and domain allowlists edited in the UI, validated, used by chat.
 
 The chat turn runs against the scripted provider server and a real process
-host in a temporary project (fixtures shared with test_chat_view.py).
+host in a temporary project (the `chat` fixture, tests/ui/conftest.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from relavium_desktop.ui.chat.backend import KEY_POLICY, policy_from
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
-from tests.ui.test_chat_view import chat, finish, llm_server, providers, type_and_enter  # noqa: F401
+from tests.ui.chat_driver import type_and_enter
 
 
 def add(allow_list, text: str) -> str:
@@ -89,7 +89,7 @@ def test_a_broken_stored_policy_is_reported_and_replaced_on_save(make_window, mo
 
 
 def test_a_command_allowed_in_settings_runs_from_chat_and_others_stay_refused(
-    chat, qtbot, llm_server: ScriptedLLMServer, project: Path  # noqa: F811
+    chat, qtbot, llm_server: ScriptedLLMServer, project: Path
 ) -> None:
     window = chat.window()
     page = window.show_settings("chat_tools").chat_tools

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,6 @@ import pytest
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 
 KEY = "sk-test-CONNTEST0123456789abcdefghijkl"
-
-
-@pytest.fixture
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +22,6 @@ from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 KEY = "sk-test-SPILLLIFE0123456789abcdefghijk"
 ROUTE = "scripted-openai/gpt-4o-mini"
 DAY = 86_400.0
-
-
-@pytest.fixture
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
 
 
 @pytest.fixture

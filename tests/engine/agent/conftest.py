@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,12 +19,6 @@ from relavium_desktop.providers.factory import ProviderSet
 from tests.fixtures.llm_server import ScriptedLLMServer
 
 KEY = "sk-test-LOOPKEY0123456789abcdefghij"
-
-
-@pytest.fixture
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
 
 
 @dataclass

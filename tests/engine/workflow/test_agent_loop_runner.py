@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +31,6 @@ from tests.engine.workflow.wfhelpers import load, node_sequence, of_type
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 
 KEY = "sk-test-WFAGENTKEY0123456789abcdefgh"
-
-
-@pytest.fixture
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
 
 
 @pytest.fixture

@@ -82,6 +82,7 @@ class ChatSession:
         if last is None or last.role != "assistant" or not last.tool_calls:
             return
         closed = Message("tool", tuple(
-            ToolResultPart(c.call_id, c.name, "not run: cancelled", is_error=True) for c in last.tool_calls
+            ToolResultPart(c.call_id, c.name, "not run: cancelled", is_error=True, error_code="cancelled")
+            for c in last.tool_calls
         ))
         self.store.append_message(self.session_id, closed)

@@ -121,11 +121,13 @@ class AgentLoop:
             if self._fed_back(call.name, error):
                 correctable = correctable or error.code in _CORRECTABLE
                 results.append(ToolResultPart(
-                    call.call_id, call.name, f"error: {error.code}: {mask_text(error.message)}", is_error=True
+                    call.call_id, call.name, f"error: {error.code}: {mask_text(error.message)}", is_error=True,
+                    error_code=str(error.code), error_reason=error.reason,
                 ))
                 continue
             # Fatal: the model is not re-asked; close the remaining calls for a valid history.
-            results.append(ToolResultPart(call.call_id, call.name, f"not run: {error.code}", is_error=True))
+            results.append(ToolResultPart(call.call_id, call.name, f"not run: {error.code}", is_error=True,
+                                          error_code=str(error.code), error_reason=error.reason))
             results.extend(_not_run_parts(calls[index + 1 :], str(error.code)))
             return results, AgentFailure(
                 str(error.code), error.message, reason=error.reason, retryable=error.retryable
@@ -189,7 +191,7 @@ class AgentLoop:
 
 
 def _not_run_parts(calls: Sequence[ToolCallEvent], code: str) -> list[ToolResultPart]:
-    return [ToolResultPart(c.call_id, c.name, f"not run: {code}", is_error=True) for c in calls]
+    return [ToolResultPart(c.call_id, c.name, f"not run: {code}", is_error=True, error_code=code) for c in calls]
 
 
 def _not_run(calls: Sequence[ToolCallEvent], code: str) -> Message:

@@ -42,6 +42,10 @@ class ToolResultPart:
     name: str
     content: str
     is_error: bool = False
+    # A failed call's closed error code and tool_denied reason, kept as fields so
+    # a surface showing stored history never has to parse ``content``.
+    error_code: str | None = None
+    error_reason: str | None = None
     kind: Literal["tool_result"] = "tool_result"
 
 

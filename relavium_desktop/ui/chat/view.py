@@ -326,7 +326,8 @@ class ChatView(QWidget):
                     if result is not None:
                         card.set_result(
                             {"success": True, "outputSummary": result.content} if not result.is_error
-                            else {"success": False, "error": {"code": _code_of(result.content),
+                            else {"success": False, "error": {"code": result.error_code or "tool_failed",
+                                                              "reason": result.error_reason,
                                                               "message": result.content}}
                         )
                     else:
@@ -531,11 +532,3 @@ class ChatView(QWidget):
             self._turn.cancel()
         if self.backend is not None:
             self.backend.close()
-
-
-def _code_of(content: str) -> str:
-    # Stored error results read "error: CODE: message" or "not run: CODE".
-    for prefix in ("error: ", "not run: "):
-        if content.startswith(prefix):
-            return content[len(prefix):].split(":", 1)[0].strip() or "tool_failed"
-    return "tool_failed"

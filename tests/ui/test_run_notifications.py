@@ -17,7 +17,7 @@ from relavium_desktop.ui.shell import NAV_WORKFLOWS
 from relavium_desktop.ui.workflows.run_notice import TITLE_FAILED, TITLE_FINISHED
 from tests.fixtures.desktop_bus import desktop_bus  # noqa: F401
 from tests.fixtures.notifications import NotificationDaemon, notification_daemon, notifications  # noqa: F401
-from tests.ui.test_workflow_view import BRANCHY, RUN_TIMEOUT_MS
+from tests.ui.workflow_samples import BRANCHY, RUN_TIMEOUT_MS
 
 FAILING = """\
 schema_version: '1.0'

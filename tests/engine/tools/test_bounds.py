@@ -10,7 +10,7 @@ from relavium_desktop.engine.errors import InvalidArgsError
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.tools import bounds
 from relavium_desktop.engine.tools.tooldef import NodeToolConfig, ToolPolicy
-from tests.engine.tools.test_registry_pipeline import RecordingProcess
+from tests.engine.tools.doubles import RecordingProcess
 from tests.helpers import dispatch
 
 MiB = 1024 * 1024

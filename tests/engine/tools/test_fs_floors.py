@@ -16,42 +16,12 @@ from relavium_desktop.engine.tools.fs_floors import (
     split_components,
     write_floor,
 )
+from tests.engine.tools.floor_cases import ALLOWED, READ_DENIED, variants
 
-READ_DENIED = [
-    ".ssh/id_rsa", "a/b/.ssh/id_rsa", ".relavium/history.db", ".aws/credentials", ".env/x",
-    ".kube/config", ".azure/token", ".terraform.d/x", "x/gcloud/creds", "legacy_credentials/a",
-    ".env", "proj/.env.local", ".env.production", ".docker/config.json", ".git/config",
-    ".git/config.worktree", "x.git/config", "repo/.git/worktrees/w/config.worktree",
-    "repo/.git/modules/sub/config", ".config/git/credentials", ".config/git/config",
-    ".gitconfig", ".git-credentials", ".netrc", ".npmrc", ".pypirc", ".pgpass", ".envrc",
-    ".dockercfg", "application_default_credentials.json", "credentials.tfrc.json",
-    ".terraformrc", "terraform.rc",
-]
-ALLOWED = [
-    ".envelope", "env/x", "my.gitconfig.bak", "ssh/id_rsa", ".sshx/a", "config", "docker/config.json",
-    "src/git/config", ".github/workflows/ci.yml", ".gitignore", ".env_example", "notes/.environment",
-    "a.env", "gcloudish/x", "README.md",
-]
 WRITE_ONLY_DENIED = [
     ".git/HEAD", "repo/.git/hooks/pre-commit", "bare.git/hooks/post-update", ".config/fish/conf.d/x.fish",
     *(f"home/{name}" for name in sorted(SHELL_STARTUP_BASENAMES)),
 ]
-
-
-def variants(path: str) -> list[str]:
-    comps = path.split("/")
-    return [
-        path,
-        path.upper(),
-        "/".join(c.title() for c in comps),
-        "/".join(c + "." for c in comps),
-        "/".join(c + " " for c in comps),
-        "/".join(c + " . " for c in comps),
-        "/".join(c + ":stream" for c in comps),
-        "/".join(c + "::$DATA" for c in comps),
-        "/".join(c.upper() + ". :s" for c in comps),
-        "/".join("\uff0e" + c[1:] if c.startswith(".") else c for c in comps),  # fullwidth dot (NFKC)
-    ]
 
 
 @pytest.mark.parametrize("path", READ_DENIED)

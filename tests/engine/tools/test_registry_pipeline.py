@@ -7,14 +7,13 @@ pure and these tests check what reaches the host and when).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
 
 from relavium_desktop.engine.events import EventBus
-from relavium_desktop.engine.host import SpawnOptions, ToolHost
+from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.schema import llm_visible_schema
@@ -29,25 +28,8 @@ from relavium_desktop.engine.tools.tooldef import (
     ToolDef,
     ToolPolicy,
 )
+from tests.engine.tools.doubles import RecordingProcess
 from tests.helpers import dispatch, make_ctx
-
-
-class RecordingProcess:
-    """Stands in for the process host: records what would have been spawned."""
-
-    def __init__(self) -> None:
-        self.spawned: list[tuple[str, list[str], dict[str, str], SpawnOptions]] = []
-
-    async def spawn(
-        self, command: str, args: Sequence[str], declared_env: Mapping[str, str], opts: SpawnOptions
-    ) -> dict[str, Any]:
-        self.spawned.append((command, list(args), dict(declared_env), opts))
-        return {"exitCode": 0, "stdout": "ran", "stderr": "", "durationMs": 1}
-
-    async def git(self, args: Sequence[str], opts: SpawnOptions) -> dict[str, Any]:
-        self.spawned.append(("git", list(args), {}, opts))
-        return {"exitCode": 0, "stdout": "", "stderr": "", "durationMs": 1}
-
 
 ECHO_POLICY = ToolPolicy(allowed_commands=("echo hello",))
 

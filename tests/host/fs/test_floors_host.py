@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from relavium_desktop.engine.tools.fs_floors import SHELL_STARTUP_BASENAMES
-from tests.engine.tools.test_fs_floors import ALLOWED, READ_DENIED, variants
+from tests.engine.tools.floor_cases import ALLOWED, READ_DENIED, variants
 from tests.helpers import dispatch
 from tests.host.fs.conftest import SENTINEL, Tree
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from relavium_desktop.host.mcp import McpHost
@@ -26,6 +27,19 @@ def stdio_entry(**extra: Any) -> dict[str, Any]:
 
 def make_host(home: Path, servers: dict[str, Any] | None = None, **kw: Any) -> McpHost:
     return McpHost(home=home, default_cwd=home, search_path=default_search_path(), servers=servers, **kw)
+
+
+def result_text(result: dict) -> str:
+    """The text parts of an MCP tool result, joined."""
+    return "".join(p["text"] for p in result["content"] if p["type"] == "text")
+
+
+def process_gone(pid: int) -> bool:
+    """The process has exited (a zombie awaiting its reap counts as gone)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
 
 
 @dataclass

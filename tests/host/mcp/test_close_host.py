@@ -6,15 +6,14 @@ from pathlib import Path
 
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.host.assembly import close_host
-from tests.host.mcp.conftest import make_host, stdio_entry
-from tests.host.mcp.test_mcp_call import _gone, _text
+from tests.host.mcp.conftest import make_host, process_gone, result_text, stdio_entry
 
 
 async def test_close_host_kills_the_real_stdio_server(relavium_home: Path) -> None:
     mcp = make_host(relavium_home, {"calc": stdio_entry()})
     host = ToolHost(mcp=mcp)
-    pid = int(_text(await mcp.call("calc", "pid", {})))
-    assert not _gone(pid)
+    pid = int(result_text(await mcp.call("calc", "pid", {})))
+    assert not process_gone(pid)
     await close_host(host)
-    assert _gone(pid)
+    assert process_gone(pid)
     await close_host(ToolHost())  # a host without MCP is fine

@@ -6,25 +6,13 @@ import asyncio
 import os
 from pathlib import Path
 
-import psutil
 import pytest
 
 from relavium_desktop.engine.events import EventBus
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.host.mcp import McpHost
 from tests.helpers import dispatch
-from tests.host.mcp.conftest import HttpServer, make_host, stdio_entry
-
-
-def _text(result: dict) -> str:
-    return "".join(p["text"] for p in result["content"] if p["type"] == "text")
-
-
-def _gone(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
+from tests.host.mcp.conftest import HttpServer, make_host, process_gone, result_text, stdio_entry
 
 
 async def test_stdio_server_tool_call_through_the_registry(relavium_home: Path) -> None:
@@ -33,7 +21,7 @@ async def test_stdio_server_tool_call_through_the_registry(relavium_home: Path) 
         out = await dispatch("mcp_call", {"server": "calc", "tool": "add", "arguments": {"a": 2, "b": 40}},
                              host=ToolHost(mcp=host))
         assert out.ok, out.error
-        assert _text(out.result) == "42"
+        assert result_text(out.result) == "42"
         assert out.result["isError"] is False
         assert "42" in out.model_facing
     finally:
@@ -44,11 +32,11 @@ async def test_session_is_kept_per_server_and_closed_on_shutdown(relavium_home: 
     host = make_host(relavium_home, {"calc": stdio_entry()})
     first = await host.call("calc", "pid", {})
     second = await host.call("calc", "pid", {})
-    pid = int(_text(first))
-    assert pid == int(_text(second))  # one server process for both calls
-    assert not _gone(pid)
+    pid = int(result_text(first))
+    assert pid == int(result_text(second))  # one server process for both calls
+    assert not process_gone(pid)
     await host.aclose()
-    assert _gone(pid)
+    assert process_gone(pid)
 
 
 async def test_http_server_with_explicit_allow_local(relavium_home: Path, http_server: HttpServer) -> None:
@@ -57,7 +45,7 @@ async def test_http_server_with_explicit_allow_local(relavium_home: Path, http_s
         out = await dispatch("mcp_call", {"server": "web", "tool": "echo", "arguments": {"text": "hi there"}},
                              host=ToolHost(mcp=host))
         assert out.ok, out.error
-        assert _text(out.result) == "hi there"
+        assert result_text(out.result) == "hi there"
     finally:
         await host.aclose()
 
@@ -124,7 +112,7 @@ async def test_child_env_is_built_not_inherited(relavium_home: Path, monkeypatch
         assert "FIXTURE_MODE" in names
         assert names <= {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "FIXTURE_MODE"}
         # PATH is the host's command search path, not the app's.
-        path = _text(await host.call("calc", "env_value", {"name": "PATH"}))
+        path = result_text(await host.call("calc", "env_value", {"name": "PATH"}))
         assert path != os.environ.get("PATH")
     finally:
         await host.aclose()
@@ -168,9 +156,9 @@ async def test_cancellation_leaves_no_server_process(relavium_home: Path, tmp_pa
         await task
     result = [e for e in bus.history if e["type"] == "agent:tool_result"]
     assert result[-1]["error"]["code"] == "cancelled"
-    assert _gone(pid)
+    assert process_gone(pid)
     # The next call starts a fresh server.
-    assert _text(await host.call("slow", "add", {"a": 1, "b": 1})) == "2"
+    assert result_text(await host.call("slow", "add", {"a": 1, "b": 1})) == "2"
     await host.aclose()
 
 
@@ -182,7 +170,7 @@ async def test_timeout_kills_the_server_and_says_so(relavium_home: Path, tmp_pat
     assert out.error is not None
     assert out.error.code == "tool_failed"
     assert "timed out after 300 ms" in out.error.message
-    assert _gone(int(pid_file.read_text()))
+    assert process_gone(int(pid_file.read_text()))
     await host.aclose()
 
 

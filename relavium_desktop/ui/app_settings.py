@@ -25,7 +25,12 @@ KEY_SHORTCUT_CLIPBOARD = "shortcuts/process_clipboard"
 KEY_SPILL_RETENTION_DAYS = "storage/spill_retention_days"
 
 DEFAULT_CLIPBOARD_SHORTCUT = "Ctrl+Shift+V"
-MODES = ("ask", "plan", "accept-edits", "auto")
+# The chat modes and their labels, in picker order: the UI's one definition.
+# They are the values of engine.agent.modes.ChatMode (a test holds the two
+# equal); that module is not imported here because it loads pydantic, which
+# the first paint must not wait for.
+MODE_LABELS = {"ask": "Ask", "plan": "Plan", "accept-edits": "Accept edits", "auto": "Auto"}
+MODES = tuple(MODE_LABELS)
 DEFAULT_MODE = "accept-edits"
 DEFAULT_SPILL_RETENTION_DAYS = 7
 

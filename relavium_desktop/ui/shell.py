@@ -6,6 +6,10 @@ chat mode, the tray, the single-instance socket and "Process what I copied".
 Startup stays fast: only the widgets of the first screen are built before the
 first paint; the grant store, notifier, tray and the Settings view are created
 afterwards (``after_first_paint``) or on first use.
+
+The window owns the :class:`~relavium_desktop.ui.context.AppContext` the views
+are built with, and is the one place their intent signals (open Settings,
+choose a project, show a run) are connected: views never see the window.
 """
 
 from __future__ import annotations
@@ -14,16 +18,15 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.context import AppContext, FolderPicker
 from relavium_desktop.ui.qt import (
     QApplication,
     QCloseEvent,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QKeySequence,
     QLabel,
@@ -45,26 +48,13 @@ from relavium_desktop.ui.qt import (
 if TYPE_CHECKING:
     import threading
 
-    from relavium_desktop.host.desktop_os import DesktopOs
-    from relavium_desktop.store.grants import GrantStore
-    from relavium_desktop.ui.approval import ApprovalController
     from relavium_desktop.ui.quick_panel import ClipboardRunner, QuickPanel
     from relavium_desktop.ui.runs.view import RunsView
-    from relavium_desktop.ui.settings_view import SettingsView
+    from relavium_desktop.ui.settings.view import SettingsView
     from relavium_desktop.ui.tray import Tray
     from relavium_desktop.ui.workflows.view import WorkflowsView
 
-# A native folder dialog cannot be driven by tests; MainWindow takes any
-# callable with this shape (tests pass a double that returns a fixed folder).
-FolderPicker = Callable[[QWidget, str], "str | None"]
-
 NAV_CHAT, NAV_WORKFLOWS, NAV_RUNS, NAV_SETTINGS = range(4)
-MODE_LABELS = {"ask": "Ask", "plan": "Plan", "accept-edits": "Accept edits", "auto": "Auto"}
-
-
-def native_folder_picker(parent: QWidget, start: str) -> str | None:
-    folder = QFileDialog.getExistingDirectory(parent, "Choose a project folder", start)
-    return folder or None
 
 
 def _placeholder(title: str, text: str) -> QWidget:
@@ -85,8 +75,6 @@ def _placeholder(title: str, text: str) -> QWidget:
 
 
 class MainWindow(QMainWindow):
-    project_changed = Signal(str)
-    mode_changed = Signal(str)
     first_painted = Signal()
 
     def __init__(
@@ -97,15 +85,10 @@ class MainWindow(QMainWindow):
         clipboard_runner: ClipboardRunner | None = None,
     ) -> None:
         super().__init__()
-        self.settings = settings or keys.ui_settings()
-        self.folder_picker: FolderPicker = folder_picker or native_folder_picker
+        self.context = AppContext(self, settings=settings, folder_picker=folder_picker)
         self.clipboard_runner = clipboard_runner
         self._painted = False
-        self._services_ready = False
         self.tray: Tray | None = None
-        self.desktop_os: DesktopOs | None = None
-        self.grants: GrantStore | None = None
-        self.approvals: ApprovalController | None = None
         self.settings_view: SettingsView | None = None
         self.quick_panel: QuickPanel | None = None
         self.workflows_view: WorkflowsView | None = None  # built on first use
@@ -115,11 +98,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Relavium Desktop")
         self.setObjectName("mainWindow")
         self.resize(1100, 700)
-
-        self.project = ""
-        saved = self.settings.value(keys.KEY_PROJECT, "")
-        if isinstance(saved, str) and saved and Path(saved).is_dir():
-            self.project = saved
 
         # -- header: project + mode, always visible ---------------------------
         header = QWidget()
@@ -136,13 +114,13 @@ class MainWindow(QMainWindow):
         row.addWidget(QLabel("Mode:"))
         self.mode_combo = QComboBox()
         self.mode_combo.setObjectName("modeCombo")
-        for mode in keys.MODES:
-            self.mode_combo.addItem(MODE_LABELS[mode], mode)
-        mode = str(self.settings.value(keys.KEY_MODE, keys.DEFAULT_MODE))
-        index = keys.MODES.index(mode) if mode in keys.MODES else keys.MODES.index(keys.DEFAULT_MODE)
-        self.mode_combo.setCurrentIndex(index)
-        self.mode_combo.currentIndexChanged.connect(self._mode_picked)
+        for mode, label in keys.MODE_LABELS.items():
+            self.mode_combo.addItem(label, mode)
+        self.mode_combo.setCurrentIndex(keys.MODES.index(self.context.mode))
+        self.mode_combo.currentIndexChanged.connect(lambda index: self.context.set_mode(keys.MODES[index]))
+        self.context.mode_changed.connect(lambda mode: self.mode_combo.setCurrentIndex(keys.MODES.index(mode)))
         row.addWidget(self.mode_combo)
+        self.context.project_changed.connect(lambda _project: self._show_project())
         self._show_project()
 
         # -- navigation + pages ----------------------------------------------
@@ -154,7 +132,10 @@ class MainWindow(QMainWindow):
         self.pages = QStackedWidget()
         from relavium_desktop.ui.chat.view import ChatView
 
-        self.chat_view = ChatView(self)
+        self.chat_view = ChatView(self.context)
+        self.chat_view.open_settings.connect(self.show_settings)
+        self.chat_view.choose_project.connect(self.choose_project)
+        self.first_painted.connect(lambda: QTimer.singleShot(0, self.chat_view.ensure_loaded))
         self.pages.addWidget(self.chat_view)
         if self.clipboard_runner is None:
             self.clipboard_runner = self.chat_view.run_clipboard_action
@@ -179,13 +160,19 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(root)
         self.nav.setCurrentRow(NAV_CHAT)
 
-        shortcut = self.settings.value(keys.KEY_SHORTCUT_CLIPBOARD, keys.DEFAULT_CLIPBOARD_SHORTCUT)
+        shortcut = self.context.settings.value(keys.KEY_SHORTCUT_CLIPBOARD, keys.DEFAULT_CLIPBOARD_SHORTCUT)
         self.clipboard_shortcut = QShortcut(QKeySequence(str(shortcut)), self)
         self.clipboard_shortcut.activated.connect(self.process_clipboard)
 
-        geometry = self.settings.value(keys.KEY_GEOMETRY)
+        geometry = self.context.settings.value(keys.KEY_GEOMETRY)
         if geometry is not None:
             self.restoreGeometry(geometry)
+
+    @property
+    def settings(self) -> QSettings:
+        """Only for ``settings_chat_tools.ChatToolsPage``'s declared type (it is handed the
+        context, which has ``settings`` too); goes when that page moves into ui/settings/."""
+        return self.context.settings
 
     # -- first paint and lazily built services --------------------------------
 
@@ -198,7 +185,7 @@ class MainWindow(QMainWindow):
 
     def after_first_paint(self) -> None:
         """Build what the first screen does not need: stores, notifier, tray; sweep old spills."""
-        self.ensure_services()
+        self.context.ensure_services()
         self.start_spill_sweep()
         if self.tray is None:
             from relavium_desktop.ui.tray import Tray
@@ -217,7 +204,7 @@ class MainWindow(QMainWindow):
         """
         if self.spill_sweep is not None:
             return
-        days = keys.read_retention_days(self.settings)
+        days = keys.read_retention_days(self.context.settings)
         if days <= 0:
             return
         from relavium_desktop.host.datadir import data_dir
@@ -225,55 +212,22 @@ class MainWindow(QMainWindow):
 
         self.spill_sweep = start_sweep(data_dir(), days * 86_400)
 
-    def ensure_services(self) -> None:
-        if self._services_ready:
-            return
-        from relavium_desktop.host.datadir import data_dir
-        from relavium_desktop.host.desktop_os import DesktopOs
-        from relavium_desktop.store.grants import GrantStore
-        from relavium_desktop.ui.approval import ApprovalController
-
-        self.desktop_os = DesktopOs()
-        self.grants = GrantStore.open(data_dir())
-        self.approvals = ApprovalController(
-            self, grants=self.grants, project=lambda: self.project, notifier=self.desktop_os,
-            notify_enabled=lambda: keys.read_bool(self.settings, keys.KEY_NOTIFY_APPROVALS, True),
-        )
-        self._services_ready = True
-
-    # -- project and mode -----------------------------------------------------
+    # -- project ------------------------------------------------------------------
 
     def _show_project(self) -> None:
-        if self.project:
-            self.project_button.setText(Path(self.project).name or self.project)
-            self.project_button.setToolTip(self.project)
+        project = self.context.project
+        if project:
+            self.project_button.setText(Path(project).name or project)
+            self.project_button.setToolTip(project)
         else:
             self.project_button.setText("Choose a project folder…")
             self.project_button.setToolTip("The folder agents work in")
 
     def choose_project(self) -> None:
-        start = self.project or str(Path.home())
-        folder = self.folder_picker(self, start)
+        start = self.context.project or str(Path.home())
+        folder = self.context.folder_picker(self, start)
         if folder:
-            self.set_project(folder)
-
-    def set_project(self, folder: str) -> None:
-        self.project = os.path.realpath(folder)
-        self.settings.setValue(keys.KEY_PROJECT, self.project)
-        self._show_project()
-        self.project_changed.emit(self.project)
-
-    @property
-    def mode(self) -> str:
-        return str(self.mode_combo.currentData())
-
-    def set_mode(self, mode: str) -> None:
-        self.mode_combo.setCurrentIndex(keys.MODES.index(mode))
-
-    def _mode_picked(self, index: int) -> None:
-        mode = keys.MODES[index]
-        self.settings.setValue(keys.KEY_MODE, mode)
-        self.mode_changed.emit(mode)
+            self.context.set_project(folder)
 
     # -- navigation -----------------------------------------------------------
 
@@ -282,16 +236,48 @@ class MainWindow(QMainWindow):
             self.show_settings()
             return
         if row == NAV_WORKFLOWS:
-            from relavium_desktop.ui.workflows.view import show_workflows
-
-            show_workflows(self, NAV_WORKFLOWS)
+            self.show_workflows()
             return
         if row == NAV_RUNS:
-            from relavium_desktop.ui.runs.view import show_runs
-
-            show_runs(self, NAV_RUNS)
+            self.show_runs()
             return
         self.pages.setCurrentIndex(row)
+
+    def show_workflows(self) -> WorkflowsView:
+        """Build the page on first use (keeps it off the first paint) and show it."""
+        if self.workflows_view is None:
+            from relavium_desktop.ui.workflows.view import WorkflowsView
+
+            self.workflows_view = WorkflowsView(self.context)
+            self.workflows_view.open_run.connect(self.open_run)
+            self.replace_page(NAV_WORKFLOWS, self.workflows_view)
+            self.workflows_view.refresh()
+        if self.nav.currentRow() != NAV_WORKFLOWS:
+            self.nav.setCurrentRow(NAV_WORKFLOWS)
+        self.pages.setCurrentWidget(self.workflows_view)
+        return self.workflows_view
+
+    def show_runs(self) -> RunsView:
+        """Build the page on first use and show it, re-reading history each time."""
+        if self.runs_view is None:
+            from relavium_desktop.ui.runs.view import RunsView
+
+            self.runs_view = RunsView(self.context)
+            self.replace_page(NAV_RUNS, self.runs_view)
+        if self.nav.currentRow() != NAV_RUNS:
+            self.nav.setCurrentRow(NAV_RUNS)
+            return self.runs_view  # navigating came back here through _navigate
+        self.pages.setCurrentWidget(self.runs_view)
+        self.runs_view.refresh()
+        return self.runs_view
+
+    def open_run(self, run_id: str) -> None:
+        """Bring the window forward on Runs / History with ``run_id``'s event log shown."""
+        from relavium_desktop.ui.tasks import spawn
+
+        self.bring_to_front()
+        view = self.show_runs()
+        spawn(view.show_run(run_id))
 
     def replace_page(self, index: int, view: QWidget) -> None:
         """Swap the placeholder at ``index`` for a view built on first use (off the first paint)."""
@@ -303,10 +289,11 @@ class MainWindow(QMainWindow):
 
     def show_settings(self, tab: str | None = None) -> SettingsView:
         if self.settings_view is None:
-            from relavium_desktop.ui.settings_view import SettingsView
+            from relavium_desktop.ui.settings.view import SettingsView
 
-            self.ensure_services()
-            self.settings_view = SettingsView(self)
+            self.context.ensure_services()
+            self.settings_view = SettingsView(self.context)
+            self.settings_view.shortcut_changed.connect(self.clipboard_shortcut.setKey)
             self.replace_page(NAV_SETTINGS, self.settings_view)
         if self.nav.currentRow() != NAV_SETTINGS:
             self.nav.setCurrentRow(NAV_SETTINGS)
@@ -330,14 +317,15 @@ class MainWindow(QMainWindow):
         from relavium_desktop.ui.clipboard_actions import load_actions
         from relavium_desktop.ui.quick_panel import QuickPanel
 
-        self.ensure_services()
-        assert self.desktop_os is not None
-        text = await self.desktop_os.read_clipboard()
+        self.context.ensure_services()
+        desktop_os = self.context.desktop_os
+        assert desktop_os is not None
+        text = await desktop_os.read_clipboard()
         actions = await asyncio.to_thread(load_actions)
         if self.quick_panel is not None:
             self.quick_panel.close()
             self.quick_panel.deleteLater()
-        panel = QuickPanel(text, actions, self.clipboard_runner, self, notifier=self.desktop_os)
+        panel = QuickPanel(text, actions, self.clipboard_runner, self, notifier=desktop_os)
         panel.open_in_chat.connect(self.open_in_chat)
         self.quick_panel = panel
         panel.show()
@@ -372,8 +360,8 @@ class MainWindow(QMainWindow):
             app.quit()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.settings.setValue(keys.KEY_GEOMETRY, self.saveGeometry())
-        self.settings.sync()
+        self.context.settings.setValue(keys.KEY_GEOMETRY, self.saveGeometry())
+        self.context.settings.sync()
         self.chat_view.close_backend()
         if self.tray is not None:
             self.tray.icon.hide()
@@ -406,7 +394,7 @@ def run_app(argv: list[str]) -> int:
 
     window = MainWindow()
     if args.project:
-        window.set_project(args.project)
+        window.context.set_project(args.project)
     server.command_received.connect(window.handle_instance_command)
     probe = os.environ.get("RELAVIUM_STARTUP_PROBE")
     if probe:
@@ -432,8 +420,8 @@ def run_app(argv: list[str]) -> int:
     with loop:
         loop.run_until_complete(closed.wait())
     server.close()
-    if window.grants is not None:
-        window.grants.close()
+    if window.context.grants is not None:
+        window.context.grants.close()
     return 0
 
 

@@ -99,10 +99,7 @@ def make_window(qtbot, qloop, folder_picker) -> Iterator[Callable[..., object]]:
     yield make
     for window in windows:
         window.close()
-        if window.grants is not None:
-            window.grants.close()
-        if window.desktop_os is not None:
-            window.desktop_os.close()
+        window.context.close()
 
 
 @pytest.fixture
@@ -154,7 +151,7 @@ def chat(make_window, folder_picker, project: Path, providers: None, qtbot):
     qtbot.waitExposed(window)
     folder_picker.answers.append(str(project))
     window.project_button.click()
-    assert window.project == os.path.realpath(project)
+    assert window.context.project == os.path.realpath(project)
     view = window.chat_view
     qtbot.waitUntil(lambda: view.backend is not None)  # loaded after the first paint
     view.set_route(ROUTE)

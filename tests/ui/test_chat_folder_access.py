@@ -56,7 +56,7 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
     make_window,
 ) -> None:
     window = chat.window()
-    window.set_mode("accept-edits")
+    window.context.set_mode("accept-edits")
     offer = chat.folder_offer
 
     # 1. Refused: outside the project.  The chat offers the folder grant.
@@ -68,18 +68,18 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
     # A cancelled folder dialog changes nothing; a folder inside the project or "/" is refused.
     calls = folder_picker.calls
     offer.allow_button.click()
-    assert folder_picker.calls == calls + 1 and window.grants.folders.list() == []
+    assert folder_picker.calls == calls + 1 and window.context.grants.folders.list() == []
     folder_picker.answers += [str(project / "src"), "/"]
     offer.allow_button.click()
     assert "inside the project already" in offer.label.text()
     offer.allow_button.click()
     assert "whole file system" in offer.label.text()
-    assert window.grants.folders.list() == []
+    assert window.context.grants.folders.list() == []
 
     # 2. Allow the folder (the picker double answers); remembered for this project in history.db.
     folder_picker.answers.append(str(outside))
     offer.allow_button.click()
-    (grant,) = window.grants.folders.list()
+    (grant,) = window.context.grants.folders.list()
     assert grant.project == os.path.realpath(project) and grant.folder == os.path.realpath(outside)
     assert "Allowed for this project" in offer.label.text() and offer.retry_button.isVisibleTo(chat)
 
@@ -109,16 +109,16 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
 
     # 5. It survives a restart, is per project, and Settings → Permissions lists and revokes it.
     again = make_window()
-    again.ensure_services()
-    assert [g.folder for g in again.grants.folders.list(str(project))] == [os.path.realpath(outside)]
-    assert again.grants.folders.roots(str(outside)) == ()  # another project has no such grant
+    again.context.ensure_services()
+    assert [g.folder for g in again.context.grants.folders.list(str(project))] == [os.path.realpath(outside)]
+    assert again.context.grants.folders.roots(str(outside)) == ()  # another project has no such grant
     page = window.show_settings("permissions").permissions
     texts = [[page.table.item(r, c).text() for c in range(3)] for r in range(page.table.rowCount())]
     assert texts == [[os.path.realpath(project), "file tools",
                       f"files under {os.path.realpath(outside)} (outside the project)"]]
     page.table.selectRow(0)
     page.revoke_button.click()
-    assert page.table.rowCount() == 0 and window.grants.folders.list() == []
+    assert page.table.rowCount() == 0 and window.context.grants.folders.list() == []
 
     # 6. Revoked: the next turn's host no longer has the root.
     window.nav.setCurrentRow(0)

@@ -27,7 +27,7 @@ def offered_tools(request) -> list[str]:
 
 def test_message_streams_text_and_shows_a_tool_card(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
     window = chat.window()
-    window.set_mode("accept-edits")
+    window.context.set_mode("accept-edits")
     llm_server.script(
         Reply.call("read_file", {"path": "src/app.py"}, text="Let me look."),
         Reply.say("The file prints **hello** and nothing else."),
@@ -99,7 +99,7 @@ def test_ask_mode_offers_no_write_and_a_stubborn_model_is_still_denied(
     chat, qtbot, llm_server: ScriptedLLMServer, project: Path
 ) -> None:
     """A model may call a tool it was not offered; the mode's regime still refuses it."""
-    chat.window().set_mode("ask")
+    chat.window().context.set_mode("ask")
     llm_server.script(Reply.call("write_file", {"path": "src/app.py", "content": "pwned\n"}), Reply.say("ok"))
     with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
         type_and_enter(qtbot, chat, "overwrite it")
@@ -132,8 +132,8 @@ def _processes_with(marker: str) -> list[int]:
 def test_stop_cancels_the_turn_and_kills_the_running_tool(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
     window = chat.window()
     marker = "317.25"  # a unique sleep length, to find exactly this process
-    window.settings.setValue(KEY_POLICY, json.dumps({"allowedCommands": [f"sleep {marker}"]}))
-    window.set_mode("auto")
+    window.context.settings.setValue(KEY_POLICY, json.dumps({"allowedCommands": [f"sleep {marker}"]}))
+    window.context.set_mode("auto")
     llm_server.script(Reply.call("run_command", {"command": "sleep", "args": [marker]}), Reply.say("never"))
     try:
         type_and_enter(qtbot, chat, "wait a while")
@@ -201,7 +201,7 @@ def test_missing_local_opt_in_is_a_validation_banner(
 
 
 def test_sessions_new_resume_rename_delete(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
-    chat.window().set_mode("accept-edits")
+    chat.window().context.set_mode("accept-edits")
     llm_server.script(Reply.call("list_directory", {"path": "."}), Reply.say("There is a *src* folder."),
                       Reply.say("Second chat."))
     with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
@@ -255,10 +255,10 @@ def test_sessions_new_resume_rename_delete(chat, qtbot, llm_server: ScriptedLLMS
 def test_accept_edits_write_asks_through_the_permission_dialog(
     chat, qtbot, llm_server: ScriptedLLMServer, project: Path
 ) -> None:
-    chat.window().set_mode("accept-edits")
+    chat.window().context.set_mode("accept-edits")
     llm_server.script(Reply.call("write_file", {"path": "notes.md", "content": "# Notes\n"}), Reply.say("Written."))
     opened = []
-    chat.window().approvals.dialog_opened.connect(opened.append)
+    chat.window().context.approvals.dialog_opened.connect(opened.append)
     type_and_enter(qtbot, chat, "write notes")
     qtbot.waitUntil(lambda: bool(opened), timeout=15_000)
     assert "new file" in opened[0].diff_view.toPlainText()
@@ -281,5 +281,5 @@ def test_sending_without_a_project_explains_what_to_do(
     # The banner's button opens the folder picker.
     folder_picker.answers.append(str(project))
     view.banner.button.click()
-    assert window.project == os.path.realpath(project)
+    assert window.context.project == os.path.realpath(project)
     assert not view.banner.isVisibleTo(window)

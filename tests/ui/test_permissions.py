@@ -36,10 +36,10 @@ def write_req(path: str, content: str = "new text\n", *, protected: bool = False
 
 def ask(window, qtbot, request: ApprovalRequest):
     """Start confirm(); returns (task, dialog-or-None once it settles or shows)."""
-    assert window.approvals is not None
+    assert window.context.approvals is not None
     opened: list[PermissionDialog] = []
-    window.approvals.dialog_opened.connect(opened.append)
-    task = asyncio.ensure_future(window.approvals.confirm(request))
+    window.context.approvals.dialog_opened.connect(opened.append)
+    task = asyncio.ensure_future(window.context.approvals.confirm(request))
     qtbot.waitUntil(lambda: task.done() or bool(opened))
     return task, (opened[0] if opened else None)
 
@@ -52,8 +52,8 @@ def answered(qtbot, task) -> ApprovalDecision:
 @pytest.fixture
 def window(make_window, project: Path):
     w = make_window()
-    w.set_project(str(project))
-    w.ensure_services()
+    w.context.set_project(str(project))
+    w.context.ensure_services()
     return w
 
 
@@ -98,10 +98,10 @@ def test_allow_for_session_stops_asking_until_restart(window, qtbot, make_window
     assert answered(qtbot, task) == ApprovalDecision(True, "session")
     task, dialog = ask(window, qtbot, write_req("src/b.py"))
     assert dialog is None and task.result() == ApprovalDecision(True, "session")
-    assert window.grants is not None and window.grants.list() == []
+    assert window.context.grants is not None and window.context.grants.list() == []
 
     restarted = make_window()
-    restarted.ensure_services()
+    restarted.context.ensure_services()
     task, dialog = ask(restarted, qtbot, write_req("src/a.py"))
     assert dialog is not None
     dialog.deny_button.click()
@@ -118,20 +118,20 @@ def test_always_in_project_survives_restart_and_is_gone_after_revoking(
     window.close()
 
     restarted = make_window()
-    assert restarted.project == os.path.realpath(project)
-    restarted.ensure_services()
+    assert restarted.context.project == os.path.realpath(project)
+    restarted.context.ensure_services()
     task, dialog = ask(restarted, qtbot, write_req("src/other.py"))
     assert dialog is None and task.result() == ApprovalDecision(True, "project")
 
     # A different project still asks.
     other = tmp_path / "other"
     (other / "src").mkdir(parents=True)
-    restarted.set_project(str(other))
+    restarted.context.set_project(str(other))
     task, dialog = ask(restarted, qtbot, write_req("src/a.py"))
     assert dialog is not None
     dialog.deny_button.click()
     answered(qtbot, task)
-    restarted.set_project(str(project))
+    restarted.context.set_project(str(project))
 
     # Settings → Permissions lists it; Revoke makes it ask again.
     page = restarted.show_settings("permissions").permissions
@@ -179,11 +179,11 @@ def test_governed_call_in_accept_edits_mode_asks_and_each_answer_reaches_the_too
     window, qtbot, project: Path
 ) -> None:
     registry = ToolRegistry(BUILTIN_TOOLS, build_host(HostSettings(workspace=project)))
-    approvals = SessionApprovals(ChatMode.ACCEPT_EDITS, window.approvals.confirm)
+    approvals = SessionApprovals(ChatMode.ACCEPT_EDITS, window.context.approvals.confirm)
     ctx = ToolDispatchContext(run_id="r1", node_id="chat", granted_tool_ids=frozenset({"write_file"}),
                               approval=approvals.regime())
     opened: list[PermissionDialog] = []
-    window.approvals.dialog_opened.connect(opened.append)
+    window.context.approvals.dialog_opened.connect(opened.append)
 
     call = ToolCall("write_file", {"path": "src/app.py", "content": "print('approved')\n"})
     task = asyncio.ensure_future(registry.dispatch(call, ctx))
@@ -208,12 +208,12 @@ def test_approval_notification_deny_answers_the_pending_dialog(
     make_window, qtbot, project: Path, notifications: NotificationDaemon,  # noqa: F811
 ) -> None:
     window = make_window()  # never shown, so never the active window
-    window.set_project(str(project))
-    window.ensure_services()
+    window.context.set_project(str(project))
+    window.context.ensure_services()
     assert not window.isActiveWindow()
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
     assert dialog is not None
-    qtbot.waitUntil(lambda: window.approvals.last_notification_id is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.context.approvals.last_notification_id is not None, timeout=10_000)
     notifications.click("Relavium needs your permission", "Deny")
     decision = answered(qtbot, task)
     assert decision.approved is False
@@ -226,9 +226,9 @@ def test_approval_notification_allow_once_answers_the_pending_dialog(
     make_window, qtbot, project: Path, notifications: NotificationDaemon,  # noqa: F811
 ) -> None:
     window = make_window()
-    window.set_project(str(project))
-    window.ensure_services()
+    window.context.set_project(str(project))
+    window.context.ensure_services()
     task, _dialog = ask(window, qtbot, write_req("src/a.py"))
-    qtbot.waitUntil(lambda: window.approvals.last_notification_id is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.context.approvals.last_notification_id is not None, timeout=10_000)
     notifications.click("Relavium needs your permission", "Allow once")
     assert answered(qtbot, task) == ApprovalDecision(True, "once")

@@ -40,8 +40,8 @@ def view(make_window, qtbot, project: Path):
     (project / "flows" / "branchy.relavium.yaml").write_text(BRANCHY)
     (project / "flows" / "failing.relavium.yaml").write_text(FAILING)
     window = make_window()
-    window.settings.setValue(keys.KEY_NOTIFY_APPROVALS, False)
-    window.set_project(str(project))
+    window.context.settings.setValue(keys.KEY_NOTIFY_APPROVALS, False)
+    window.context.set_project(str(project))
     window.nav.setCurrentRow(NAV_WORKFLOWS)
     view = window.workflows_view
     qtbot.waitUntil(lambda: len(view.entries) == 2, timeout=10_000)
@@ -64,11 +64,11 @@ def run_notified(view, qtbot, rel: str, **inputs: str):
 def test_finished_run_notifies_and_open_shows_that_run(
     view, qtbot, notifications: NotificationDaemon,  # noqa: F811
 ) -> None:
-    window = view.window_
+    window = view.window()
     result = run_notified(view, qtbot, "flows/branchy.relavium.yaml", n="3")
     assert result.status == "completed"
     assert notifications.displayed() == 1
-    with qtbot.waitSignal(view.run_notices.opened, timeout=15_000) as opened:
+    with qtbot.waitSignal(view.run_notices.open_requested, timeout=15_000) as opened:
         notifications.click(TITLE_FINISHED, "Open")
     assert any(e.startswith(f"#Open ({TITLE_FINISHED})") for e in notifications.menu_entries())
     assert opened.args == [result.run_id]
@@ -86,9 +86,9 @@ def test_failed_run_notifies_with_the_error_code(
 ) -> None:
     result = run_notified(view, qtbot, "flows/failing.relavium.yaml")
     assert result.status == "failed"
-    with qtbot.waitSignal(view.run_notices.opened, timeout=15_000):
+    with qtbot.waitSignal(view.run_notices.open_requested, timeout=15_000):
         notifications.click(TITLE_FAILED, "Open")
-    qtbot.waitUntil(lambda: view.window_.runs_view.shown_run == result.run_id, timeout=10_000)
+    qtbot.waitUntil(lambda: view.window().runs_view.shown_run == result.run_id, timeout=10_000)
     notifications.close_all()
     shown = notifications.history()[0]
     assert shown["summary"] == TITLE_FAILED
@@ -98,7 +98,7 @@ def test_failed_run_notifies_with_the_error_code(
 def test_no_notification_when_run_notifications_are_off(
     view, qtbot, notifications: NotificationDaemon,  # noqa: F811
 ) -> None:
-    view.window_.settings.setValue(keys.KEY_NOTIFY_RUNS, False)
+    view.window().context.settings.setValue(keys.KEY_NOTIFY_RUNS, False)
     view.open_workflow("flows/branchy.relavium.yaml")
     view.inputs.set_value("n", "12")
     with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as finished:

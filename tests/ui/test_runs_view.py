@@ -55,7 +55,7 @@ def test_runs_history_lists_runs_and_opens_the_full_event_log(
     assert code == 3, err
 
     window = make_window()
-    window.set_project(str(project))
+    window.context.set_project(str(project))
     window.nav.setCurrentRow(NAV_WORKFLOWS)
     wf = window.workflows_view
     qtbot.waitUntil(lambda: len(wf.entries) == 2, timeout=10_000)
@@ -162,7 +162,7 @@ def test_a_gate_paused_by_the_cli_is_approved_from_a_fresh_window(
 ) -> None:
     run_id = pause_with_cli(cli_env, EXAMPLES / "release-gate.relavium.yaml", project, "version=3.1")
     window, view = open_paused_run(make_window, qtbot, run_id)
-    assert window.project in (None, "")  # the run's own folder is used, not an open project
+    assert window.context.project in (None, "")  # the run's own folder is used, not an open project
     panel = view.gate_panel
     assert panel.isVisibleTo(view) and panel.title.text().startswith("Waiting at approve (approval) · times out ")
     assert panel.message.text() == "Write the release note for 3.1?"

@@ -47,7 +47,7 @@ def test_api_key_goes_to_the_keyring_only_and_shows_last_four(
     backend = keyring.backends.SecretService.Keyring()
     assert backend.get_password(SERVICE, "ANTHROPIC_API_KEY") == KEY
     # …and nowhere in the data dir (history.db, settings file) or the log.
-    window.settings.sync()
+    window.context.settings.sync()
     for path in _files_under(relavium_home):
         assert KEY.encode() not in path.read_bytes(), path.name
         assert b"UIKEY" not in path.read_bytes(), path.name
@@ -87,11 +87,11 @@ def test_local_endpoint_needs_the_opt_in(make_window, monkeypatch: pytest.Monkey
     row.base_url.setText("http://127.0.0.1:8080/v1")
     row.save_endpoint.click()
     assert "allow_local" in row.endpoint_status.text()
-    assert window.settings.value("providers/openai/base_url") is None
+    assert window.context.settings.value("providers/openai/base_url") is None
     row.allow_local.setChecked(True)
     row.save_endpoint.click()
     assert row.endpoint_status.text() == "Saved."
-    assert window.settings.value("providers/openai/base_url") == "http://127.0.0.1:8080/v1"
+    assert window.context.settings.value("providers/openai/base_url") == "http://127.0.0.1:8080/v1"
     row.base_url.setText("https://user:pw@example.com/v1")
     row.save_endpoint.click()
     assert "credentials" in row.endpoint_status.text()
@@ -108,4 +108,4 @@ def test_notification_and_shortcut_settings_apply_and_persist(make_window, monke
     window.close()
     again = make_window()
     assert again.clipboard_shortcut.key().toString() == "Ctrl+Alt+K"
-    assert keys.read_bool(again.settings, keys.KEY_NOTIFY_APPROVALS, True) is False
+    assert keys.read_bool(again.context.settings, keys.KEY_NOTIFY_APPROVALS, True) is False

@@ -56,10 +56,10 @@ def test_entries_are_validated_shown_as_argv_and_normalised(make_window, monkeyp
     assert domains.values() == ["api.github.com", "example.org", "example.org:8443", "xn--bcher-kva.de"]
 
     # Saved on every change, in the key the chat reads each turn.
-    stored = json.loads(window.settings.value(KEY_POLICY))
+    stored = json.loads(window.context.settings.value(KEY_POLICY))
     assert stored == {"allowedCommands": ["npm test", "git commit -m 'two words'"],
                       "allowedDomains": ["api.github.com", "example.org", "example.org:8443", "xn--bcher-kva.de"]}
-    policy = policy_from(window.settings)
+    policy = policy_from(window.context.settings)
     assert policy.allowed_commands == ("npm test", "git commit -m 'two words'")
 
     # Remove one of each; a restart shows the same lists.
@@ -81,11 +81,11 @@ def test_entries_are_validated_shown_as_argv_and_normalised(make_window, monkeyp
 def test_a_broken_stored_policy_is_reported_and_replaced_on_save(make_window, monkeypatch) -> None:
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     window = make_window()
-    window.settings.setValue(KEY_POLICY, "{not json")
+    window.context.settings.setValue(KEY_POLICY, "{not json")
     page = window.show_settings("chat_tools").chat_tools
     assert page.warning.isVisibleTo(page) and "not valid JSON" in page.warning.text()
     add(page.commands, "ls")
-    assert json.loads(window.settings.value(KEY_POLICY)) == {"allowedCommands": ["ls"]}
+    assert json.loads(window.context.settings.value(KEY_POLICY)) == {"allowedCommands": ["ls"]}
 
 
 def test_a_command_allowed_in_settings_runs_from_chat_and_others_stay_refused(
@@ -95,7 +95,7 @@ def test_a_command_allowed_in_settings_runs_from_chat_and_others_stay_refused(
     page = window.show_settings("chat_tools").chat_tools
     assert add(page.commands, "echo 'allowed by settings'") == ""
     window.nav.setCurrentRow(0)
-    window.set_mode("auto")
+    window.context.set_mode("auto")
     llm_server.script(
         Reply.call("run_command", {"command": "echo", "args": ["allowed by settings"]}),
         Reply.call("run_command", {"command": "echo", "args": ["allowed", "by", "settings"]}),

@@ -21,7 +21,7 @@ def test_window_shows_navigation_project_and_mode(make_window, qtbot) -> None:
     nav = [window.nav.item(i) for i in range(window.nav.count())]
     assert [i.text() for i in nav if not i.isHidden()] == ["Chat", "Workflows", "Runs / History", "Settings"]
     assert window.project_button.text() == "Choose a project folder…"
-    assert window.mode == keys.DEFAULT_MODE
+    assert window.context.mode == keys.DEFAULT_MODE
     assert window.project_button.isVisible() and window.mode_combo.isVisible()
     window.nav.setCurrentRow(NAV_WORKFLOWS)
     assert window.pages.currentWidget() is window.workflows_view
@@ -42,38 +42,38 @@ def test_project_geometry_and_mode_are_restored_on_the_next_start(
     window.show()
     qtbot.waitExposed(window)
     folder_picker.answers.append(str(project))
-    with qtbot.waitSignal(window.project_changed):
+    with qtbot.waitSignal(window.context.project_changed):
         qtbot.mouseClick(window.project_button, Qt.MouseButton.LeftButton)
     assert folder_picker.calls == 1
     assert window.project_button.text() == "project"
     assert window.project_button.toolTip() == os.path.realpath(project)
-    window.set_mode("plan")
+    window.context.set_mode("plan")
     window.resize(QSize(712, 534))
     window.close()
 
     again = make_window()
-    assert again.project == os.path.realpath(project)
+    assert again.context.project == os.path.realpath(project)
     assert again.project_button.text() == "project"
-    assert again.mode == "plan"
+    assert again.context.mode == "plan"
     assert again.size() == QSize(712, 534)
 
 
 def test_cancelled_folder_dialog_keeps_the_project(make_window, folder_picker, project: Path) -> None:
     window = make_window()
-    window.set_project(str(project))
+    window.context.set_project(str(project))
     folder_picker.answers.append(None)
     window.choose_project()
-    assert window.project == os.path.realpath(project)
+    assert window.context.project == os.path.realpath(project)
 
 
 def test_a_removed_project_folder_is_not_restored(make_window, tmp_path: Path) -> None:
     gone = tmp_path / "gone"
     gone.mkdir()
     window = make_window()
-    window.set_project(str(gone))
+    window.context.set_project(str(gone))
     window.close()
     gone.rmdir()
-    assert make_window().project == ""
+    assert make_window().context.project == ""
 
 
 def test_tray_states_and_menu(make_window, qtbot, qapp) -> None:
@@ -164,3 +164,41 @@ def test_no_running_instance_means_no_forward(qloop) -> None:
     from relavium_desktop.ui.single_instance import forward_to_running
 
     assert not forward_to_running(server_name(), "show", timeout_ms=200)
+
+
+def test_the_picker_offers_exactly_the_engine_chat_modes() -> None:
+    from relavium_desktop.engine.agent.modes import ChatMode
+
+    assert tuple(mode.value for mode in ChatMode) == keys.MODES
+    assert keys.DEFAULT_MODE in keys.MODES
+
+
+# settings_chat_tools.py moves into ui/settings/ (and onto the context) in a separate change.
+PENDING_SHELL_IMPORTERS = {"settings_chat_tools.py"}
+
+
+def test_no_view_imports_the_shell() -> None:
+    """Views get the AppContext and emit intents; only the shell knows the window."""
+    ui = Path(keys.__file__).resolve().parent
+    importers = sorted(
+        str(path.relative_to(ui)) for path in ui.rglob("*.py")
+        if path.name != "shell.py" and "relavium_desktop.ui.shell" in path.read_text(encoding="utf-8")
+    )
+    assert set(importers) <= PENDING_SHELL_IMPORTERS, importers
+
+
+def test_views_take_the_context_and_ask_the_window_through_intents(
+    make_window, folder_picker, qtbot, project: Path
+) -> None:
+    window = make_window()
+    chat = window.chat_view
+    assert chat.context is window.context
+    folder_picker.answers.append(str(project))
+    with qtbot.waitSignal(chat.choose_project), qtbot.waitSignal(window.context.project_changed) as changed:
+        chat._banner_action("project")  # the "Choose a project" button of the chat's banner
+    assert folder_picker.calls == 1  # the window answered the intent with its folder dialog
+    assert changed.args == [os.path.realpath(project)]
+    assert window.project_button.toolTip() == os.path.realpath(project)
+    with qtbot.waitSignal(window.context.mode_changed) as mode:
+        window.context.set_mode("plan")
+    assert mode.args == ["plan"] and window.mode_combo.currentData() == "plan"

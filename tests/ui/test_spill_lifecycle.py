@@ -42,7 +42,7 @@ def chat(make_window, folder_picker, project: Path, relavium_home: Path, llm_ser
     view = window.chat_view
     qtbot.waitUntil(lambda: view.backend is not None)
     view.set_route(ROUTE)
-    view.window().set_mode("accept-edits")
+    view.window().context.set_mode("accept-edits")
     return view
 
 

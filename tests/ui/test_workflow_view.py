@@ -82,8 +82,8 @@ def our_sleepers() -> list[int]:
 
 def open_view(make_window, qtbot, project: Path, *, notify: bool = False):
     window = make_window()
-    window.settings.setValue(keys.KEY_NOTIFY_APPROVALS, notify)
-    window.set_project(str(project))
+    window.context.settings.setValue(keys.KEY_NOTIFY_APPROVALS, notify)
+    window.context.set_project(str(project))
     window.nav.setCurrentRow(NAV_WORKFLOWS)
     view = window.workflows_view
     assert view is not None and window.pages.currentWidget() is view
@@ -269,12 +269,12 @@ def test_gate_notification_approve_through_dunst_resumes_the_run(
 
 def clipboard_run(make_window, qtbot, project: Path):
     window, view = open_view(make_window, qtbot, project)
-    window.ensure_services()
+    window.context.ensure_services()
     QGuiApplication.clipboard().setText("copied words")
     view.open_workflow("flows/clipboard-note.relavium.yaml")
     view.inputs.set_value("date", "2024-05-06")
     opened: list[object] = []
-    window.approvals.dialog_opened.connect(opened.append)
+    window.context.approvals.dialog_opened.connect(opened.append)
     return window, view, opened
 
 
@@ -312,7 +312,7 @@ def test_read_clipboard_with_a_project_grant_does_not_ask(
     make_window, qtbot, project: Path, flows: Path
 ) -> None:
     window, view, opened = clipboard_run(make_window, qtbot, project)
-    window.grants.add(str(project), ApprovalRequest(
+    window.context.grants.add(str(project), ApprovalRequest(
         tool_id="read_clipboard", action_class=ActionClass.OS, target="", masked_args={}, node_id="clip"))
     assert run_and_wait(view, qtbot).status == "completed"
     assert opened == []

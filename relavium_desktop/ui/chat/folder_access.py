@@ -2,7 +2,7 @@
 
 When a file tool is refused because its path is outside the project, the
 model is told (the refusal is fed back) and the user sees this bar.  Its
-button opens the folder dialog (the window's folder picker, a test double in
+button opens the folder dialog (the app's folder picker, a test double in
 tests); the chosen folder is remembered for this project in history.db
 (``store.grants.FolderGrantStore``, keyed by the same canonical project path
 as every other grant) and becomes an extra root of the project's host from
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, Qt, QWidget, Signal
 
 if TYPE_CHECKING:
-    from relavium_desktop.ui.shell import MainWindow
+    from relavium_desktop.ui.context import AppContext
 
 ALLOW_LABEL = "Allow a folder outside the project…"
 
@@ -40,12 +40,12 @@ class FolderAccessOffer(QWidget):
     granted = Signal(str)  # the canonical folder now allowed for the project
     retry_requested = Signal()
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__()
         self.setObjectName("folderAccessOffer")
         self.setStyleSheet("#folderAccessOffer { background: #e0f2fe; } QLabel { color: #0c4a6e; }")
         self.setAutoFillBackground(True)
-        self._window = window
+        self._context = context
         self._tool_input: Any = None
         self.label = QLabel()
         self.label.setWordWrap(True)
@@ -79,17 +79,17 @@ class FolderAccessOffer(QWidget):
         self.setVisible(True)
 
     def choose_folder(self) -> None:
-        window = self._window
-        if not window.project:
+        context = self._context
+        if not context.project:
             return
-        folder = window.folder_picker(self, start_folder(self._tool_input))
+        folder = context.folder_picker(self, start_folder(self._tool_input))
         if not folder:
             return  # the dialog was cancelled: nothing changes
-        window.ensure_services()
-        if window.grants is None:
+        context.ensure_services()
+        if context.grants is None:
             return
         try:
-            grant = window.grants.folders.add(window.project, folder)
+            grant = context.grants.folders.add(context.project, folder)
         except ValueError as exc:
             self.label.setText(f"That folder cannot be allowed: {exc}.")
             return

@@ -4,8 +4,10 @@ Every engine call is a coroutine awaited on the qasync loop (a turn is one
 task; Stop cancels it, which cancels the provider stream and any running
 tool -- the process host kills the tool's process tree).  Engine events
 arrive synchronously on the loop thread and only touch widgets.  Governed
-tool calls are answered by the window's confirm hook (``ui/approval.py``)
-under the header's mode; the mode also decides which tools are offered.
+tool calls are answered by the app's confirm hook (``ui/approval.py``)
+under the context's mode; the mode also decides which tools are offered.
+What the page wants done elsewhere (open Settings, choose a project) it
+asks for with an intent signal; the window connects those.
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from relavium_desktop.ui.qt import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.chat.backend import AgentChoice, ChatBackend
     from relavium_desktop.ui.chat.confirm_delete import ConfirmDeleteDialog
     from relavium_desktop.ui.clipboard_actions import ClipboardAction
-    from relavium_desktop.ui.shell import MainWindow
+    from relavium_desktop.ui.context import AppContext
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +59,13 @@ class ChatView(QWidget):
     turn_started = Signal()
     turn_finished = Signal(str)  # completed | failed | cancelled
     sessions_changed = Signal()
+    open_settings = Signal(str)  # the Settings tab to show
+    choose_project = Signal()
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__()
         self.setObjectName("chatView")
-        self.window_ = window
+        self.context = context
         self.backend: ChatBackend | None = None
         self.session_id: str | None = None
         self.agents: list[AgentChoice] = []
@@ -101,7 +104,7 @@ class ChatView(QWidget):
         self.transcript = Transcript()
         self.banner = ErrorBanner()
         self.banner.action_requested.connect(self._banner_action)
-        self.folder_offer = FolderAccessOffer(window)
+        self.folder_offer = FolderAccessOffer(context)
         self.folder_offer.retry_requested.connect(self._retry_last)
         self._last_call_input: Any = None
         self.composer = Composer()
@@ -140,8 +143,7 @@ class ChatView(QWidget):
         row.addWidget(self.sessions)
         row.addLayout(main, 1)
 
-        window.mode_changed.connect(self._mode_changed)
-        window.first_painted.connect(lambda: QTimer.singleShot(0, self.ensure_loaded))
+        context.mode_changed.connect(self._mode_changed)
 
     # -- lazy load ------------------------------------------------------------------
 
@@ -152,8 +154,8 @@ class ChatView(QWidget):
         from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.ui.chat.backend import ChatBackend
 
-        self.window_.ensure_services()
-        self.backend = ChatBackend(data_dir(), self.window_.settings, self.window_.desktop_os)
+        self.context.ensure_services()
+        self.backend = ChatBackend(data_dir(), self.context.settings, self.context.desktop_os)
         self.backend.extra_roots = self._extra_roots
         self.reload_agents()
         self.refresh_sessions()
@@ -164,7 +166,7 @@ class ChatView(QWidget):
 
         assert self.backend is not None
         self.agents = load_agent_choices(self.backend.home)
-        wanted = str(self.window_.settings.value(KEY_AGENT, "chat"))
+        wanted = str(self.context.settings.value(KEY_AGENT, "chat"))
         self.agent_combo.blockSignals(True)
         self.agent_combo.clear()
         for choice in self.agents:
@@ -183,7 +185,7 @@ class ChatView(QWidget):
         spec = self.agent()
         own = f"{spec.provider}/{spec.model}"
         routes = [own] + [r for r in configured_routes(self.backend.home) if r != own]
-        saved = self.window_.settings.value(KEY_MODEL)
+        saved = self.context.settings.value(KEY_MODEL)
         self.model_combo.blockSignals(True)
         self.model_combo.clear()
         self.model_combo.addItems(routes)
@@ -198,14 +200,14 @@ class ChatView(QWidget):
         from relavium_desktop.ui.chat.backend import KEY_AGENT, KEY_MODEL
 
         if 0 <= index < len(self.agents):
-            self.window_.settings.setValue(KEY_AGENT, self.agents[index].spec.id)
-            self.window_.settings.remove(KEY_MODEL)
+            self.context.settings.setValue(KEY_AGENT, self.agents[index].spec.id)
+            self.context.settings.remove(KEY_MODEL)
             self._fill_models()
 
     def _model_picked(self, text: str) -> None:
         from relavium_desktop.ui.chat.backend import KEY_MODEL
 
-        self.window_.settings.setValue(KEY_MODEL, text.strip())
+        self.context.settings.setValue(KEY_MODEL, text.strip())
 
     def set_route(self, route: str) -> None:
         """Pick ``provider/model`` (as the editable model picker does)."""
@@ -237,7 +239,7 @@ class ChatView(QWidget):
 
         backend = self.ensure_loaded()
         info = backend.store.create(title=title_from([Message.user(first_text)]), agent_id=self.agent().id,
-                                    mode=self.window_.mode)
+                                    mode=self.context.mode)
         self.session_id = info.id
         self.refresh_sessions()
         return info
@@ -260,8 +262,8 @@ class ChatView(QWidget):
         self.transcript.clear()
         self._render_history(backend.store.messages(session_id))
         self._set_usage(backend.store.usage_by_model(session_id))
-        if info.mode in (m.value for m in ChatMode) and info.mode != self.window_.mode:
-            self.window_.set_mode(info.mode)
+        if info.mode in (m.value for m in ChatMode) and info.mode != self.context.mode:
+            self.context.set_mode(info.mode)
 
     def rename_session(self, session_id: str, title: str) -> None:
         backend = self.ensure_loaded()
@@ -344,7 +346,7 @@ class ChatView(QWidget):
         text = text.strip()
         if not text or self.busy:
             return
-        if not self.window_.project:
+        if not self.context.project:
             self.banner.show_error({"code": NO_PROJECT, "message": "Your message is still in the box."})
             return
         from relavium_desktop.ui.tasks import spawn
@@ -377,17 +379,16 @@ class ChatView(QWidget):
                 self._create_session(text)
             assert self.session_id is not None
             self.transcript.add_message("user", text)
-            mode = ChatMode(self.window_.mode)
-            registry = await backend.registry(self.window_.project, self.session_id)
+            mode = ChatMode(self.context.mode)
+            registry = await backend.registry(self.context.project, self.session_id)
             spec = with_route(self.agent(), self.model_combo.currentText())
             spec = spec.model_copy(update={"tools": tools_for_mode(spec, mode, registry)})
             if self._approvals is None or self._approvals.mode is not mode:
-                confirm = self.window_.approvals.confirm if self.window_.approvals is not None else None
-                self._approvals = backend.approvals(mode, confirm)
+                self._approvals = backend.approvals(mode, self.context.approval_hook())
             session = ChatSession(
                 session_id=self.session_id, spec=spec, providers=backend.providers(), registry=registry,
                 store=backend.store, approvals=self._approvals, emit=self._on_event,
-                policy=policy_from(self.window_.settings),
+                policy=policy_from(self.context.settings),
             )
             self.status.setText("Working…")
             result: LoopResult = await session.send(text)
@@ -484,7 +485,7 @@ class ChatView(QWidget):
 
     def _extra_roots(self, project: str) -> tuple[Path, ...]:
         """The folders outside ``project`` granted to it (host extra roots), read per turn."""
-        grants = self.window_.grants
+        grants = self.context.grants
         return grants.folders.roots(project) if grants is not None and project else ()
 
     def _retry_last(self) -> None:
@@ -493,10 +494,10 @@ class ChatView(QWidget):
 
     def _banner_action(self, action: str) -> None:
         if action in (ACTION_ADD_KEY, ACTION_PROVIDERS):
-            self.window_.show_settings("providers")
+            self.open_settings.emit("providers")
         elif action == ACTION_PROJECT:
             self.banner.hide()
-            self.window_.choose_project()
+            self.choose_project.emit()
         elif action == ACTION_RETRY and self._last_text:
             self.banner.hide()
             self.send(self._last_text)
@@ -519,7 +520,7 @@ class ChatView(QWidget):
         if self.busy:
             return
         info = backend.store.create(title=title_from([Message.user(prompt)]), agent_id=self.agent().id,
-                                    mode=self.window_.mode)
+                                    mode=self.context.mode)
         backend.store.append_message(info.id, Message.user(prompt))
         backend.store.append_message(info.id, Message("assistant", (TextPart(result),)))
         self.session_id = None

@@ -50,7 +50,7 @@ from relavium_desktop.ui.tasks import spawn
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
-    from relavium_desktop.ui.shell import MainWindow
+    from relavium_desktop.ui.context import AppContext
     from relavium_desktop.ui.workflows.runner import WorkflowRunner
 
 JsonDict = dict[str, Any]
@@ -129,10 +129,10 @@ class RunsView(QWidget):
     gate_shown = Signal(str)  # run id whose pending gate the panel shows
     resumed = Signal(object)  # RunResult of a run resumed from this page
 
-    def __init__(self, window: MainWindow | None = None) -> None:
+    def __init__(self, context: AppContext | None = None) -> None:
         super().__init__()
         self.setObjectName("runsView")
-        self.window_ = window
+        self.context = context
         self._runner: WorkflowRunner | None = None
         self._resuming: str | None = None  # the run this page is resuming, until it ends
         self._run_workspace: str | None = None
@@ -230,6 +230,14 @@ class RunsView(QWidget):
         """Select a run (what clicking its row does); its log loads in the background."""
         self.table.selectRow(self.row_of(run_id))
 
+    async def show_run(self, run_id: str) -> bool:
+        """Re-read history, then open ``run_id``'s log if it is there (a notification's "Open")."""
+        await self.reload()
+        if not any(r["id"] == run_id for r in self.runs):
+            return False
+        self.open_run(run_id)
+        return True
+
     def _selected(self) -> None:
         rows = self.table.selectionModel().selectedRows()
         if rows and rows[0].row() < len(self.runs):
@@ -279,12 +287,12 @@ class RunsView(QWidget):
         from relavium_desktop.ui.workflows.runner import WorkflowRunner
 
         if self._runner is None:
-            window = self.window_
+            context = self.context
             self._runner = WorkflowRunner(
                 home=_home,
-                workspace=lambda: window.project if window is not None else "",
-                os_capability=lambda: window.desktop_os if window is not None else None,
-                approval_hook=lambda: window.approvals.confirm if window is not None and window.approvals else None,
+                workspace=lambda: context.project if context is not None else "",
+                os_capability=lambda: context.desktop_os if context is not None else None,
+                approval_hook=lambda: context.approval_hook() if context is not None else None,
                 parent=self,
             )
             self._runner.finished.connect(self._resume_finished)
@@ -294,8 +302,8 @@ class RunsView(QWidget):
     def answer_gate(self, run_id: str, gate_id: str, decision: GateDecision) -> None:
         """Resume a paused run with a decision (what Approve / Reject do)."""
         self._timer.stop()
-        if self.window_ is not None:
-            self.window_.ensure_services()
+        if self.context is not None:
+            self.context.ensure_services()
         self._resuming = run_id
         self._ensure_runner().resume(run_id, decision, gate_id, workspace=self._run_workspace)
 
@@ -329,14 +337,3 @@ class RunsView(QWidget):
         if run_id in [r["id"] for r in self.runs]:
             await self.show_log(run_id)
 
-
-def show_runs(window: MainWindow, page_index: int) -> RunsView:
-    """Build the view on first use and show it, re-reading history each time."""
-    view: RunsView | None = getattr(window, "runs_view", None)
-    if view is None:
-        view = RunsView(window)
-        window.runs_view = view
-        window.replace_page(page_index, view)
-    window.pages.setCurrentWidget(view)
-    view.refresh()
-    return view

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.qt import (
     QCheckBox,
@@ -12,12 +10,11 @@ from relavium_desktop.ui.qt import (
     QKeySequence,
     QKeySequenceEdit,
     QLabel,
+    QSettings,
     QVBoxLayout,
     QWidget,
+    Signal,
 )
-
-if TYPE_CHECKING:
-    from relavium_desktop.ui.shell import MainWindow
 
 SYSTEM_SHORTCUT_HELP = (
     "To process the clipboard from anywhere, bind a system-wide shortcut in your desktop's "
@@ -27,10 +24,12 @@ SYSTEM_SHORTCUT_HELP = (
 
 
 class NotificationsPage(QWidget):
-    def __init__(self, window: MainWindow) -> None:
+    # The window owns the QShortcut; the page only says what the user chose.
+    shortcut_changed = Signal(object)  # QKeySequence
+
+    def __init__(self, settings: QSettings) -> None:
         super().__init__()
-        self._window = window
-        settings = window.settings
+        self._settings = settings
         self.notify_runs = QCheckBox("Notify when a run finishes or fails (while the window is not focused)")
         self.notify_runs.setChecked(keys.read_bool(settings, keys.KEY_NOTIFY_RUNS, True))
         self.notify_runs.toggled.connect(lambda on: settings.setValue(keys.KEY_NOTIFY_RUNS, on))
@@ -44,7 +43,8 @@ class NotificationsPage(QWidget):
         box.addWidget(self.notify_runs)
         box.addWidget(self.notify_approvals)
 
-        self.shortcut_edit = QKeySequenceEdit(window.clipboard_shortcut.key())
+        saved = settings.value(keys.KEY_SHORTCUT_CLIPBOARD, keys.DEFAULT_CLIPBOARD_SHORTCUT)
+        self.shortcut_edit = QKeySequenceEdit(QKeySequence(str(saved)))
         self.shortcut_edit.editingFinished.connect(self._apply_shortcut)
         shortcuts = QGroupBox("Shortcuts")
         form = QFormLayout(shortcuts)
@@ -63,7 +63,7 @@ class NotificationsPage(QWidget):
         if sequence.isEmpty():
             sequence = QKeySequence(keys.DEFAULT_CLIPBOARD_SHORTCUT)
             self.shortcut_edit.setKeySequence(sequence)
-        self._window.clipboard_shortcut.setKey(sequence)
-        self._window.settings.setValue(
+        self._settings.setValue(
             keys.KEY_SHORTCUT_CLIPBOARD, sequence.toString(QKeySequence.SequenceFormat.PortableText)
         )
+        self.shortcut_changed.emit(sequence)

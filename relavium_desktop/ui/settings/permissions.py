@@ -19,15 +19,15 @@ from relavium_desktop.ui.qt import (
 )
 
 if TYPE_CHECKING:
-    from relavium_desktop.ui.shell import MainWindow
+    from relavium_desktop.ui.context import AppContext
 
 COLUMNS = ("Project", "Tool", "Allows", "Granted")
 
 
 class PermissionsPage(QWidget):
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__()
-        self._window = window
+        self._context = context
         self.grants: list[Grant] = []
         self.folder_grants: list[FolderGrant] = []
         intro = QLabel(
@@ -63,7 +63,7 @@ class PermissionsPage(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        store = self._window.grants
+        store = self._context.grants
         self.grants = store.list() if store is not None else []
         self.folder_grants = store.folders.list() if store is not None else []
         rows: list[tuple[str, str, str, str, int]] = [
@@ -79,7 +79,7 @@ class PermissionsPage(QWidget):
         self.revoke_button.setEnabled(bool(rows))
 
     def revoke_selected(self) -> None:
-        store = self._window.grants
+        store = self._context.grants
         row = self.table.currentRow()
         if store is None or row < 0:
             return

@@ -209,7 +209,7 @@ class ProvidersPage(QWidget):
         spawn(self._test_connection(row))
 
     async def _test_connection(self, row: ProviderRow) -> None:
-        from relavium_desktop.ui.settings_connection import ConnectionResult, run_connection_test
+        from relavium_desktop.ui.settings.connection import ConnectionResult, run_connection_test
 
         if self._home is None:
             from relavium_desktop.host.datadir import data_dir

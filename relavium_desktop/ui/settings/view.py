@@ -1,29 +1,35 @@
-"""Settings: Providers, Permissions, Notifications & shortcuts (one tab each)."""
+"""Settings: Providers, Permissions, Chat tools, Notifications & shortcuts (one tab each)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
-from relavium_desktop.ui.qt import QLabel, QTabWidget, QVBoxLayout, QWidget
+from relavium_desktop.ui.qt import QLabel, QTabWidget, QVBoxLayout, QWidget, Signal
+from relavium_desktop.ui.settings.notifications import NotificationsPage
+from relavium_desktop.ui.settings.permissions import PermissionsPage
+from relavium_desktop.ui.settings.providers import ProvidersPage
 from relavium_desktop.ui.settings_chat_tools import ChatToolsPage
-from relavium_desktop.ui.settings_notifications import NotificationsPage
-from relavium_desktop.ui.settings_permissions import PermissionsPage
-from relavium_desktop.ui.settings_providers import ProvidersPage
 
 if TYPE_CHECKING:
-    from relavium_desktop.ui.shell import MainWindow
+    from relavium_desktop.ui.context import AppContext
 
 TABS = ("providers", "permissions", "chat_tools", "notifications")
 
 
 class SettingsView(QWidget):
-    def __init__(self, window: MainWindow) -> None:
+    # The in-app clipboard shortcut was changed; the window owns the QShortcut.
+    shortcut_changed = Signal(object)  # QKeySequence
+
+    def __init__(self, context: AppContext) -> None:
         super().__init__()
         self.setObjectName("settingsView")
-        self.providers = ProvidersPage(window.settings)
-        self.permissions = PermissionsPage(window)
-        self.chat_tools = ChatToolsPage(window)
-        self.notifications = NotificationsPage(window)
+        self.providers = ProvidersPage(context.settings)
+        self.permissions = PermissionsPage(context)
+        # ChatToolsPage still declares the main window but reads only ``.settings``,
+        # which the context has; its module moves into this package separately.
+        self.chat_tools = ChatToolsPage(cast(Any, context))
+        self.notifications = NotificationsPage(context.settings)
+        self.notifications.shortcut_changed.connect(self.shortcut_changed)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.providers, "Providers")
         self.tabs.addTab(self.permissions, "Permissions")

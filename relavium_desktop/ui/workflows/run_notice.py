@@ -4,7 +4,8 @@ Runs take a while; a user switches to other work.  When a run ends
 (completed or failed -- a Stop is the user's own doing and a paused run has
 its own gate notification) and the window is not focused, a notification
 says so with an "Open" button; pressing it (or the notification body)
-brings the window forward on Runs / History with that run's event log open.
+asks (``open_requested``) for that run's event log in Runs / History, which
+the window shows, brought forward.
 Notification text is the workflow's name and the run's closed error code and
 message, masked and clipped: never a secret, never the run's outputs.
 """
@@ -16,13 +17,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.tools.masking import clip, mask_text
-from relavium_desktop.ui.qt import QObject, Signal
+from relavium_desktop.ui.qt import QObject, QWidget, Signal
 from relavium_desktop.ui.tasks import spawn
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import RunResult
     from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
-    from relavium_desktop.ui.shell import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +43,11 @@ def notice_text(result: RunResult, workflow_name: str) -> tuple[str, str]:
 
 class RunNotifier(QObject):
     notified = Signal(str, str)  # notification id, run id
-    opened = Signal(str)  # run id shown in Runs / History
+    open_requested = Signal(str)  # run id the user wants to see in Runs / History
 
     def __init__(
         self,
-        window: MainWindow,
+        window: QWidget,
         *,
         notifier: Callable[[], DesktopOs | None],
         enabled: Callable[[], bool],
@@ -84,19 +84,4 @@ class RunNotifier(QObject):
     def _on_action(self, action: NotificationAction) -> None:
         run_id = self._runs_by_notification.pop(action.notification_id, None)
         if run_id is not None:  # "Open" or a click on the body: both mean "show me"
-            spawn(self.open_run(run_id))
-
-    async def open_run(self, run_id: str) -> None:
-        """Bring the window forward on Runs / History with ``run_id``'s log shown."""
-        from relavium_desktop.ui.shell import NAV_RUNS
-
-        window = self._window
-        window.bring_to_front()
-        window.nav.setCurrentRow(NAV_RUNS)
-        view = window.runs_view
-        if view is None:
-            return
-        await view.reload()
-        if any(r["id"] == run_id for r in view.runs):
-            view.open_run(run_id)
-            self.opened.emit(run_id)
+            self.open_requested.emit(run_id)

@@ -2,7 +2,8 @@
 
 The view owns no run logic: loading is :mod:`.catalog`, running is
 :class:`.runner.WorkflowRunner` (the same engine ``relavium run`` builds),
-gates are :class:`.gate.GatePrompter`.  Blocking work (walking the project,
+gates are :class:`.gate.GatePrompter`.  Showing a finished run in Runs / History
+is the window's job: the page asks for it with ``open_run``.  Blocking work (walking the project,
 parsing YAML, reading history.db) runs in a worker thread.
 """
 
@@ -39,7 +40,7 @@ from relavium_desktop.ui.workflows.timeline import RunTimeline
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
-    from relavium_desktop.ui.shell import MainWindow
+    from relavium_desktop.ui.context import AppContext
 
 JsonDict = dict[str, Any]
 
@@ -53,11 +54,12 @@ def _home() -> Path:
 class WorkflowsView(QWidget):
     refreshed = Signal()
     run_finished = Signal(object)  # RunResult
+    open_run = Signal(str)  # run id to show in Runs / History
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__()
         self.setObjectName("workflowsView")
-        self.window_ = window
+        self.context = context
         self.entries: list[WorkflowEntry] = []
         self.current: WorkflowEntry | None = None
         self.run_id: str | None = None
@@ -151,9 +153,9 @@ class WorkflowsView(QWidget):
         # -- running -------------------------------------------------------------
         self.runner = WorkflowRunner(
             home=_home,
-            workspace=lambda: self.window_.project,
-            os_capability=lambda: self.window_.desktop_os,
-            approval_hook=lambda: self.window_.approvals.confirm if self.window_.approvals else None,
+            workspace=lambda: self.context.project,
+            os_capability=lambda: self.context.desktop_os,
+            approval_hook=self.context.approval_hook,
             parent=self,
         )
         self.runner.run_event.connect(self._on_event)
@@ -162,15 +164,16 @@ class WorkflowsView(QWidget):
         self.runner.running_changed.connect(self._running)
         self.timeline.node_state_changed.connect(self.graph.set_state)
         self.gates = GatePrompter(
-            window, notifier=lambda: self.window_.desktop_os,
-            notify_enabled=lambda: keys.read_bool(self.window_.settings, keys.KEY_NOTIFY_APPROVALS, True),
+            context.window, notifier=lambda: self.context.desktop_os,
+            notify_enabled=lambda: self.context.notifications_enabled(keys.KEY_NOTIFY_APPROVALS),
         )
         self.gates.decided.connect(self._gate_decided)
         self.run_notices = RunNotifier(
-            window, notifier=lambda: self.window_.desktop_os,
-            enabled=lambda: keys.read_bool(self.window_.settings, keys.KEY_NOTIFY_RUNS, True),
+            context.window, notifier=lambda: self.context.desktop_os,
+            enabled=lambda: self.context.notifications_enabled(keys.KEY_NOTIFY_RUNS),
         )
-        window.project_changed.connect(lambda _p: self.refresh())
+        self.run_notices.open_requested.connect(self.open_run)
+        context.project_changed.connect(lambda _p: self.refresh())
 
     # -- the list --------------------------------------------------------------
 
@@ -178,7 +181,7 @@ class WorkflowsView(QWidget):
         spawn(self.reload())
 
     async def reload(self) -> None:
-        project = self.window_.project
+        project = self.context.project
         if not project:
             entries: list[WorkflowEntry] = []
         else:
@@ -186,7 +189,7 @@ class WorkflowsView(QWidget):
                 return scan_project(Path(project), last_statuses(_home()))
 
             entries = await asyncio.to_thread(scan)
-        if project != self.window_.project:
+        if project != self.context.project:
             return  # the project changed while scanning; that scan's refresh wins
         keep = self.current.rel if self.current else None
         self.entries = entries
@@ -263,7 +266,7 @@ class WorkflowsView(QWidget):
         self.graph.show_plan(plan)
         self.inputs.set_inputs(entry.loaded.file.workflow.inputs)
         self.timeline.set_nodes([(n, plan.nodes[n].type) for n in plan.order])
-        self.run_button.setEnabled(bool(self.window_.project))
+        self.run_button.setEnabled(bool(self.context.project))
 
     # -- running ---------------------------------------------------------------
 
@@ -278,7 +281,7 @@ class WorkflowsView(QWidget):
         except InputError as exc:
             self.message.setText(str(exc))
             return
-        self.window_.ensure_services()
+        self.context.ensure_services()
         self.timeline.reset()
         self.graph.reset_states()
         self.outputs_view.clear()
@@ -345,17 +348,6 @@ class WorkflowsView(QWidget):
         QTimer.singleShot(max(0, int((expires - time.time()) * 1000)) + 50, self, fire)
 
     def _gate_decided(self, run_id: str, gate_id: str, decision: GateDecision) -> None:
-        self.window_.ensure_services()
+        self.context.ensure_services()
         self.runner.resume(run_id, decision, gate_id)
 
-
-def show_workflows(window: MainWindow, page_index: int) -> WorkflowsView:
-    """Build the view on first use (keeps it off the first paint) and show it."""
-    view: WorkflowsView | None = getattr(window, "workflows_view", None)
-    if view is None:
-        view = WorkflowsView(window)
-        window.workflows_view = view
-        window.replace_page(page_index, view)
-        view.refresh()
-    window.pages.setCurrentWidget(view)
-    return view

@@ -1,0 +1,1 @@
+"""Settings: one page per module, assembled into tabs by :mod:`.view`."""

@@ -2,7 +2,10 @@
 
 The engine asks (``ApprovalRequest``); this controller answers
 (``ApprovalDecision``).  What a stored grant covers is decided by
-``store.grants`` -- the same pure rule Settings shows -- never here.  When the
+``store.grants`` -- the same pure rule Settings shows -- never here; what a
+session grant covers is the engine's ``SessionGrants`` (one cache per
+project, shared with the chat modes), never a second rule here.  The diff's
+"before" side is read by the host (``host/fs/preview.py``), never here.  When the
 window is not focused, a notification with "Allow once" / "Deny" buttons is
 sent as well; pressing one answers the same pending dialog.
 """
@@ -12,20 +15,15 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from relavium_desktop.engine.agent.modes import SessionGrants
 from relavium_desktop.engine.tools.masking import clip, mask_text
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalDecision, ApprovalRequest
-from relavium_desktop.store.grants import (
-    GrantStore,
-    canonical_project,
-    is_protected,
-    resolve_in_project,
-    target_of,
-)
+from relavium_desktop.host.fs.preview import canonical_folder, preview_current_text
+from relavium_desktop.store.grants import GrantStore, is_protected, target_of
 from relavium_desktop.ui.permission_dialog import PermissionDialog
 from relavium_desktop.ui.qt import QObject, QWidget, Signal
 from relavium_desktop.ui.tasks import spawn
@@ -39,6 +37,12 @@ ALLOW_ONCE = "Allow once"
 DENY = "Deny"
 DIFF_MAX_FILE_BYTES = 512 * 1024
 DIFF_MAX_CHARS = 200_000
+_NOT_SHOWN = {
+    "not_file": "(not a regular file: {rel})",
+    "too_large": "(the current file is too large to diff: {rel})",
+    "hard_links": "(file has more than one hard link: contents not shown)",
+    "symlink": "(a symbolic link: contents not shown)",
+}
 
 
 def write_diff(project: str, request: ApprovalRequest) -> str:
@@ -49,21 +53,18 @@ def write_diff(project: str, request: ApprovalRequest) -> str:
     append = bool(args.get("append", False))
     if is_protected(request):
         return "(the current contents of a protected file are not shown)"
-    rel = resolve_in_project(project, request.target) if project else None
+    current = preview_current_text(project, request.target, DIFF_MAX_FILE_BYTES) if project else None
     new_lines = content.splitlines(keepends=True)
-    if rel is None:
+    if current is None or current.state == "outside":
         return "(outside the project folder: current contents not shown)\n" + "".join(
             "+" + line for line in new_lines
         )
-    path = os.path.join(canonical_project(project), rel)
-    if not os.path.exists(path):
+    rel = current.rel
+    if current.state == "missing":
         return clip(f"new file: {rel}\n" + "".join("+" + line for line in new_lines), DIFF_MAX_CHARS)
-    if not os.path.isfile(path):
-        return f"(not a regular file: {rel})"
-    if os.path.getsize(path) > DIFF_MAX_FILE_BYTES:
-        return f"(the current file is too large to diff: {rel})"
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        old = mask_text(fh.read())
+    if current.state != "text" or current.text is None:
+        return _NOT_SHOWN.get(current.state, "(the current file could not be read: {rel})").format(rel=rel)
+    old = mask_text(current.text)
     new = old + content if append else content
     diff = "".join(difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True),
@@ -91,28 +92,26 @@ class ApprovalController(QObject):
         self._project = project
         self._notifier = notifier
         self._notify_enabled = notify_enabled
-        self._session: set[tuple[str, str, str, str]] = set()
+        self._session: dict[str, SessionGrants] = {}  # per canonical project ("" for none)
         self._by_notification: dict[str, PermissionDialog] = {}
         self.pending: PermissionDialog | None = None
         self.last_notification_id: str | None = None
         if notifier is not None:
             notifier.add_action_listener(self._on_notification_action)
 
-    def _session_key(self, project: str, request: ApprovalRequest) -> tuple[str, str, str, str] | None:
-        target = target_of(request, project) if project else None
-        if target is None:
-            return None
-        return (project, request.tool_id, target.kind, target.value)
+    def session_grants(self, project: str | None = None) -> SessionGrants:
+        """The one session-grant cache of ``project`` (default: the current one), for the chat modes too."""
+        raw = self._project() if project is None else project
+        key = canonical_folder(raw) if raw else ""
+        return self._session.setdefault(key, SessionGrants())
 
     async def confirm(self, request: ApprovalRequest) -> ApprovalDecision:
-        project = canonical_project(self._project()) if self._project() else ""
+        project = canonical_folder(self._project()) if self._project() else ""
         protected = is_protected(request)
-        if project and not protected:
-            if self._grants is not None and self._grants.find(project, request) is not None:
-                return ApprovalDecision(True, "project")
-            key = self._session_key(project, request)
-            if key is not None and key in self._session:
-                return ApprovalDecision(True, "session")
+        if project and not protected and self._grants is not None and self._grants.find(project, request):
+            return ApprovalDecision(True, "project")
+        if self.session_grants(project).covers(request):
+            return ApprovalDecision(True, "session")
 
         diff = None
         if request.tool_id == "write_file" or (
@@ -157,13 +156,12 @@ class ApprovalController(QObject):
             except (AssertionError, ValueError):
                 decision = replace(decision, scope="once")
         elif decision.approved and decision.scope == "session":
-            key = self._session_key(project, request)
-            if key is not None and not protected:
-                self._session.add(key)
+            self.session_grants(project).remember(request)
         return decision
 
     def clear_session(self) -> None:
-        self._session.clear()
+        for grants in self._session.values():
+            grants.clear()
 
     async def _notify(self, dialog: PermissionDialog) -> None:
         assert self._notifier is not None

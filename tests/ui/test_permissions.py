@@ -96,9 +96,14 @@ def test_allow_for_session_stops_asking_until_restart(window, qtbot, make_window
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
     dialog.session_button.click()
     assert answered(qtbot, task) == ApprovalDecision(True, "session")
-    task, dialog = ask(window, qtbot, write_req("src/b.py"))
+    task, dialog = ask(window, qtbot, write_req("src/a.py"))
     assert dialog is None and task.result() == ApprovalDecision(True, "session")
     assert window.context.grants is not None and window.context.grants.list() == []
+    # The engine's session key: that exact target, not its folder.
+    task, dialog = ask(window, qtbot, write_req("src/b.py"))
+    assert dialog is not None
+    dialog.deny_button.click()
+    answered(qtbot, task)
 
     restarted = make_window()
     restarted.context.ensure_services()
@@ -160,6 +165,33 @@ def test_deny_with_reason_escape_denies_and_enter_never_accepts(window, qtbot) -
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert answered(qtbot, task) == ApprovalDecision(False, "once", None)
+
+
+def test_one_session_cache_for_the_dialog_and_the_chat_modes(window, qtbot) -> None:
+    task, dialog = ask(window, qtbot, write_req("src/a.py"))
+    dialog.session_button.click()
+    answered(qtbot, task)
+    shared = window.context.approvals.session_grants()
+
+    class Asker:
+        def __init__(self) -> None:
+            self.asked: list[ApprovalRequest] = []
+
+        async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+            self.asked.append(request)
+            return ApprovalDecision(True, "session")
+
+    asker = Asker()
+    hook = SessionApprovals(ChatMode.ACCEPT_EDITS, asker, shared).regime().hook
+    assert hook is not None
+    seen = asyncio.ensure_future(hook(write_req("src/a.py")))
+    qtbot.waitUntil(seen.done)
+    assert seen.result() == ApprovalDecision(True, "session") and asker.asked == []  # the dialog's answer
+    remembered = asyncio.ensure_future(hook(write_req("src/c.py")))
+    qtbot.waitUntil(remembered.done)
+    assert len(asker.asked) == 1
+    task, dialog = ask(window, qtbot, write_req("src/c.py"))  # the mode's answer: the dialog does not ask
+    assert dialog is None and task.result() == ApprovalDecision(True, "session")
 
 
 def test_protected_path_always_asks_and_offers_only_once(window, qtbot) -> None:

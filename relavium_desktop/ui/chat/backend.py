@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.engine.agent.modes import ChatMode, ConfirmHook, SessionApprovals
+from relavium_desktop.engine.agent.modes import ChatMode, ConfirmHook, SessionApprovals, SessionGrants
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.tools.tooldef import ActionClass, ToolPolicy
 
@@ -221,8 +221,10 @@ class ChatBackend:
                 await close_host(host)
         await asyncio.to_thread(remove_chat_spills, self.home, session_id)
 
-    def approvals(self, mode: ChatMode, confirm: ConfirmHook | None) -> SessionApprovals:
-        return SessionApprovals(mode, confirm)
+    def approvals(
+        self, mode: ChatMode, confirm: ConfirmHook | None, grants: SessionGrants | None = None
+    ) -> SessionApprovals:
+        return SessionApprovals(mode, confirm, grants)  # grants: the dialog's own session cache
 
     def close(self) -> None:
         if self._store is not None:

@@ -384,7 +384,9 @@ class ChatView(QWidget):
             spec = with_route(self.agent(), self.model_combo.currentText())
             spec = spec.model_copy(update={"tools": tools_for_mode(spec, mode, registry)})
             if self._approvals is None or self._approvals.mode is not mode:
-                self._approvals = backend.approvals(mode, self.context.approval_hook())
+                dialog = self.context.approvals  # one session-grant cache for the modes and the dialog
+                grants = dialog.session_grants(self.context.project) if dialog is not None else None
+                self._approvals = backend.approvals(mode, self.context.approval_hook(), grants)
             session = ChatSession(
                 session_id=self.session_id, spec=spec, providers=backend.providers(), registry=registry,
                 store=backend.store, approvals=self._approvals, emit=self._on_event,

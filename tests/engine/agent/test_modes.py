@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals
+from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals, SessionGrants, session_key
 from relavium_desktop.engine.tools.fs_floors import is_protected_write
 from relavium_desktop.engine.tools.tooldef import (
     ActionClass,
@@ -73,3 +73,19 @@ def test_protected_targets(target: str) -> None:
 @pytest.mark.parametrize("target", ["src/env.py", "docs/github/x.md", "gitignore", "environment.txt", ".envelope"])
 def test_ordinary_targets(target: str) -> None:
     assert not is_protected_write(target)
+
+
+async def test_session_grants_are_one_cache_shared_by_regimes() -> None:
+    shared = SessionGrants()
+    first = SessionApprovals(ChatMode.ACCEPT_EDITS, Asker(ApprovalDecision(True, scope="session")), shared)
+    second_asker = Asker()
+    second = SessionApprovals(ChatMode.ACCEPT_EDITS, second_asker, shared)
+    assert first.regime().hook is not None and second.regime().hook is not None
+    assert (await first.regime().hook(req())).approved
+    assert (await second.regime().hook(req())).approved and second_asker.asked == []
+
+
+def test_session_key_never_covers_protected_or_masked_targets() -> None:
+    assert session_key(req(target="src/a.py")) == ("write_file", "fs_write", "src/a.py")
+    assert session_key(req(target=".git/config")) is None
+    assert session_key(req(ActionClass.EGRESS, "https://x.example/?k=***", "http_request")) is None

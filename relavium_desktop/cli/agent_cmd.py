@@ -16,15 +16,14 @@ import uuid
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.agent_common import (
-    AgentFileError,
     add_common,
     describe_error,
     emit_json_line,
-    load_agent,
     policy_of,
     providers_of,
     workspace_of,
 )
+from relavium_desktop.services import AgentFileError, load_agent
 
 RISKS = ("fs_write", "process", "egress", "os")
 
@@ -45,10 +44,8 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.agent.modes import headless_regime
     from relavium_desktop.engine.agent.runner import run_agent
     from relavium_desktop.engine.events import EventBus
-    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
-    from relavium_desktop.engine.tools.registry import ToolRegistry
     from relavium_desktop.engine.tools.tooldef import ActionClass, ToolDispatchContext
-    from relavium_desktop.host.assembly import HostSettings, build_host
+    from relavium_desktop.services import surface_host, tool_registry
 
     risks = {r for item in args.approve_all for r in item.split(",") if r}
     unknown = risks - set(RISKS)
@@ -69,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
         bus.subscribe(emit_json_line)
     else:
         bus.subscribe(_human)
-    host = build_host(HostSettings(workspace=workspace, tier=args.tier, surface="workflow", run_id=run_id))
-    registry = ToolRegistry(BUILTIN_TOOLS, host)
+    host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id)
+    registry = tool_registry(host)
     unknown_tools = [t for t in spec.tools if registry.get(t) is None]
     if unknown_tools:
         print(f"{args.agent_file}: unknown tool id(s) in tools: {', '.join(unknown_tools)}", file=sys.stderr)

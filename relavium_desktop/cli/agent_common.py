@@ -1,44 +1,20 @@
-"""Shared by ``relavium agent`` and ``relavium chat``: agent file, providers, host."""
+"""Shared by ``relavium agent`` and ``relavium chat``: their common options and output.
+
+The pieces themselves (agent files, providers, host, registry) come from
+:mod:`relavium_desktop.services`; this module only turns the command line into
+their arguments and their errors into usage errors.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.cli import UsageError
 from relavium_desktop.cli.jsonargs import load_json_object, print_json
 
-DEFAULT_CHAT_AGENT: dict[str, Any] = {
-    "id": "chat",
-    "name": "Chat",
-    "provider": "anthropic",
-    "model": "claude-sonnet-4",
-    "system_prompt": "You are a careful assistant working in the user's project folder.",
-    "tools": ["read_file", "list_directory", "write_file", "run_command"],
-}
-
-
-class AgentFileError(Exception):
-    """The agent file is unreadable or invalid; the message lists each problem."""
-
-
-def load_agent(path_arg: str | None) -> Any:
-    from relavium_desktop.engine.agent.spec import AgentSpec
-    from relavium_desktop.engine.agent.yaml_source import AgentSpecError, parse_agent_yaml
-
-    if path_arg is None:
-        return AgentSpec.model_validate(DEFAULT_CHAT_AGENT)
-    path = Path(path_arg)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise AgentFileError(f"{path_arg}: cannot read the agent file ({exc.strerror or type(exc).__name__})") from None
-    except UnicodeDecodeError:
-        raise AgentFileError(f"{path_arg}:1:1: the agent file is not UTF-8 text") from None
-    try:
-        return parse_agent_yaml(text, path_arg)
-    except AgentSpecError as exc:
-        raise AgentFileError(str(exc)) from None
+if TYPE_CHECKING:
+    from relavium_desktop.providers.factory import ProviderSet
 
 
 def workspace_of(arg: str | None) -> Path:
@@ -63,13 +39,12 @@ def add_common(p: Any) -> None:
     p.add_argument("--providers", help="provider settings file (default: $RELAVIUM_HOME/providers.yaml)")
 
 
-def providers_of(raw: str | None) -> Any:
-    from relavium_desktop.host.datadir import data_dir
+def providers_of(raw: str | None) -> ProviderSet:
     from relavium_desktop.providers.config import ProviderConfigError
-    from relavium_desktop.providers.wiring import host_provider_set
+    from relavium_desktop.services import provider_set
 
     try:
-        return host_provider_set(data_dir(), Path(raw) if raw else None)
+        return provider_set(settings_file=Path(raw) if raw else None)
     except ProviderConfigError as exc:
         raise UsageError(str(exc)) from None
 

@@ -17,15 +17,14 @@ import time
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.agent_common import (
-    AgentFileError,
     add_common,
     describe_error,
-    load_agent,
     policy_of,
     providers_of,
     workspace_of,
 )
 from relavium_desktop.cli.jsonargs import print_json
+from relavium_desktop.services import AgentFileError, load_agent
 
 MODES = ("ask", "plan", "accept-edits", "auto")
 
@@ -43,11 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _store() -> object:
-    from relavium_desktop.host.datadir import data_dir
-    from relavium_desktop.store.db import history_db_path, open_db
-    from relavium_desktop.store.sessions import SqliteSessionStore
+    from relavium_desktop.services import session_store
 
-    return SqliteSessionStore(open_db(history_db_path(data_dir())))
+    return session_store()
 
 
 def _discard_spills(session_id: str) -> None:
@@ -123,10 +120,8 @@ async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
     from relavium_desktop.engine.agent.spec import AgentSpec
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.llm.messages import Message
-    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
-    from relavium_desktop.engine.tools.registry import ToolRegistry
-    from relavium_desktop.host.assembly import HostSettings, build_host
     from relavium_desktop.host.output_store import chat_spill_scope
+    from relavium_desktop.services import surface_host, tool_registry
     from relavium_desktop.store.sessions import SqliteSessionStore
 
     assert isinstance(spec, AgentSpec) and isinstance(store, SqliteSessionStore)
@@ -139,13 +134,12 @@ async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
         info = store.create(title="New chat", agent_id=spec.id, mode=args.mode or "ask")
     mode = ChatMode(args.mode or info.mode)
     store.set_mode(info.id, str(mode))
-    host = build_host(HostSettings(workspace=workspace_of(args.workspace), surface="chat",
-                                   run_id=chat_spill_scope(info.id)))
+    host = surface_host(workspace_of(args.workspace), surface="chat", run_id=chat_spill_scope(info.id))
     bus = EventBus(clock=time.time, session_id=info.id)
     bus.subscribe(_render)
     session = ChatSession(
         session_id=info.id, spec=spec, providers=providers_of(args.providers),
-        registry=ToolRegistry(BUILTIN_TOOLS, host), store=store,
+        registry=tool_registry(host), store=store,
         approvals=SessionApprovals(mode, _confirm),  # type: ignore[arg-type]
         emit=bus.emit, policy=policy_of(args.policy),
     )

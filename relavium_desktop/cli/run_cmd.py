@@ -136,9 +136,7 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.workflow.inputs import coerce_text_inputs
     from relavium_desktop.engine.workflow.loader import load_workflow
     from relavium_desktop.engine.workflow.run import GateDecision
-    from relavium_desktop.host.datadir import data_dir
-    from relavium_desktop.store.runs import RunStore
-    from relavium_desktop.workflow_wiring import build_workflow_engine
+    from relavium_desktop.services import build_workflow_engine, run_store
 
     if args.resume and args.file:
         raise UsageError("give either FILE or --resume RUN_ID, not both")
@@ -147,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.resume and (args.decision or args.gate or args.payload):
         raise UsageError("--decision, --gate and --payload go with --resume")
 
-    store = RunStore.open(data_dir())  # opening marks runs whose process died as interrupted
+    store = run_store()  # opening marks runs whose process died as interrupted
     try:
         row = store.get_run(args.resume) if args.resume else None
         continuing = row is not None and row["status"] == "interrupted"

@@ -55,10 +55,8 @@ def _node_config(raw: dict[str, Any]) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.events import EventBus
-    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
-    from relavium_desktop.engine.tools.registry import ToolRegistry
     from relavium_desktop.engine.tools.tooldef import ToolCall, ToolDispatchContext, ToolPolicy
-    from relavium_desktop.host.assembly import HostSettings, build_host
+    from relavium_desktop.services import surface_host, tool_registry
 
     model_args = load_json_object("--args", args.args_json)
     config = _node_config(load_json_object("--config", args.config))
@@ -72,8 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
     run_id = f"tool-{uuid.uuid4().hex[:12]}"
     # The call is its own run: it may read its own spill folder, no other run's.
-    host = build_host(HostSettings(workspace=workspace, tier=args.tier, surface="workflow", run_id=run_id))
-    registry = ToolRegistry(BUILTIN_TOOLS, host)
+    registry = tool_registry(surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id))
     bus = EventBus(clock=time.time, run_id=run_id)
     ctx = ToolDispatchContext(
         run_id=run_id,

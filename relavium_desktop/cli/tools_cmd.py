@@ -14,13 +14,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.engine.host import ToolHost
-    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
-    from relavium_desktop.engine.tools.registry import ToolRegistry
+    from relavium_desktop.services import tool_registry
 
     if args.action != "list":
         raise UsageError(f"unknown action {args.action!r}")
-    tools = ToolRegistry(BUILTIN_TOOLS, ToolHost()).describe()
+    # Listing needs no capability: a bare registry describes the same tools.
+    tools = tool_registry().describe()
     if args.json:
         print_json(tools)
     else:

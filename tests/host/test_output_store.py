@@ -26,7 +26,7 @@ from relavium_desktop.host.output_store import (
     remove_run_folder,
     sweep_spills,
 )
-from relavium_desktop.workflow_wiring import build_workflow_engine
+from relavium_desktop.services import build_workflow_engine
 
 DAY = 86_400.0
 

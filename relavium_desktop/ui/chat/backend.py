@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-AGENTS_DIR = "agents"
 KEY_POLICY = "chat/policy"  # JSON: {"allowedCommands": [...], "allowedDomains": [...]}
 KEY_AGENT = "chat/agent"
 KEY_MODEL = "chat/model"  # "provider/model" override of the agent's own route
@@ -52,32 +51,19 @@ class AgentChoice:
 
 
 def default_agent() -> AgentSpec:
-    from relavium_desktop.cli.agent_common import load_agent
+    from relavium_desktop.engine.agent.default_chat import default_chat_agent
 
-    spec = load_agent(None)
-    assert isinstance(spec, AgentSpec)
-    return spec
+    return default_chat_agent()
 
 
 def load_agent_choices(home: Path) -> list[AgentChoice]:
-    """The built-in chat agent, then ``$RELAVIUM_HOME/agents/*.agent.yaml``.
-
-    A broken file is skipped with a logged reason: one typo must not take the
-    whole picker down.
-    """
-    from relavium_desktop.cli.agent_common import AgentFileError, load_agent
+    """The built-in chat agent, then ``$RELAVIUM_HOME/agents/*.agent.yaml`` (broken files skipped)."""
+    from relavium_desktop.services import user_agents
 
     choices = [AgentChoice(default_agent(), "built-in")]
-    folder = home / AGENTS_DIR
-    if folder.is_dir():
-        for path in sorted(folder.glob("*.agent.yaml")):
-            try:
-                spec = load_agent(str(path))
-            except AgentFileError as exc:
-                log.warning("skipping agent file %s: %s", path.name, exc)
-                continue
-            if all(c.spec.id != spec.id for c in choices):
-                choices.append(AgentChoice(spec, path.name))
+    for name, spec in user_agents(home):
+        if all(c.spec.id != spec.id for c in choices):
+            choices.append(AgentChoice(spec, name))
     return choices
 
 
@@ -106,24 +92,19 @@ def tools_for_mode(spec: AgentSpec, mode: ChatMode, registry: ToolRegistry) -> l
 
 def provider_set(home: Path, settings: QSettings | None) -> ProviderSet:
     """The CLI's provider entries with Settings → Providers' endpoint overrides on top."""
-    from relavium_desktop.providers.factory import ProviderSet
-    from relavium_desktop.providers.wiring import (
-        PROVIDERS_FILE,
-        host_client_factory,
-        host_resolver,
-        host_validate_base_url,
-        load_entries,
-    )
+    from relavium_desktop.services import provider_set as build_provider_set
 
-    entries = load_entries(home / PROVIDERS_FILE)
-    if settings is not None:
-        for name, entry in list(entries.items()):
-            url = settings.value(f"providers/{name}/base_url")
-            if isinstance(url, str) and url and url != entry.base_url:
-                allow = str(settings.value(f"providers/{name}/allow_local", "false")) == "true"
-                entries[name] = entry.model_copy(update={"base_url": url, "allow_local": allow})
-    return ProviderSet(entries, resolve_secret=host_resolver(), validate_base_url=host_validate_base_url,
-                       client_factory=host_client_factory)
+    if settings is None:
+        return build_provider_set(home)
+    saved = settings
+
+    def endpoint(name: str) -> tuple[str, bool] | None:
+        url = saved.value(f"providers/{name}/base_url")
+        if not isinstance(url, str) or not url:
+            return None
+        return url, str(saved.value(f"providers/{name}/allow_local", "false")) == "true"
+
+    return build_provider_set(home, endpoint_override=endpoint)
 
 
 def configured_routes(home: Path) -> list[str]:
@@ -172,10 +153,9 @@ class ChatBackend:
     @property
     def store(self) -> SqliteSessionStore:
         if self._store is None:
-            from relavium_desktop.store.db import history_db_path, open_db
-            from relavium_desktop.store.sessions import SqliteSessionStore
+            from relavium_desktop.services import session_store
 
-            self._store = SqliteSessionStore(open_db(history_db_path(self.home)))
+            self._store = session_store(self.home)
         return self._store
 
     def providers(self) -> ProviderSet:
@@ -188,9 +168,8 @@ class ChatBackend:
         The host is the session's: its file tools may read the session's own
         spill folder and no other run's, so another session gets a new host.
         """
-        from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
-        from relavium_desktop.engine.tools.registry import ToolRegistry
         from relavium_desktop.host.output_store import chat_spill_scope
+        from relavium_desktop.services import surface_host, tool_registry
 
         roots = self.extra_roots(project)
         scope = chat_spill_scope(session_id) if session_id is not None else None
@@ -198,16 +177,15 @@ class ChatBackend:
         if cached is not None and cached[0] == roots and cached[1] == scope:
             host = cached[2]
         else:
-            from relavium_desktop.host.assembly import HostSettings, build_host, close_host
+            from relavium_desktop.host.assembly import close_host
 
-            settings = HostSettings(workspace=Path(project), surface="chat", extra_roots=roots,
-                                    os_capability=self.os_capability, home=self.home, run_id=scope)
-            host = await asyncio.to_thread(build_host, settings)
+            host = await asyncio.to_thread(surface_host, Path(project), surface="chat", extra_roots=roots,
+                                           os_capability=self.os_capability, home=self.home, run_id=scope)
             self._hosts[project] = (roots, scope, host)
             if cached is not None:
                 # The old host's MCP servers would otherwise live until the app quits.
                 await close_host(cached[2])
-        return ToolRegistry(BUILTIN_TOOLS, host)
+        return tool_registry(host)
 
     async def discard_session(self, session_id: str) -> None:
         """A deleted session's spilled tool output goes with it (and the host that served it)."""

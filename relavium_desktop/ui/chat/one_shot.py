@@ -14,11 +14,9 @@ import uuid
 from relavium_desktop.engine.agent.loop import AgentLoop
 from relavium_desktop.engine.agent.routing import ProviderLookup
 from relavium_desktop.engine.agent.spec import AgentSpec
-from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.llm.messages import Message
-from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
-from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
+from relavium_desktop.services import tool_registry
 
 
 class OneShotError(Exception):
@@ -33,7 +31,7 @@ async def ask_once(spec: AgentSpec, providers: ProviderLookup, prompt: str) -> s
     bare = spec.model_copy(update={"tools": []})
     ctx = ToolDispatchContext(run_id=f"clipboard-{uuid.uuid4().hex[:12]}", node_id="clipboard",
                               granted_tool_ids=frozenset())
-    loop = AgentLoop(spec=bare, providers=providers, registry=ToolRegistry(BUILTIN_TOOLS, ToolHost()), ctx=ctx)
+    loop = AgentLoop(spec=bare, providers=providers, registry=tool_registry(), ctx=ctx)
     result = await loop.run([Message.user(prompt)])
     if result.status != "completed":
         failure = result.failure

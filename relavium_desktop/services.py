@@ -1,0 +1,254 @@
+"""The composition root: the one place a surface gets its tools, host, providers and stores.
+
+Every surface -- the ``relavium`` commands, the chat view, the quick panel,
+the Workflows view -- asks this module instead of assembling the pieces
+itself, so the registry a model dispatches through is built one way
+everywhere and a new guardrail wired in here reaches every surface at once.
+Only what genuinely differs per surface is passed in: the workspace, the
+fs tier, the run a host serves, the OS capability (the desktop's clipboard
+and notifications) and the approval regime (the desktop's confirm hook; the
+CLI runs on author trust with none).
+
+Heavy imports stay inside the functions so the CLI's ``--help`` and the
+window's first paint do not pay them.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.agent.spec import AgentSpec
+    from relavium_desktop.engine.host import OsCapability, ToolHost
+    from relavium_desktop.engine.tools.registry import ToolRegistry
+    from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier
+    from relavium_desktop.engine.workflow.agent_loop_runner import AgentLoopRunner
+    from relavium_desktop.engine.workflow.journal import RunJournal
+    from relavium_desktop.engine.workflow.run import WorkflowEngine
+    from relavium_desktop.providers.factory import ProviderSet
+    from relavium_desktop.store.runs import RunStore
+    from relavium_desktop.store.sessions import SqliteSessionStore
+
+log = logging.getLogger(__name__)
+
+AGENTS_DIR = "agents"  # under $RELAVIUM_HOME: the user's own *.agent.yaml files
+AGENT_FILE_GLOB = "*.agent.yaml"
+
+# A provider entry's endpoint as the user overrode it (Settings → Providers):
+# (base_url, allow_local), or None to keep the entry's own.
+EndpointOverride = Callable[[str], tuple[str, bool] | None]
+
+
+# -- tools and host ---------------------------------------------------------------
+
+
+def tool_registry(host: ToolHost | None = None) -> ToolRegistry:
+    """The built-in tools over ``host``; no host means no capability (every OS tool fails closed).
+
+    The only place the registry is constructed, so every surface dispatches
+    through the same tool set and the same pipeline.
+    """
+    from relavium_desktop.engine.host import ToolHost
+    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+    from relavium_desktop.engine.tools.registry import ToolRegistry
+
+    return ToolRegistry(BUILTIN_TOOLS, host if host is not None else ToolHost())
+
+
+def surface_host(
+    workspace: Path,
+    *,
+    surface: str,
+    tier: FsScopeTier = "project",
+    run_id: str | None = None,
+    extra_roots: tuple[Path, ...] = (),
+    os_capability: OsCapability | None = None,
+    home: Path | None = None,
+) -> ToolHost:
+    """A freshly pinned host for one surface and project (blocking: pins roots, reads mcp.yaml lazily).
+
+    ``surface`` is ``"chat"`` (full tier clamped to project) or
+    ``"workflow"``; ``run_id`` is the only spill folder its file tools may
+    read (``None``: the first run it spills for).
+    """
+    from relavium_desktop.host.assembly import HostSettings, build_host
+    from relavium_desktop.host.datadir import data_dir
+
+    return build_host(HostSettings(
+        workspace=workspace, tier=tier, surface=surface, extra_roots=extra_roots,
+        os_capability=os_capability, home=home if home is not None else data_dir(), run_id=run_id,
+    ))
+
+
+# -- providers ----------------------------------------------------------------------
+
+
+def provider_set(
+    home: Path | None = None,
+    settings_file: Path | None = None,
+    endpoint_override: EndpointOverride | None = None,
+) -> ProviderSet:
+    """The provider entries (``providers.yaml`` over the defaults), keys and the SSRF-guarded client.
+
+    The same settings file and ``secret:``/``env:`` key references for the
+    CLI and the desktop; the desktop adds its saved endpoint overrides.
+    Raises ``ProviderConfigError`` for an unreadable or invalid file.
+    """
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.providers.factory import ProviderSet
+    from relavium_desktop.providers.wiring import (
+        PROVIDERS_FILE,
+        host_client_factory,
+        host_resolver,
+        host_validate_base_url,
+        load_entries,
+    )
+
+    entries = load_entries(settings_file or (home or data_dir()) / PROVIDERS_FILE)
+    if endpoint_override is not None:
+        for name, entry in list(entries.items()):
+            override = endpoint_override(name)
+            if override is not None and override[0] and override[0] != entry.base_url:
+                entries[name] = entry.model_copy(update={"base_url": override[0], "allow_local": override[1]})
+    return ProviderSet(entries, resolve_secret=host_resolver(), validate_base_url=host_validate_base_url,
+                       client_factory=host_client_factory)
+
+
+# -- stores -------------------------------------------------------------------------
+
+
+def session_store(home: Path | None = None) -> SqliteSessionStore:
+    """The chat sessions in ``history.db`` under ``home`` (default: the data folder)."""
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.store.db import history_db_path, open_db
+    from relavium_desktop.store.sessions import SqliteSessionStore
+
+    return SqliteSessionStore(open_db(history_db_path(home or data_dir())))
+
+
+def run_store(home: Path | None = None) -> RunStore:
+    """The workflow run journal in ``history.db``; opening marks runs whose process died as interrupted."""
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.store.runs import RunStore
+
+    return RunStore.open(home or data_dir())
+
+
+# -- agents -------------------------------------------------------------------------
+
+
+class AgentFileError(Exception):
+    """The agent file is unreadable or invalid; the message lists each problem."""
+
+
+def load_agent(path_arg: str | None) -> AgentSpec:
+    """The agent in ``path_arg``, or the built-in chat agent when none is named."""
+    from relavium_desktop.engine.agent.default_chat import default_chat_agent
+    from relavium_desktop.engine.agent.yaml_source import AgentSpecError, parse_agent_yaml
+
+    if path_arg is None:
+        return default_chat_agent()
+    path = Path(path_arg)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise AgentFileError(f"{path_arg}: cannot read the agent file ({exc.strerror or type(exc).__name__})") from None
+    except UnicodeDecodeError:
+        raise AgentFileError(f"{path_arg}:1:1: the agent file is not UTF-8 text") from None
+    try:
+        return parse_agent_yaml(text, path_arg)
+    except AgentSpecError as exc:
+        raise AgentFileError(str(exc)) from None
+
+
+def user_agents(home: Path) -> list[tuple[str, AgentSpec]]:
+    """``(file name, spec)`` for each ``$RELAVIUM_HOME/agents/*.agent.yaml``, sorted by name.
+
+    A broken file is skipped with a logged reason: one typo must not take the
+    whole agent picker down.
+    """
+    folder = home / AGENTS_DIR
+    found: list[tuple[str, AgentSpec]] = []
+    if folder.is_dir():
+        for path in sorted(folder.glob(AGENT_FILE_GLOB)):
+            try:
+                found.append((path.name, load_agent(str(path))))
+            except AgentFileError as exc:
+                log.warning("skipping agent file %s: %s", path.name, exc)
+    return found
+
+
+# -- workflows ----------------------------------------------------------------------
+
+
+def agent_runner(providers_file: str | None = None) -> AgentLoopRunner:
+    """The real agent loop for agent nodes and ``invoke_agent``.
+
+    Providers come from the provider settings (``$RELAVIUM_HOME/providers.yaml``
+    or ``providers_file``), keys from the keyring (``secret:``) or the
+    environment (``env:``), connections through the SSRF-guarded client.  The
+    settings are read on the first agent turn, not at start, so a workflow of
+    tool/transform nodes runs even when no provider is configured; a settings
+    problem then fails the agent node with a clear ``validation`` message.
+    """
+    from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
+    from relavium_desktop.engine.llm.provider import Provider
+    from relavium_desktop.engine.workflow.agent_loop_runner import AgentLoopRunner
+    from relavium_desktop.providers.config import ProviderConfigError
+
+    built: list[ProviderSet] = []
+
+    def lookup(name: str) -> Provider:
+        if not built:
+            try:
+                built.append(provider_set(settings_file=Path(providers_file) if providers_file else None))
+            except ProviderConfigError as exc:
+                raise ProviderError(ProviderErrorCode.VALIDATION, f"provider settings: {exc}") from None
+        return built[0](name)
+
+    return AgentLoopRunner(providers=lookup)
+
+
+def build_workflow_engine(
+    *,
+    workspace: Path,
+    tier: FsScopeTier,
+    journal: RunJournal,
+    os_capability: OsCapability | None = None,
+    approval: ApprovalRegime | None = None,
+    providers_file: str | None = None,
+    hold_gates: bool = False,
+) -> WorkflowEngine:
+    """One engine over a freshly pinned host for ``workspace`` at ``tier``.
+
+    The host is the run's: each run the engine starts or resumes binds its
+    own spill folder (``runs/<run-id>/``) as the only one its file tools may
+    read, so a surface keeps one engine per run.
+    """
+    registry = tool_registry(surface_host(workspace, tier=tier, surface="workflow", os_capability=os_capability))
+    return _run_scoped_engine()(registry, agent_runner=agent_runner(providers_file), journal=journal,
+                                fs_scope=tier, approval=approval, hold_gates=hold_gates)
+
+
+@functools.cache
+def _run_scoped_engine() -> type[WorkflowEngine]:
+    """WorkflowEngine whose runs bind their own spill folder on the host (made on first use)."""
+    from relavium_desktop.engine.workflow.run import WorkflowEngine, WorkflowRun
+    from relavium_desktop.host.assembly import bind_spill_scope
+
+    class RunScopedEngine(WorkflowEngine):
+        def start(self, *args: Any, **kwargs: Any) -> WorkflowRun:
+            run = super().start(*args, **kwargs)
+            bind_spill_scope(self.registry.host, run.run_id)
+            return run
+
+        def resume(self, *args: Any, **kwargs: Any) -> WorkflowRun:
+            run = super().resume(*args, **kwargs)
+            bind_spill_scope(self.registry.host, run.run_id)
+            return run
+
+    return RunScopedEngine

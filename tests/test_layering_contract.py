@@ -1,12 +1,13 @@
 """The import-linter contract really catches a layering violation.
 
 Runs the real ``lint-imports`` against a copy of the package, once as is
-(kept) and once with an engine module that imports a forbidden module
-(broken), so a contract that silently stopped checking would fail here.
+(kept) and once per contract with a module that imports what that contract
+forbids (broken), so a contract that silently stopped checking would fail here.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -56,3 +57,29 @@ def test_a_forbidden_import_in_engine_breaks_it(tmp_path: Path, module: str, lin
     result = _lint(project)
     assert result.returncode != 0
     assert "BROKEN" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "contract"),
+    [
+        ("relavium_desktop/ui/chat/one_shot.py", "import relavium_desktop.cli", "ui does not import cli"),
+        ("relavium_desktop/ui/shell.py", "from relavium_desktop.cli import agent_common", "ui does not import cli"),
+        ("relavium_desktop/store/db.py", "from relavium_desktop.host import datadir", "store does not import the host"),
+        ("relavium_desktop/providers/config.py", "import relavium_desktop.store.db", "providers do not import store"),
+        ("relavium_desktop/host/datadir.py", "import relavium_desktop.ui", "nothing below ui imports ui"),
+        ("relavium_desktop/services.py", "import relavium_desktop.ui.qt", "nothing below ui imports ui"),
+    ],
+)
+def test_a_forbidden_import_between_layers_breaks_its_contract(
+    tmp_path: Path, module: str, line: str, contract: str
+) -> None:
+    project = _copy_project(tmp_path)
+    target = project / module
+    target.write_text(target.read_text() + f"\n{line}  # deliberate violation\n")
+    result = _lint(project)
+    assert result.returncode != 0
+    # The contract that names this rule is the one that broke (its name may wrap onto two lines).
+    report = " ".join(result.stdout.split())
+    verdict = re.search(re.escape(contract) + r".*?\b(KEPT|BROKEN)\b", report)
+    assert verdict is not None and verdict.group(1) == "BROKEN", result.stdout
+    assert report.count("BROKEN") == 1, result.stdout

@@ -72,7 +72,7 @@ class WorkflowRunner(QObject):
         return self.task is not None and not self.task.done()
 
     def _engine(self, journal: Any) -> Any:
-        from relavium_desktop.workflow_wiring import build_workflow_engine
+        from relavium_desktop.services import build_workflow_engine
 
         workspace = Path(self._run_workspace or self._workspace()).resolve()
         return build_workflow_engine(workspace=workspace, tier="project", journal=journal,

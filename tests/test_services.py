@@ -62,7 +62,7 @@ def test_an_unreadable_or_invalid_agent_file_is_one_readable_error(tmp_path: Pat
         load_agent(str(binary))
     broken = tmp_path / "broken.agent.yaml"
     broken.write_text("id: x\nprovider: anthropic\n", encoding="utf-8")
-    with pytest.raises(AgentFileError, match="broken.agent.yaml:"):
+    with pytest.raises(AgentFileError, match=re.escape("broken.agent.yaml:")):
         load_agent(str(broken))
 
 

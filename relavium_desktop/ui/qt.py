@@ -1,9 +1,13 @@
-"""The one module that owns the Qt imports.
+"""The one module that owns the Qt imports, each name listed once.
 
 Everything in ``ui`` imports Qt names from here, so a binding switch or a
-version workaround happens in one place.  Only QtCore, QtGui, QtWidgets and
-QtNetwork are loaded: they are what the first paint needs (QtNetwork for the
-single-instance socket, checked before the window is built).
+version workaround happens in one place.  The imports below are the list:
+type checkers read them, so a name not listed here is an error where it is
+used.  At run time a name resolves on first use (PEP 562) from the first of
+QtCore, QtGui, QtWidgets and QtNetwork that has it: PySide6 builds each
+wrapped class lazily, and resolving all of them up front cost ~100 ms before
+the first paint -- which is also why names only a later page needs (the chat
+transcript's text classes) cost nothing until that page is built.
 """
 
 from __future__ import annotations
@@ -12,213 +16,85 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import (
-        QByteArray,
-        QEvent,
-        QLineF,
-        QObject,
-        QPointF,
-        QSettings,
-        QSize,
-        Qt,
-        QTimer,
-        Signal,
-        Slot,
-    )
-    from PySide6.QtGui import (
-        QAction,
-        QBrush,
-        QCloseEvent,
-        QColor,
-        QFont,
-        QFontDatabase,
-        QGuiApplication,
-        QIcon,
-        QKeyEvent,
-        QKeySequence,
-        QPainter,
-        QPaintEvent,
-        QPen,
-        QPixmap,
-        QShortcut,
-    )
-    from PySide6.QtNetwork import QLocalServer, QLocalSocket
-    from PySide6.QtWidgets import (
-        QAbstractItemView,
-        QApplication,
-        QCheckBox,
-        QComboBox,
-        QDialog,
-        QFileDialog,
-        QFormLayout,
-        QFrame,
-        QGraphicsLineItem,
-        QGraphicsRectItem,
-        QGraphicsScene,
-        QGraphicsSimpleTextItem,
-        QGraphicsView,
-        QGroupBox,
-        QHBoxLayout,
-        QHeaderView,
-        QKeySequenceEdit,
-        QLabel,
-        QLineEdit,
-        QListWidget,
-        QListWidgetItem,
-        QMainWindow,
-        QMenu,
-        QPlainTextEdit,
-        QPushButton,
-        QSizePolicy,
-        QSplitter,
-        QStackedWidget,
-        QSystemTrayIcon,
-        QTableWidget,
-        QTableWidgetItem,
-        QTabWidget,
-        QVBoxLayout,
-        QWidget,
-    )
+    # ``X as X`` marks a re-export for the type checker (pyproject lets this file spell it).
+    from PySide6.QtCore import QByteArray as QByteArray
+    from PySide6.QtCore import QEvent as QEvent
+    from PySide6.QtCore import QLineF as QLineF
+    from PySide6.QtCore import QObject as QObject
+    from PySide6.QtCore import QPointF as QPointF
+    from PySide6.QtCore import QSettings as QSettings
+    from PySide6.QtCore import QSize as QSize
+    from PySide6.QtCore import Qt as Qt
+    from PySide6.QtCore import QTimer as QTimer
+    from PySide6.QtCore import QUrl as QUrl
+    from PySide6.QtCore import Signal as Signal
+    from PySide6.QtCore import Slot as Slot
+    from PySide6.QtGui import QAction as QAction
+    from PySide6.QtGui import QBrush as QBrush
+    from PySide6.QtGui import QCloseEvent as QCloseEvent
+    from PySide6.QtGui import QColor as QColor
+    from PySide6.QtGui import QDesktopServices as QDesktopServices
+    from PySide6.QtGui import QFont as QFont
+    from PySide6.QtGui import QFontDatabase as QFontDatabase
+    from PySide6.QtGui import QGuiApplication as QGuiApplication
+    from PySide6.QtGui import QIcon as QIcon
+    from PySide6.QtGui import QKeyEvent as QKeyEvent
+    from PySide6.QtGui import QKeySequence as QKeySequence
+    from PySide6.QtGui import QPainter as QPainter
+    from PySide6.QtGui import QPaintEvent as QPaintEvent
+    from PySide6.QtGui import QPen as QPen
+    from PySide6.QtGui import QPixmap as QPixmap
+    from PySide6.QtGui import QShortcut as QShortcut
+    from PySide6.QtGui import QTextCursor as QTextCursor
+    from PySide6.QtGui import QTextDocument as QTextDocument
+    from PySide6.QtNetwork import QLocalServer as QLocalServer
+    from PySide6.QtNetwork import QLocalSocket as QLocalSocket
+    from PySide6.QtWidgets import QAbstractItemView as QAbstractItemView
+    from PySide6.QtWidgets import QApplication as QApplication
+    from PySide6.QtWidgets import QCheckBox as QCheckBox
+    from PySide6.QtWidgets import QComboBox as QComboBox
+    from PySide6.QtWidgets import QDialog as QDialog
+    from PySide6.QtWidgets import QFileDialog as QFileDialog
+    from PySide6.QtWidgets import QFormLayout as QFormLayout
+    from PySide6.QtWidgets import QFrame as QFrame
+    from PySide6.QtWidgets import QGraphicsLineItem as QGraphicsLineItem
+    from PySide6.QtWidgets import QGraphicsRectItem as QGraphicsRectItem
+    from PySide6.QtWidgets import QGraphicsScene as QGraphicsScene
+    from PySide6.QtWidgets import QGraphicsSimpleTextItem as QGraphicsSimpleTextItem
+    from PySide6.QtWidgets import QGraphicsView as QGraphicsView
+    from PySide6.QtWidgets import QGroupBox as QGroupBox
+    from PySide6.QtWidgets import QHBoxLayout as QHBoxLayout
+    from PySide6.QtWidgets import QHeaderView as QHeaderView
+    from PySide6.QtWidgets import QInputDialog as QInputDialog
+    from PySide6.QtWidgets import QKeySequenceEdit as QKeySequenceEdit
+    from PySide6.QtWidgets import QLabel as QLabel
+    from PySide6.QtWidgets import QLineEdit as QLineEdit
+    from PySide6.QtWidgets import QListWidget as QListWidget
+    from PySide6.QtWidgets import QListWidgetItem as QListWidgetItem
+    from PySide6.QtWidgets import QMainWindow as QMainWindow
+    from PySide6.QtWidgets import QMenu as QMenu
+    from PySide6.QtWidgets import QPlainTextEdit as QPlainTextEdit
+    from PySide6.QtWidgets import QPushButton as QPushButton
+    from PySide6.QtWidgets import QScrollArea as QScrollArea
+    from PySide6.QtWidgets import QSizePolicy as QSizePolicy
+    from PySide6.QtWidgets import QSplitter as QSplitter
+    from PySide6.QtWidgets import QStackedWidget as QStackedWidget
+    from PySide6.QtWidgets import QSystemTrayIcon as QSystemTrayIcon
+    from PySide6.QtWidgets import QTableWidget as QTableWidget
+    from PySide6.QtWidgets import QTableWidgetItem as QTableWidgetItem
+    from PySide6.QtWidgets import QTabWidget as QTabWidget
+    from PySide6.QtWidgets import QTextBrowser as QTextBrowser
+    from PySide6.QtWidgets import QVBoxLayout as QVBoxLayout
+    from PySide6.QtWidgets import QWidget as QWidget
+else:
+    _MODULES = ("QtCore", "QtGui", "QtWidgets", "QtNetwork")
 
-# Which PySide6 module each name lives in.  Names resolve on first use
-# (PEP 562): PySide6 builds each wrapped class lazily, and resolving all of
-# them up front cost ~100 ms before the first paint.
-_HOME: dict[str, str] = {
-    "QAbstractItemView": "QtWidgets",
-    "QAction": "QtGui",
-    "QApplication": "QtWidgets",
-    "QBrush": "QtGui",
-    "QByteArray": "QtCore",
-    "QCheckBox": "QtWidgets",
-    "QCloseEvent": "QtGui",
-    "QColor": "QtGui",
-    "QComboBox": "QtWidgets",
-    "QDialog": "QtWidgets",
-    "QEvent": "QtCore",
-    "QFileDialog": "QtWidgets",
-    "QFont": "QtGui",
-    "QFontDatabase": "QtGui",
-    "QFormLayout": "QtWidgets",
-    "QFrame": "QtWidgets",
-    "QGraphicsLineItem": "QtWidgets",
-    "QGraphicsRectItem": "QtWidgets",
-    "QGraphicsScene": "QtWidgets",
-    "QGraphicsSimpleTextItem": "QtWidgets",
-    "QGraphicsView": "QtWidgets",
-    "QGroupBox": "QtWidgets",
-    "QGuiApplication": "QtGui",
-    "QHBoxLayout": "QtWidgets",
-    "QHeaderView": "QtWidgets",
-    "QIcon": "QtGui",
-    "QKeyEvent": "QtGui",
-    "QKeySequence": "QtGui",
-    "QKeySequenceEdit": "QtWidgets",
-    "QLabel": "QtWidgets",
-    "QLineEdit": "QtWidgets",
-    "QLineF": "QtCore",
-    "QListWidget": "QtWidgets",
-    "QListWidgetItem": "QtWidgets",
-    "QLocalServer": "QtNetwork",
-    "QLocalSocket": "QtNetwork",
-    "QMainWindow": "QtWidgets",
-    "QMenu": "QtWidgets",
-    "QObject": "QtCore",
-    "QPaintEvent": "QtGui",
-    "QPainter": "QtGui",
-    "QPen": "QtGui",
-    "QPixmap": "QtGui",
-    "QPlainTextEdit": "QtWidgets",
-    "QPointF": "QtCore",
-    "QPushButton": "QtWidgets",
-    "QSettings": "QtCore",
-    "QShortcut": "QtGui",
-    "QSize": "QtCore",
-    "QSizePolicy": "QtWidgets",
-    "QSplitter": "QtWidgets",
-    "QStackedWidget": "QtWidgets",
-    "QSystemTrayIcon": "QtWidgets",
-    "QTabWidget": "QtWidgets",
-    "QTableWidget": "QtWidgets",
-    "QTableWidgetItem": "QtWidgets",
-    "QTimer": "QtCore",
-    "QVBoxLayout": "QtWidgets",
-    "QWidget": "QtWidgets",
-    "Qt": "QtCore",
-    "Signal": "QtCore",
-    "Slot": "QtCore",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
+    def __getattr__(name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        for module in _MODULES:
+            value = getattr(importlib.import_module(f"PySide6.{module}"), name, None)
+            if value is not None:
+                globals()[name] = value  # later lookups skip this hook
+                return value
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"PySide6.{module}"), name)
-    globals()[name] = value  # later lookups skip this hook
-    return value
-
-
-__all__ = [
-    "QAbstractItemView",
-    "QAction",
-    "QApplication",
-    "QBrush",
-    "QByteArray",
-    "QCheckBox",
-    "QCloseEvent",
-    "QColor",
-    "QComboBox",
-    "QDialog",
-    "QEvent",
-    "QFileDialog",
-    "QFont",
-    "QFontDatabase",
-    "QFormLayout",
-    "QFrame",
-    "QGraphicsLineItem",
-    "QGraphicsRectItem",
-    "QGraphicsScene",
-    "QGraphicsSimpleTextItem",
-    "QGraphicsView",
-    "QGroupBox",
-    "QGuiApplication",
-    "QHBoxLayout",
-    "QHeaderView",
-    "QIcon",
-    "QKeyEvent",
-    "QKeySequence",
-    "QKeySequenceEdit",
-    "QLabel",
-    "QLineEdit",
-    "QLineF",
-    "QListWidget",
-    "QListWidgetItem",
-    "QLocalServer",
-    "QLocalSocket",
-    "QMainWindow",
-    "QMenu",
-    "QObject",
-    "QPaintEvent",
-    "QPainter",
-    "QPen",
-    "QPixmap",
-    "QPlainTextEdit",
-    "QPointF",
-    "QPushButton",
-    "QSettings",
-    "QShortcut",
-    "QSize",
-    "QSizePolicy",
-    "QSplitter",
-    "QStackedWidget",
-    "QSystemTrayIcon",
-    "QTabWidget",
-    "QTableWidget",
-    "QTableWidgetItem",
-    "QTimer",
-    "QVBoxLayout",
-    "QWidget",
-    "Qt",
-    "Signal",
-    "Slot",
-]

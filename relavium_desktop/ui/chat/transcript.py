@@ -13,14 +13,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from relavium_desktop.ui.chat.qt_chat import QScrollArea, QTextBrowser, QTextCursor
 from relavium_desktop.ui.qt import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QScrollArea,
     QSizePolicy,
     Qt,
+    QTextBrowser,
+    QTextCursor,
     QTimer,
     QVBoxLayout,
     QWidget,
@@ -150,7 +152,7 @@ class ToolCard(QFrame):
             self.result_view.setVisible(True)
         spill = event.get("spill")
         if isinstance(spill, dict) and spill.get("path"):
-            from relavium_desktop.ui.chat.qt_chat import QUrl
+            from relavium_desktop.ui.qt import QUrl
 
             url = QUrl.fromLocalFile(str(spill["path"])).toString()
             self.spill_link.setText(f'<a href="{url}">Full output ({int(spill.get("bytes", 0)):,} bytes)</a>')

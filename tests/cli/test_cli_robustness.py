@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -232,17 +233,38 @@ def test_an_unexpected_exception_is_one_masked_line_and_one_json_document(
 def test_an_unexpected_exception_in_a_real_process_prints_no_traceback(
     cli_env: dict[str, str], tmp_path: Path
 ) -> None:
-    # The engine's input masking recurses; a value nested this deep exhausts the stack.
+    # A real interpreter whose command raises something nobody expected (a bug):
+    # the console entry point's own streams and exit path, not capsys.
+    crash = ("import sys; import relavium_desktop.cli.tools_cmd as t\n"
+             "def boom(args): raise RuntimeError('boom with api_key=sk-ant-' + 'x' * 40)\n"
+             "t.run = boom\n"
+             "from relavium_desktop.cli import entry\n"
+             "sys.argv = ['relavium', *sys.argv[1:]]\n"
+             "entry()\n")
+    for argv, as_json in ((["tools", "list"], False), (["tools", "list", "--json"], True)):
+        proc = subprocess.run([sys.executable, "-c", crash, *argv], env=cli_env, capture_output=True, timeout=60,
+                              check=False)
+        err = proc.stderr.decode("utf-8", "replace")
+        quiet(err)
+        assert proc.returncode == 1
+        assert len(err.strip().splitlines()) == 1 and "internal error: RuntimeError: boom" in err
+        assert "sk-ant-" + "x" * 40 not in err + proc.stdout.decode()
+        if as_json:
+            assert one_document(proc.stdout)["error"]["code"] == "internal"
+        else:
+            assert proc.stdout == b""
+
+
+def test_arguments_nested_thousands_deep_get_an_ordinary_answer(cli_env: dict[str, str], tmp_path: Path) -> None:
+    # Masking the call's arguments for its event once recursed until Python's limit.
     args = tmp_path / "deep.json"
     args.write_text('{"path": ' + "[" * 700 + "]" * 700 + "}")
     code, out, err = run_bytes("tool", "call", "read_file", "--args", f"@{args}", "--workspace", str(tmp_path),
                                "--json", env=cli_env)
     quiet(err)
-    assert code in (1, 2)
-    if code == 1:
-        doc = one_document(out)
-        assert doc["ok"] is False
-        assert len(err.strip().splitlines()) == 1
+    assert code == 1 and err == ""
+    doc = one_document(out)
+    assert doc["ok"] is False and doc["error"]["code"] == "invalid_args", doc["error"]
 
 
 def test_http_request_ssrf_denial_does_not_suggest_an_option_it_lacks(

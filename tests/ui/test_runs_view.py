@@ -204,7 +204,7 @@ def test_an_input_gate_takes_a_payload_and_reject_fails_the_run(
     assert blocker.args[0].outputs == {"out": {"signer": "Zed"}}
     qtbot.waitUntil(lambda: view.shown_run == first and view.events[-1]["type"] == "run:completed", timeout=10_000)
 
-    with qtbot.waitSignal(view.gate_shown, timeout=10_000):
+    with qtbot.waitSignal(view.gate_shown, timeout=30_000):  # a resumed run's engine: slow on a loaded box
         view.open_run(second)
     with qtbot.waitSignal(view.resumed, timeout=30_000) as blocker:
         panel.reject_button.click()

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.agent_loop_runner import AgentLoopRunner
     from relavium_desktop.engine.workflow.journal import RunJournal
     from relavium_desktop.engine.workflow.run import WorkflowEngine
+    from relavium_desktop.providers.config import ProviderEntry
     from relavium_desktop.providers.factory import ProviderSet
     from relavium_desktop.store.runs import RunStore
     from relavium_desktop.store.sessions import SqliteSessionStore
@@ -87,6 +88,17 @@ def surface_host(
 # -- providers ----------------------------------------------------------------------
 
 
+def provider_entries(home: Path | None = None, settings_file: Path | None = None) -> dict[str, ProviderEntry]:
+    """The configured provider entries: ``providers.yaml`` (or ``settings_file``) over the defaults.
+
+    Raises ``ProviderConfigError`` for an unreadable or invalid file.
+    """
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.providers.wiring import PROVIDERS_FILE, load_entries
+
+    return load_entries(settings_file or (home or data_dir()) / PROVIDERS_FILE)
+
+
 def provider_set(
     home: Path | None = None,
     settings_file: Path | None = None,
@@ -98,17 +110,10 @@ def provider_set(
     CLI and the desktop; the desktop adds its saved endpoint overrides.
     Raises ``ProviderConfigError`` for an unreadable or invalid file.
     """
-    from relavium_desktop.host.datadir import data_dir
     from relavium_desktop.providers.factory import ProviderSet
-    from relavium_desktop.providers.wiring import (
-        PROVIDERS_FILE,
-        host_client_factory,
-        host_resolver,
-        host_validate_base_url,
-        load_entries,
-    )
+    from relavium_desktop.providers.wiring import host_client_factory, host_resolver, host_validate_base_url
 
-    entries = load_entries(settings_file or (home or data_dir()) / PROVIDERS_FILE)
+    entries = provider_entries(home, settings_file)
     if endpoint_override is not None:
         for name, entry in list(entries.items()):
             override = endpoint_override(name)

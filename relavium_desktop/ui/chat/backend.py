@@ -111,10 +111,10 @@ def configured_routes(home: Path) -> list[str]:
     """``provider/model`` suggestions for the model picker: each entry × the known models of its kind."""
     from relavium_desktop.engine.agent.pricing import PRICES_PER_MTOK
     from relavium_desktop.providers.config import ProviderConfigError
-    from relavium_desktop.providers.wiring import PROVIDERS_FILE, load_entries
+    from relavium_desktop.services import provider_entries
 
     try:
-        entries = load_entries(home / PROVIDERS_FILE)
+        entries = provider_entries(home)
     except ProviderConfigError as exc:
         log.warning("provider settings unreadable: %s", exc)
         return []

@@ -11,14 +11,16 @@ that says ``allow_local: true`` (visible in settings) may name a local server.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
 SecretResolver = Callable[[str], str]
-BaseUrlValidator = Callable[[str, bool], None]
+# ``(base_url, allow_local)``; awaited before the first connection (the host's check resolves DNS).
+# A synchronous validator (shape only, no network) is accepted too.
+BaseUrlValidator = Callable[[str, bool], Awaitable[None] | None]
+ALLOW_LOCAL_OPT_IN = "allow_local: true (on the provider entry)"
 ProviderKind = Literal["anthropic", "openai", "gemini"]
 
 
@@ -77,17 +79,15 @@ def chain_resolvers(by_scheme: Mapping[str, SecretResolver]) -> SecretResolver:
 
 
 def basic_validate_base_url(url: str, allow_local: bool) -> None:
-    """Scheme and shape: https unless the entry opted in to a local endpoint.
+    """The network-free half of the host's base-URL check, for settings pages and tests.
 
-    Address classification and DNS pinning are the egress primitive's job at
-    connect time; this refuses what is wrong before any socket opens.
+    The rule itself is the host's (``check_base_url_scheme``); a provider
+    connects only after the full async check (``wiring.host_validate_base_url``).
     """
-    parts = urlsplit(url)
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise ProviderConfigError("a provider base URL must be an absolute http(s) URL")
-    if parts.username or parts.password:
-        raise ProviderConfigError("a provider base URL must not carry credentials; use api_key")
-    if parts.scheme == "http" and not allow_local:
-        raise ProviderConfigError(
-            "a provider base URL must use https unless its entry sets allow_local: true"
-        )
+    from relavium_desktop.engine.errors import ToolError
+    from relavium_desktop.host.egress.base_url import check_base_url_scheme
+
+    try:
+        check_base_url_scheme(url, allow_local=allow_local, opt_in=ALLOW_LOCAL_OPT_IN)
+    except ToolError as exc:
+        raise ProviderConfigError(f"provider base URL: {exc.message}") from None

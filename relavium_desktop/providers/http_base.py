@@ -10,6 +10,7 @@ never a header, a key or the response body (which may echo the request).
 from __future__ import annotations
 
 import email.utils
+import inspect
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -67,13 +68,10 @@ class HttpProvider:
         client_factory: ClientFactory = default_client_factory,
         timeout_s: float = 120.0,
     ) -> None:
-        try:
-            validate_base_url(base_url, allow_local)
-        except ProviderConfigError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - any refusal from the injected gate closes it
-            raise ProviderConfigError(f"{name}: base URL refused: {type(exc).__name__}") from None
         self.name = name
+        self._configured_url = base_url
+        self._validate = validate_base_url
+        self._validated = False
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
         self.allow_local = allow_local
@@ -91,9 +89,33 @@ class HttpProvider:
     def decode(self, events: AsyncIterator[SseEvent]) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError
 
+    async def check_base_url(self) -> None:
+        """Run the injected base-URL gate once, before the first connection.
+
+        The host's gate resolves DNS, so it is async and cannot run in the
+        constructor; a refusal is ``provider_validation`` (``unavailable``
+        when the gate says the name does not resolve), never a crash.
+        """
+        if self._validated:
+            return
+        try:
+            outcome = self._validate(self._configured_url, self.allow_local)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except ProviderError:
+            raise
+        except ProviderConfigError as exc:
+            raise ProviderError(ProviderErrorCode.VALIDATION, f"{self.name}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - any refusal from the injected gate closes it
+            raise ProviderError(
+                ProviderErrorCode.VALIDATION, f"{self.name}: base URL refused: {type(exc).__name__}"
+            ) from None
+        self._validated = True
+
     # -- the stream ---------------------------------------------------------
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        await self.check_base_url()
         url, headers, body = self.build(request, self._api_key)
         headers = {"content-type": "application/json", "accept": "text/event-stream", **headers}
         try:

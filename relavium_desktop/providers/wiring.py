@@ -18,11 +18,11 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from relavium_desktop.providers.config import (
+    ALLOW_LOCAL_OPT_IN,
     DEFAULT_ENTRIES,
     ProviderConfigError,
     ProviderEntry,
     SecretResolver,
-    basic_validate_base_url,
     chain_resolvers,
     env_resolver,
 )
@@ -49,20 +49,30 @@ def host_resolver() -> SecretResolver:
     return chain_resolvers({"env": env_resolver(), "secret": keyring_resolver()})
 
 
-def host_validate_base_url(url: str, allow_local: bool) -> None:
-    from urllib.parse import urlsplit
+async def host_validate_base_url(url: str, allow_local: bool) -> None:
+    """The provider seam's base-URL gate: the host's one async check (scheme, then every resolved address).
 
-    from relavium_desktop.host.egress.addresses import blocked_rule, parse_ip_literal
+    Refusals keep the wording the settings page classifies ("address is
+    blocked", "https") and name the entry's own opt-in.
+    """
+    from relavium_desktop.engine.errors import ToolError
+    from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
+    from relavium_desktop.host.egress.base_url import check_base_url
+    from relavium_desktop.host.egress.resolver import DnsLookupError, SsrfBlockedError
 
-    basic_validate_base_url(url, allow_local)
-    ip = parse_ip_literal(urlsplit(url).hostname or "")
-    if ip is not None:
-        rule = blocked_rule(ip, allow_local=allow_local)
-        if rule:
-            raise ProviderConfigError(
-                f"the provider base URL's address is blocked ({rule}); set allow_local: true on the entry "
-                "only for a server you run yourself"
-            )
+    try:
+        await check_base_url(url, allow_local=allow_local, local_hint="", opt_in=ALLOW_LOCAL_OPT_IN)
+    except SsrfBlockedError as exc:
+        raise ProviderConfigError(
+            f"the provider base URL's address is blocked ({exc.rule}); set allow_local: true on the entry "
+            "only for a server you run yourself"
+        ) from None
+    except ToolError as exc:
+        raise ProviderConfigError(f"provider base URL: {exc.message}") from None
+    except DnsLookupError:
+        raise ProviderError(
+            ProviderErrorCode.UNAVAILABLE, "the provider base URL's host name does not resolve"
+        ) from None
 
 
 def host_client_factory(allow_local: bool) -> httpx.AsyncClient:

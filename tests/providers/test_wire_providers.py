@@ -29,6 +29,7 @@ from relavium_desktop.engine.llm import (
 from relavium_desktop.providers.config import ProviderEntry, basic_validate_base_url, env_resolver
 from relavium_desktop.providers.factory import make_provider
 from relavium_desktop.providers.http_base import HttpProvider
+from relavium_desktop.providers.wiring import host_validate_base_url
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 
 KEY = "sk-test-PROVIDERKEY0123456789abcdef"
@@ -173,20 +174,44 @@ async def test_connection_refused_is_unavailable() -> None:
     assert info.value.code is ProviderErrorCode.UNAVAILABLE
 
 
-def test_keyless_local_server_needs_allow_local() -> None:
-    from relavium_desktop.providers.config import ProviderConfigError
-
+@pytest.mark.parametrize("validate", [basic_validate_base_url, host_validate_base_url])
+async def test_keyless_local_server_needs_allow_local(validate) -> None:
     entry = ProviderEntry(kind="openai", base_url="http://127.0.0.1:11434/v1")
-    with pytest.raises(ProviderConfigError, match="allow_local"):
-        make_provider("ollama", entry, resolve_secret=env_resolver({}), validate_base_url=basic_validate_base_url)
+    p = make_provider("ollama", entry, resolve_secret=env_resolver({}), validate_base_url=validate)
+    with pytest.raises(ProviderError, match="allow_local") as info:
+        await collect(p, req())
+    assert info.value.code is ProviderErrorCode.VALIDATION
 
 
-def test_the_validator_is_always_called_with_the_entry_opt_in() -> None:
+async def test_the_host_gate_refuses_a_blocked_address_with_the_entry_opt_in_named() -> None:
+    entry = ProviderEntry(kind="openai", base_url="https://127.0.0.1:11434/v1")
+    p = make_provider("lan", entry, resolve_secret=env_resolver({}), validate_base_url=host_validate_base_url)
+    with pytest.raises(ProviderError, match="address is blocked") as info:
+        await collect(p, req())
+    assert info.value.code is ProviderErrorCode.VALIDATION and "allow_local: true" in info.value.message
+    # The opt-in admits it: the gate passes and the (closed) port is what fails.
+    local = ProviderEntry(kind="openai", base_url="http://127.0.0.1:9/v1", allow_local=True)
+    p = make_provider("local", local, resolve_secret=env_resolver({}), validate_base_url=host_validate_base_url)
+    with pytest.raises(ProviderError) as info:
+        await collect(p, req())
+    assert info.value.code is ProviderErrorCode.UNAVAILABLE
+
+
+async def test_the_validator_is_awaited_once_with_the_entry_opt_in(llm_server: ScriptedLLMServer) -> None:
+    from tests.fixtures.llm_server import Reply as R
+
     seen: list[tuple[str, bool]] = []
-    entry = ProviderEntry(kind="anthropic", base_url="https://llm.example.com", api_key="env:K")
-    make_provider("a", entry, resolve_secret=env_resolver({"K": KEY}),
-                  validate_base_url=lambda url, local: seen.append((url, local)))
-    assert seen == [("https://llm.example.com", False)]
+
+    async def gate(url: str, local: bool) -> None:
+        seen.append((url, local))
+
+    entry = ProviderEntry(kind="openai", base_url=llm_server.base_url + "/v1", api_key="env:K", allow_local=True)
+    p = make_provider("a", entry, resolve_secret=env_resolver({"K": KEY}), validate_base_url=gate)
+    assert seen == []  # the gate resolves DNS: it runs before the first connection, not in the constructor
+    llm_server.script(R(text="one"), R(text="two"))
+    await collect(p, req())
+    await collect(p, req())
+    assert seen == [(llm_server.base_url + "/v1", True)]
 
 
 @pytest.mark.parametrize("ref", [KEY, "secret", "keyring:X"])

@@ -30,7 +30,8 @@ from relavium_desktop.engine.errors import (
     ToolUnavailableError,
 )
 from relavium_desktop.engine.host import EgressRequest
-from relavium_desktop.engine.tools.domain_policy import ParsedUrl, check_url, normalise_host, parse_url
+from relavium_desktop.engine.tools.domain_policy import ParsedUrl, check_url, normalise_host
+from relavium_desktop.host.egress.base_url import check_base_url_scheme
 from relavium_desktop.host.egress.body import Scrubber, read_body
 from relavium_desktop.host.egress.errors import describe_transport_error
 from relavium_desktop.host.egress.resolver import (
@@ -112,14 +113,9 @@ class EgressHost:
         if request.allowed_domains is not None:
             parsed = check_url(url, request.allowed_domains)
         else:
-            # A config-pinned destination (search provider, http tool base):
-            # HTTPS, or plain HTTP only under the explicit local opt-in.
-            parsed = parse_url(url)
-            if parsed.scheme != "https" and not (parsed.scheme == "http" and request.allow_local):
-                raise ToolDeniedError(
-                    "only https:// URLs are allowed (plain http needs the explicit allowLocal opt-in)",
-                    reason=DenyReason.HTTPS_REQUIRED,
-                )
+            # A config-pinned destination (search provider, http tool base): the
+            # base-URL rule; its addresses are checked as the pinned client connects.
+            parsed = check_base_url_scheme(url, allow_local=request.allow_local)
         # The connecting parser must read the same host the checking parser did.
         try:
             wire_host = httpx.URL(url).raw_host.decode("ascii")

@@ -62,15 +62,6 @@ class ToolError(Exception):
         self.reason = reason
 
     @property
-    def fed_back_to_model(self) -> bool:
-        """Whether the agent loop hands this error back to the model as data."""
-        if self.code in (ErrorCode.UNKNOWN_TOOL, ErrorCode.INVALID_ARGS, ErrorCode.TOOL_FAILED):
-            return True
-        if self.code is ErrorCode.TOOL_DENIED:
-            return self.reason in RECOVERABLE_DENIALS
-        return False
-
-    @property
     def retryable(self) -> bool:
         return self.code is ErrorCode.TOOL_FAILED
 

@@ -1,4 +1,4 @@
-"""Chat sessions in history.db: sessions, messages, tool events, usage.
+"""Chat sessions in history.db: sessions, messages, usage.
 
 Migrated as the ``sessions`` component of ``store.db``.  Messages are stored
 as the engine's JSON (masked and bounded by ``storable_message``) so a
@@ -19,7 +19,6 @@ from typing import Any
 from relavium_desktop.engine.agent.outcome import UsageRecord
 from relavium_desktop.engine.agent.session import SessionInfo, storable_message
 from relavium_desktop.engine.llm.messages import Message
-from relavium_desktop.engine.tools.masking import mask_value
 from relavium_desktop.store.db import migrate, write_tx
 
 MIGRATIONS = [
@@ -59,6 +58,11 @@ MIGRATIONS = [
         created_at REAL NOT NULL
     );
     CREATE INDEX chat_usage_session ON chat_usage(session_id)
+    """,
+    # chat_tool_events was written on every tool call and never read: a chat's
+    # tool calls and results live in chat_messages, which is what a resume shows.
+    """
+    DROP TABLE chat_tool_events
     """,
 ]
 
@@ -138,26 +142,6 @@ class SqliteSessionStore:
                 "SELECT role, parts_json FROM chat_messages WHERE session_id = ? ORDER BY seq", (session_id,)
             ).fetchall()
         return [Message.from_json({"role": r["role"], "parts": json.loads(r["parts_json"])}) for r in rows]
-
-    def record_tool_event(self, session_id: str, event: dict[str, Any]) -> None:
-        """An ``agent:tool_call``/``agent:tool_result`` event (already masked and bounded; masked again)."""
-        payload = mask_value({k: v for k, v in event.items() if k not in ("type", "toolId")})
-        with self._lock, write_tx(self._conn):
-            seq = self._next_seq("chat_tool_events", session_id)
-            self._conn.execute(
-                "INSERT INTO chat_tool_events(session_id, seq, type, tool_id, payload_json, created_at) "
-                "VALUES(?,?,?,?,?,?)",
-                (session_id, seq, event["type"], str(event.get("toolId", "")), json.dumps(payload),
-                 self._clock()),
-            )
-
-    def tool_events(self, session_id: str) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT type, tool_id, payload_json FROM chat_tool_events WHERE session_id = ? ORDER BY seq",
-                (session_id,),
-            ).fetchall()
-        return [{"type": r["type"], "toolId": r["tool_id"], **json.loads(r["payload_json"])} for r in rows]
 
     def record_usage(self, session_id: str, usage: UsageRecord) -> None:
         with self._lock:

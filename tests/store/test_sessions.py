@@ -9,7 +9,7 @@ import pytest
 
 from relavium_desktop.engine.agent.outcome import UsageRecord
 from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
-from relavium_desktop.store.db import SchemaTooNewError, history_db_path, open_db
+from relavium_desktop.store.db import SchemaTooNewError, history_db_path, migrate, open_db
 from relavium_desktop.store.sessions import MIGRATIONS, SqliteSessionStore
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
@@ -43,8 +43,6 @@ def test_tool_arguments_and_results_are_masked_and_bounded(relavium_home: Path) 
     s.append_message(sid, Message("assistant", (ToolCallPart("c", "http_request", {"url": "https://x",
                                                                                   "api_key": TOKEN}),)))
     s.append_message(sid, Message("tool", (ToolResultPart("c", "run_command", f"token={TOKEN} done\n" + "x" * 50_000),)))
-    s.record_tool_event(sid, {"type": "agent:tool_call", "toolId": "http_request",
-                              "toolInput": {"headers": {"Authorization": f"Bearer {TOKEN}"}}})
     stored = s.messages(sid)
     assert stored[0].parts[0].args["api_key"] == "***"  # type: ignore[union-attr]
     result = stored[1].parts[0].content  # type: ignore[union-attr]
@@ -87,3 +85,20 @@ def test_a_newer_schema_is_refused(relavium_home: Path) -> None:
     conn.execute("UPDATE schema_versions SET version = ? WHERE component = 'sessions'", (len(MIGRATIONS) + 1,))
     with pytest.raises(SchemaTooNewError, match="sessions"):
         store(relavium_home)
+
+
+def test_an_older_history_db_loses_the_unread_tool_events_table_and_keeps_its_sessions(
+    relavium_home: Path,
+) -> None:
+    conn = open_db(history_db_path(relavium_home))
+    migrate(conn, "sessions", MIGRATIONS[:1])  # a history.db written before the table was dropped
+    conn.execute("INSERT INTO chat_sessions(id, title, agent_id, mode, created_at, updated_at) "
+                 "VALUES('s1', 'kept', 'a', 'ask', 0, 0)")
+    conn.execute("INSERT INTO chat_tool_events(session_id, seq, type, tool_id, payload_json, created_at) "
+                 "VALUES('s1', 0, 'agent:tool_call', 'read_file', '{}', 0)")
+    s = store(relavium_home)
+    assert [i.title for i in s.list_sessions()] == ["kept"]
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "chat_tool_events" not in tables and "chat_messages" in tables
+    version = conn.execute("SELECT version FROM schema_versions WHERE component = 'sessions'").fetchone()[0]
+    assert version == len(MIGRATIONS)

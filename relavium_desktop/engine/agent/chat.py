@@ -23,8 +23,6 @@ from relavium_desktop.engine.llm.messages import Message, ToolResultPart
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import FsScopeTier, ToolDispatchContext, ToolPolicy
 
-_TOOL_EVENTS = ("agent:tool_call", "agent:tool_result")
-
 
 @dataclass
 class ChatSession:
@@ -39,8 +37,6 @@ class ChatSession:
     fs_scope: FsScopeTier = "project"
 
     def _emit(self, event: dict[str, Any]) -> None:
-        if event.get("type") in _TOOL_EVENTS:
-            self.store.record_tool_event(self.session_id, event)
         self.emit(event)
 
     def _loop(self) -> AgentLoop:

@@ -62,8 +62,6 @@ class SessionStore(Protocol):
 
     def record_usage(self, session_id: str, usage: UsageRecord) -> None: ...
 
-    def record_tool_event(self, session_id: str, event: dict[str, Any]) -> None: ...
-
 
 def _store_part(part: Part) -> Part:
     if isinstance(part, ToolResultPart):

@@ -18,7 +18,6 @@ import argparse
 import contextlib
 import errno
 import importlib
-import importlib.util
 import io
 import os
 import sys
@@ -51,8 +50,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="relavium", description="Relavium headless command line.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, help_text) in COMMANDS.items():
-        if importlib.util.find_spec(module) is None:
-            continue  # that command's issue has not landed in this build
         p = sub.add_parser(name, help=help_text)
         importlib.import_module(module).add_arguments(p)
         p.set_defaults(_module=module)

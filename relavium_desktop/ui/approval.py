@@ -159,10 +159,6 @@ class ApprovalController(QObject):
             self.session_grants(project).remember(request)
         return decision
 
-    def clear_session(self) -> None:
-        for grants in self._session.values():
-            grants.clear()
-
     async def _notify(self, dialog: PermissionDialog) -> None:
         assert self._notifier is not None
         request = dialog.request

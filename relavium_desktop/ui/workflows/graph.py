@@ -123,10 +123,4 @@ class WorkflowGraph(QGraphicsView):
         for node_id in self.boxes:
             self.set_state(node_id, "pending")
 
-    def clear_graph(self) -> None:
-        self.graph_scene.clear()
-        self.boxes.clear()
-        self.edges.clear()
-        self.states.clear()
-
 

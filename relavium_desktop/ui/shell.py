@@ -254,6 +254,7 @@ class MainWindow(QMainWindow):
             self.workflows_view.refresh()
         if self.nav.currentRow() != NAV_WORKFLOWS:
             self.nav.setCurrentRow(NAV_WORKFLOWS)
+            return self.workflows_view  # navigating came back here through _navigate
         self.pages.setCurrentWidget(self.workflows_view)
         return self.workflows_view
 

@@ -129,7 +129,7 @@ class RunsView(QWidget):
     gate_shown = Signal(str)  # run id whose pending gate the panel shows
     resumed = Signal(object)  # RunResult of a run resumed from this page
 
-    def __init__(self, context: AppContext | None = None) -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__()
         self.setObjectName("runsView")
         self.context = context
@@ -290,9 +290,9 @@ class RunsView(QWidget):
             context = self.context
             self._runner = WorkflowRunner(
                 home=_home,
-                workspace=lambda: context.project if context is not None else "",
-                os_capability=lambda: context.desktop_os if context is not None else None,
-                approval_hook=lambda: context.approval_hook() if context is not None else None,
+                workspace=lambda: context.project,
+                os_capability=lambda: context.desktop_os,
+                approval_hook=context.approval_hook,
                 parent=self,
             )
             self._runner.finished.connect(self._resume_finished)
@@ -302,8 +302,7 @@ class RunsView(QWidget):
     def answer_gate(self, run_id: str, gate_id: str, decision: GateDecision) -> None:
         """Resume a paused run with a decision (what Approve / Reject do)."""
         self._timer.stop()
-        if self.context is not None:
-            self.context.ensure_services()
+        self.context.ensure_services()
         self._resuming = run_id
         self._ensure_runner().resume(run_id, decision, gate_id, workspace=self._run_workspace)
 

@@ -13,19 +13,23 @@ Matching is a pure function of the grant, the project and the request
 grant covers and the UI never re-implements it.  A grant never covers a
 protected path, a path outside its project, or an argument vector / target
 that masking altered (a masked secret would otherwise match every secret).
+
+The store only stores: the file-system questions (a project's canonical
+path, where a target really lies, whether a folder may be granted) are
+answered by the host (``host/fs/preview.HOST_GRANT_PATHS``), handed in as
+:class:`GrantPaths` by whoever opens the store.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import sqlite3
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from relavium_desktop.engine.tools.masking import MASK
@@ -75,38 +79,26 @@ class Grant:
     created_at: str
 
 
-def canonical_project(path: str | os.PathLike[str]) -> str:
-    """The key a project is stored under: its resolved absolute path."""
-    return os.path.realpath(os.fspath(path))
+class GrantPaths(Protocol):
+    """The host's answers to the store's path questions (it never touches the file system itself)."""
+
+    def canonical(self, path: str) -> str:
+        """The key a folder is known by (resolved, absolute)."""
+        ...
+
+    def relative_in(self, root: str, target: str) -> str | None:
+        """Where ``target`` really lies inside canonical ``root`` (POSIX, "" for root), or None if outside."""
+        ...
+
+    def check_extra_folder(self, project: str, folder: str) -> str:
+        """``folder`` canonical, or ValueError saying why it cannot be granted to ``project``."""
+        ...
+
+    def is_folder(self, path: str) -> bool: ...
 
 
 def _contains_mask(text: str) -> bool:
     return MASK in text
-
-
-def _project_relative(project: str, target: str) -> str | None:
-    """``target`` as a normalised project-relative POSIX path, or None if it leaves the project.
-
-    Symlinks inside the project are resolved, so a link pointing out of the
-    project is judged by where it leads, not by its name.
-    """
-    if not target or "\0" in target:
-        return None
-    raw = target.replace("\\", "/")
-    joined = raw if os.path.isabs(raw) else os.path.join(project, raw)
-    resolved = os.path.realpath(joined)
-    try:
-        if os.path.commonpath([resolved, project]) != project:
-            return None
-    except ValueError:
-        return None
-    rel = os.path.relpath(resolved, project).replace(os.sep, "/")
-    return "" if rel == "." else rel
-
-
-def resolve_in_project(project: str, target: str) -> str | None:
-    """Public form of the containment rule: ``target``'s project-relative path, or None."""
-    return _project_relative(canonical_project(project), target)
 
 
 def is_protected(request: ApprovalRequest) -> bool:
@@ -119,19 +111,17 @@ def _protected(request: ApprovalRequest) -> bool:
     return request.protected_path
 
 
-def target_of(request: ApprovalRequest, project: str) -> GrantTarget | None:
+def target_of(request: ApprovalRequest, rel: str | None) -> GrantTarget | None:
     """What an "always in this project" answer to ``request`` would grant; None if it cannot.
 
-    ``project`` must already be canonical.
+    ``rel`` is where a file write's target really lies in the project (the
+    host's answer, None when outside); other classes ignore it.
     """
     if _protected(request):
         return None
     args = request.masked_args
     if request.action_class is ActionClass.FS_WRITE:
-        if _contains_mask(request.target):
-            return None
-        rel = _project_relative(project, request.target)
-        if rel is None or rel == "":
+        if _contains_mask(request.target) or not rel:
             return None
         # The file's folder; a file at the project root grants only itself, so
         # one answer never turns into "every write in the project".
@@ -167,17 +157,18 @@ def _host_of(url: str) -> str | None:
     return host.lower().rstrip(".")
 
 
-def grant_covers(grant: Grant, project: str, request: ApprovalRequest) -> bool:
-    """Whether ``grant`` answers ``request`` in ``project`` (canonical) without asking."""
+def grant_covers(grant: Grant, project: str, request: ApprovalRequest, rel: str | None) -> bool:
+    """Whether ``grant`` answers ``request`` in ``project`` (canonical) without asking.
+
+    ``rel`` as for :func:`target_of`.
+    """
     if grant.project != project or grant.tool != request.tool_id or _protected(request):
         return False
-    wanted = target_of(request, project)
+    wanted = target_of(request, rel)
     if wanted is None or wanted.kind != grant.target.kind:
         return False
     if wanted.kind == "path":
-        rel = _project_relative(project, request.target)
-        if rel is None:
-            return False
+        assert rel is not None  # target_of gave a path
         prefix = grant.target.value
         return bool(prefix) and (rel == prefix or rel.startswith(prefix + "/"))
     return wanted.value == grant.target.value
@@ -186,15 +177,28 @@ def grant_covers(grant: Grant, project: str, request: ApprovalRequest) -> bool:
 class GrantStore:
     """The ``grants`` component of history.db; safe to share between threads."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, paths: GrantPaths) -> None:
         self._conn = conn
+        self.paths = paths
         self._lock = threading.Lock()  # shared with ``folders`` (same connection)
         migrate(conn, "grants", MIGRATIONS)
-        self.folders = FolderGrantStore(conn, lock=self._lock)  # folders outside the project, per project
+        # folders outside the project, per project
+        self.folders = FolderGrantStore(conn, paths, lock=self._lock)
 
     @classmethod
-    def open(cls, home: Path) -> GrantStore:
-        return cls(open_db(history_db_path(home)))
+    def open(cls, home: Path, paths: GrantPaths) -> GrantStore:
+        return cls(open_db(history_db_path(home)), paths)
+
+    def _where(self, project: str, request: ApprovalRequest) -> tuple[str, str | None]:
+        """``project`` canonical, and where a file write's target really lies in it (the host's answer)."""
+        project = self.paths.canonical(project)
+        if request.action_class is not ActionClass.FS_WRITE or _contains_mask(request.target):
+            return project, None
+        return project, self.paths.relative_in(project, request.target)
+
+    def target_for(self, project: str, request: ApprovalRequest) -> GrantTarget | None:
+        """What "Always allow in this project" would store for ``request`` (the dialog's label)."""
+        return target_of(request, self._where(project, request)[1])
 
     def close(self) -> None:
         with self._lock:
@@ -212,8 +216,8 @@ class GrantStore:
 
     def add(self, project: str, request: ApprovalRequest) -> Grant:
         """Store the grant ``request`` implies; ValueError when it cannot be granted."""
-        project = canonical_project(project)
-        target = target_of(request, project)
+        project, rel = self._where(project, request)
+        target = target_of(request, rel)
         if target is None:
             raise ValueError(f"{request.tool_id}: this action cannot be allowed permanently; it will always ask")
         now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -234,7 +238,7 @@ class GrantStore:
         if project is None:
             sql = "SELECT * FROM grants ORDER BY project, tool, target"
         else:
-            sql, args = "SELECT * FROM grants WHERE project = ? ORDER BY tool, target", (canonical_project(project),)
+            sql, args = "SELECT * FROM grants WHERE project = ? ORDER BY tool, target", (self.paths.canonical(project),)
         with self._lock:
             rows = self._conn.execute(sql, args).fetchall()
         return [self._row(r) for r in rows]
@@ -246,14 +250,14 @@ class GrantStore:
 
     def find(self, project: str, request: ApprovalRequest) -> Grant | None:
         """The stored grant that covers ``request`` in ``project``, if any."""
-        project = canonical_project(project)
+        project, rel = self._where(project, request)
         with self._lock:
             rows = self._conn.execute(
                 "SELECT * FROM grants WHERE project = ? AND tool = ?", (project, request.tool_id)
             ).fetchall()
         for row in rows:
             grant = self._row(row)
-            if grant_covers(grant, project, request):
+            if grant_covers(grant, project, request, rel):
                 return grant
         return None
 
@@ -290,26 +294,12 @@ class FolderGrant:
         return f"files under {self.folder} (outside the project)"
 
 
-def check_extra_folder(project: str, folder: str) -> str:
-    """``folder`` canonical, or ValueError saying why it cannot be granted to ``project``."""
-    project = canonical_project(project)
-    if not folder or "\0" in folder:
-        raise ValueError("no folder was chosen")
-    resolved = os.path.realpath(folder)
-    if not os.path.isdir(resolved):
-        raise ValueError("the chosen folder does not exist (or is not a folder)")
-    if resolved == os.path.dirname(resolved):
-        raise ValueError("the whole file system cannot be granted; choose a specific folder")
-    if os.path.commonpath([resolved, project]) == project:
-        raise ValueError("that folder is inside the project already; nothing to grant")
-    return resolved
-
-
 class FolderGrantStore:
     """The ``folder_grants`` component of history.db (same connection as the grants)."""
 
-    def __init__(self, conn: sqlite3.Connection, *, lock: threading.Lock | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, paths: GrantPaths, *, lock: threading.Lock | None = None) -> None:
         self._conn = conn
+        self.paths = paths
         self._lock = lock or threading.Lock()
         migrate(conn, "folder_grants", FOLDER_MIGRATIONS)
 
@@ -319,8 +309,8 @@ class FolderGrantStore:
 
     def add(self, project: str, folder: str) -> FolderGrant:
         """Remember ``folder`` for ``project`` (both canonical); ValueError when it cannot be granted."""
-        project = canonical_project(project)
-        resolved = check_extra_folder(project, folder)
+        project = self.paths.canonical(project)
+        resolved = self.paths.check_extra_folder(project, folder)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         with self._lock, write_tx(self._conn):
             self._conn.execute(
@@ -338,14 +328,14 @@ class FolderGrantStore:
         if project is None:
             sql = "SELECT * FROM folder_grants ORDER BY project, folder"
         else:
-            sql, args = "SELECT * FROM folder_grants WHERE project = ? ORDER BY folder", (canonical_project(project),)
+            sql, args = "SELECT * FROM folder_grants WHERE project = ? ORDER BY folder", (self.paths.canonical(project),)
         with self._lock:
             rows = self._conn.execute(sql, args).fetchall()
         return [self._row(r) for r in rows]
 
     def roots(self, project: str) -> tuple[Path, ...]:
         """The granted folders of ``project`` that still exist, as host extra roots."""
-        return tuple(Path(g.folder) for g in self.list(project) if os.path.isdir(g.folder))
+        return tuple(Path(g.folder) for g in self.list(project) if self.paths.is_folder(g.folder))
 
     def revoke(self, grant_id: int) -> bool:
         with self._lock:

@@ -23,7 +23,7 @@ from relavium_desktop.engine.agent.modes import SessionGrants
 from relavium_desktop.engine.tools.masking import clip, mask_text
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalDecision, ApprovalRequest
 from relavium_desktop.host.fs.preview import canonical_folder, preview_current_text
-from relavium_desktop.store.grants import GrantStore, is_protected, target_of
+from relavium_desktop.store.grants import GrantStore, is_protected
 from relavium_desktop.ui.permission_dialog import PermissionDialog
 from relavium_desktop.ui.qt import QObject, QWidget, Signal
 from relavium_desktop.ui.tasks import spawn
@@ -118,7 +118,7 @@ class ApprovalController(QObject):
             request.action_class is ActionClass.FS_WRITE and "content" in request.masked_args
         ):
             diff = await asyncio.to_thread(write_diff, project, request)
-        target = target_of(request, project) if project else None
+        target = self._grants.target_for(project, request) if project and self._grants is not None else None
         dialog = PermissionDialog(
             request, project=project, diff=diff,
             grant_label=target.describe() if target else None, protected=protected, parent=self._window,

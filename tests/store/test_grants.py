@@ -10,8 +10,9 @@ import pytest
 from relavium_desktop.engine.tools.fs_floors import is_protected_write
 from relavium_desktop.engine.tools.masking import mask_value
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
+from relavium_desktop.host.fs.preview import HOST_GRANT_PATHS, canonical_folder
 from relavium_desktop.store.db import history_db_path, open_db
-from relavium_desktop.store.grants import GrantStore, canonical_project
+from relavium_desktop.store.grants import GrantStore
 
 
 def write_req(path: str, *, protected: bool = False) -> ApprovalRequest:
@@ -47,7 +48,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(relavium_home: Path):
-    s = GrantStore.open(relavium_home)
+    s = GrantStore.open(relavium_home, HOST_GRANT_PATHS)
     yield s
     s.close()
 
@@ -55,11 +56,11 @@ def store(relavium_home: Path):
 def test_grant_survives_reopening_history_db(store: GrantStore, project: Path, relavium_home: Path) -> None:
     store.add(str(project), write_req("src/pkg/a.py"))
     store.close()
-    again = GrantStore.open(relavium_home)
+    again = GrantStore.open(relavium_home, HOST_GRANT_PATHS)
     try:
         assert again.find(str(project), write_req("src/pkg/b.py")) is not None
         (grant,) = again.list(str(project))
-        assert grant.project == canonical_project(project)
+        assert grant.project == canonical_folder(project)
         assert (grant.tool, grant.target.kind, grant.target.value) == ("write_file", "path", "src/pkg")
     finally:
         again.close()

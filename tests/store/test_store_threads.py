@@ -142,6 +142,7 @@ def test_an_event_recorded_while_a_flush_empties_the_buffer_is_not_lost(relavium
 
 def test_first_opens_from_many_connections_migrate_once(tmp_path: Path) -> None:
     """Processes opening an old (here: new) history.db at once apply each migration exactly once."""
+    from relavium_desktop.host.fs.preview import HOST_GRANT_PATHS
     from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.store.sessions import SqliteSessionStore
 
@@ -152,7 +153,7 @@ def test_first_opens_from_many_connections_migrate_once(tmp_path: Path) -> None:
         def body() -> None:
             RunStore(conn)
             SqliteSessionStore(conn)
-            GrantStore(conn)
+            GrantStore(conn, HOST_GRANT_PATHS)
         return body
 
     assert _run_threads([opener(c) for c in conns]) == []

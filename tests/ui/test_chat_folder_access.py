@@ -128,11 +128,12 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
 
 def test_folder_grants_are_keyed_by_canonical_paths(tmp_path: Path, outside: Path, project: Path) -> None:
     """A symlinked spelling of the project or the folder is the same grant, never a second one."""
+    from relavium_desktop.host.fs.preview import HOST_GRANT_PATHS
     from relavium_desktop.store.grants import GrantStore
 
     (tmp_path / "project-link").symlink_to(project)
     (tmp_path / "outside-link").symlink_to(outside)
-    store = GrantStore.open(tmp_path / "home")
+    store = GrantStore.open(tmp_path / "home", HOST_GRANT_PATHS)
     try:
         first = store.folders.add(str(tmp_path / "project-link"), str(tmp_path / "outside-link"))
         second = store.folders.add(str(project), str(outside))

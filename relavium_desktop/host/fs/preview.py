@@ -135,3 +135,22 @@ def _read_bounded(dir_fd: int, name: str, rel: str, limit: int) -> CurrentText:
         return CurrentText("unreadable", rel)
     finally:
         os.close(fd)
+
+
+class HostGrantPaths:
+    """The host's answers to a grant store's path questions (``store.grants.GrantPaths``)."""
+
+    def canonical(self, path: str) -> str:
+        return canonical_folder(path)
+
+    def relative_in(self, root: str, target: str) -> str | None:
+        return relative_in(root, target)
+
+    def check_extra_folder(self, project: str, folder: str) -> str:
+        return check_extra_folder(project, folder)
+
+    def is_folder(self, path: str) -> bool:
+        return os.path.isdir(path)
+
+
+HOST_GRANT_PATHS = HostGrantPaths()

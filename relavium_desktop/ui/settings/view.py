@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from relavium_desktop.ui.qt import QLabel, QTabWidget, QVBoxLayout, QWidget, Signal
+from relavium_desktop.ui.settings.chat_tools import ChatToolsPage
 from relavium_desktop.ui.settings.notifications import NotificationsPage
 from relavium_desktop.ui.settings.permissions import PermissionsPage
 from relavium_desktop.ui.settings.providers import ProvidersPage
-from relavium_desktop.ui.settings_chat_tools import ChatToolsPage
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext

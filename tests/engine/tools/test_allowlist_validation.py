@@ -131,7 +131,7 @@ def test_cli_policy_domain_entries(entry: str, valid: bool, cli_env: dict[str, s
 def page(qtbot, tmp_path: Path):
     from PySide6.QtCore import QSettings
 
-    from relavium_desktop.ui.settings_chat_tools import ChatToolsPage
+    from relavium_desktop.ui.settings.chat_tools import ChatToolsPage
 
     settings = QSettings(str(tmp_path / "desktop-settings.ini"), QSettings.Format.IniFormat)
     widget = ChatToolsPage(SimpleNamespace(settings=settings))  # type: ignore[arg-type]

@@ -160,21 +160,29 @@ class ChatToolsPage(QWidget):
 
     def load(self) -> None:
         data, problem = read_policy(self._settings)
-        self.warning.setText(problem or "")
-        self.warning.setVisible(problem is not None)
         self.commands.list.clear()
         self.domains.list.clear()
+        refused = 0
         for entry in data.get("allowedCommands") or []:
             try:
                 stored, argv = normalise_command(str(entry))
             except PolicyEntryError:
                 stored, argv = str(entry), []
+                refused += 1
             self.commands.add_value(stored, _command_label(stored, argv))
         for entry in data.get("allowedDomains") or []:
             try:
                 self.domains.add_value(normalise_domain(str(entry)), normalise_domain(str(entry)))
             except PolicyEntryError:
-                self.domains.add_value(str(entry), f"{entry}  (never matches)")
+                refused += 1
+                self.domains.add_value(str(entry), f"{entry}  (refused: not a usable host entry)")
+        if problem is None and refused:
+            # The engine refuses the whole stored policy (as the CLI would), so chat has neither tool.
+            problem = (f"{refused} stored entr{'y is' if refused == 1 else 'ies are'} refused; run_command "
+                       "and http_request stay disabled in chat until you remove "
+                       f"{'it' if refused == 1 else 'them'}")
+        self.warning.setText(problem or "")
+        self.warning.setVisible(problem is not None)
 
     def add_command(self) -> None:
         try:
@@ -208,5 +216,5 @@ class ChatToolsPage(QWidget):
 
 def _command_label(stored: str, argv: list[str]) -> str:
     if not argv:
-        return f"{stored}  (never matches: cannot be split)"
+        return f"{stored}  (refused: empty, unbalanced quotes or a shell operator)"
     return f"{stored}    →  argv {json.dumps(argv, ensure_ascii=False)}"

@@ -164,3 +164,21 @@ def test_settings_page_domain_entries(page, entry: str, valid: bool) -> None:
         assert error == "" and page.domains.values() == [validate_domain_entry(entry)]
     else:
         assert error == expected and page.domains.values() == []
+
+
+def test_a_stored_entry_the_engine_refuses_is_shown_and_explained(qtbot, tmp_path: Path) -> None:
+    from PySide6.QtCore import QSettings
+
+    from relavium_desktop.ui.chat.backend import KEY_POLICY, policy_from
+    from relavium_desktop.ui.settings.chat_tools import ChatToolsPage
+
+    settings = QSettings(str(tmp_path / "desktop-settings.ini"), QSettings.Format.IniFormat)
+    # Accepted by an older page (";" inside one argument), refused by the engine's rule.
+    settings.setValue(KEY_POLICY, json.dumps({"allowedCommands": ["npm test", "ls;rm x"]}))
+    widget = ChatToolsPage(SimpleNamespace(settings=settings))  # type: ignore[arg-type]
+    qtbot.addWidget(widget)
+    assert widget.warning.isVisibleTo(widget) and "1 stored entry is refused" in widget.warning.text()
+    assert policy_from(settings).allowed_commands is None  # chat: the same refusal, nothing allowed
+    widget.commands.list.setCurrentRow(1)
+    widget.commands.remove_button.click()
+    assert policy_from(settings).allowed_commands == ("npm test",)

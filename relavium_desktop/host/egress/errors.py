@@ -10,8 +10,27 @@ from __future__ import annotations
 
 import errno
 import ssl
+from types import ModuleType
 
 import httpx
+
+# Transport exception names shared by httpcore, httpx and httpx2, most specific first.
+_TRANSPORT_ERROR_NAMES = (
+    "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException",
+    "ConnectError", "ReadError", "WriteError", "NetworkError",
+    "RemoteProtocolError", "LocalProtocolError", "ProtocolError", "UnsupportedProtocol", "TransportError",
+)
+
+
+def transport_error_map(source: ModuleType, target: ModuleType) -> tuple[tuple[type[Exception], type[Exception]], ...]:
+    """Pairs (source class, target class) for re-raising one HTTP stack's errors as another's.
+
+    One name list serves both bridges (httpcore -> httpx under our pinned
+    transport, httpx -> httpx2 under the MCP SDK): the libraries name their
+    classes alike, so the pairs are built by name, most specific first.
+    """
+    return tuple((getattr(source, n), getattr(target, n)) for n in _TRANSPORT_ERROR_NAMES
+                 if hasattr(source, n) and hasattr(target, n))
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

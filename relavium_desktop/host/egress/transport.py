@@ -22,6 +22,7 @@ from typing import Any
 import httpcore
 import httpx
 
+from relavium_desktop.host.egress.errors import transport_error_map
 from relavium_desktop.host.egress.resolver import (
     AddressCheck,
     Resolver,
@@ -30,21 +31,7 @@ from relavium_desktop.host.egress.resolver import (
     system_resolver,
 )
 
-_EXC_MAP: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
-    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
-    (httpcore.ReadTimeout, httpx.ReadTimeout),
-    (httpcore.WriteTimeout, httpx.WriteTimeout),
-    (httpcore.PoolTimeout, httpx.PoolTimeout),
-    (httpcore.TimeoutException, httpx.TimeoutException),
-    (httpcore.ConnectError, httpx.ConnectError),
-    (httpcore.ReadError, httpx.ReadError),
-    (httpcore.WriteError, httpx.WriteError),
-    (httpcore.NetworkError, httpx.NetworkError),
-    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
-    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
-    (httpcore.ProtocolError, httpx.ProtocolError),
-    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
-)
+_EXC_MAP = transport_error_map(httpcore, httpx)
 
 
 @contextmanager

@@ -22,6 +22,7 @@ import httpx
 import httpx2
 
 from relavium_desktop.host.egress import guarded_client
+from relavium_desktop.host.egress.errors import transport_error_map
 from relavium_desktop.host.egress.resolver import (
     AddressCheck,
     Resolver,
@@ -30,23 +31,10 @@ from relavium_desktop.host.egress.resolver import (
 )
 
 # Each httpx exception class -> the httpx2 class the SDK catches; most specific first.
-_EXC_MAP: tuple[tuple[type[httpx.HTTPError], type[httpx2.TransportError]], ...] = (
-    (httpx.ConnectTimeout, httpx2.ConnectTimeout),
-    (httpx.ReadTimeout, httpx2.ReadTimeout),
-    (httpx.WriteTimeout, httpx2.WriteTimeout),
-    (httpx.PoolTimeout, httpx2.PoolTimeout),
-    (httpx.TimeoutException, httpx2.TimeoutException),
-    (httpx.ConnectError, httpx2.ConnectError),
-    (httpx.ReadError, httpx2.ReadError),
-    (httpx.WriteError, httpx2.WriteError),
-    (httpx.NetworkError, httpx2.NetworkError),
-    (httpx.RemoteProtocolError, httpx2.RemoteProtocolError),
-    (httpx.ProtocolError, httpx2.ProtocolError),
-    (httpx.TransportError, httpx2.TransportError),
-)
+_EXC_MAP = transport_error_map(httpx, httpx2)
 
 
-def _convert(exc: httpx.HTTPError) -> Exception:
+def _convert(exc: Exception) -> Exception:
     for src, dst in _EXC_MAP:
         if isinstance(exc, src):
             return dst(str(exc))

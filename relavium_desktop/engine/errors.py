@@ -11,6 +11,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from relavium_desktop.engine.events import ErrorInfo
+
 
 class ErrorCode(StrEnum):
     UNKNOWN_TOOL = "unknown_tool"
@@ -65,8 +67,11 @@ class ToolError(Exception):
     def retryable(self) -> bool:
         return self.code is ErrorCode.TOOL_FAILED
 
+    def info(self) -> ErrorInfo:
+        return ErrorInfo(code=str(self.code), reason=self.reason, message=self.message)
+
     def to_json(self) -> dict[str, Any]:
-        return {"code": str(self.code), "reason": self.reason, "message": self.message}
+        return self.info().to_wire()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!s}, reason={self.reason!r}, message={self.message!r})"

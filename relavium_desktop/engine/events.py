@@ -1,22 +1,415 @@
-"""The run-event envelope: one vocabulary for chat, workflows, CLI and UI.
+"""The run events: one typed vocabulary for chat, workflows, the CLI and the UI.
 
-Producers emit ``{type, ...payload}``; the bus stamps the envelope
-(``runId`` or ``sessionId``, ``timestamp``, a gap-free ``sequenceNumber``)
-and fans out to subscribers.  The clock is injected so the engine stays pure
-and tests stay deterministic.
+Every event the engine can emit is a model here, so a field cannot drift
+between two producers (``attempt`` in one, ``attemptNumber`` in another) and
+one serialiser, :meth:`WireModel.to_wire`, writes the camelCase wire form
+that the CLI prints, the store keeps and the UI reads.  The names follow the
+upstream run-event schema (``sse-event-schema``); events the upstream schema
+does not have (``node:skipped``, ``node:retrying``, ``agent:reasoning``,
+``agent:provider_fallback``, ``chat:turn_*``) are additive local extensions,
+which the schema allows.  Every error on the wire — a tool's, a node's, a
+provider's, a run's — is one :class:`ErrorInfo`.
+
+Producers build a typed event and hand it to an :data:`Emit`; the
+:class:`EventBus` stamps the envelope (``runId`` or ``sessionId``,
+``timestamp``, a gap-free ``sequenceNumber``) and fans the wire dict out to
+subscribers.  The clock is injected so the engine stays pure and tests stay
+deterministic.
+
+Wire rule: an optional field (one with a default) is omitted when it is
+``None`` — an absent optional is omitted, not ``null`` — while a required
+field typed ``X | None`` is always written, ``null`` included (``reason`` of
+an error is such a field: the CLI contract is ``{code, reason, message}``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar, Literal, TypeVar
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 JsonDict = dict[str, Any]
 Subscriber = Callable[[JsonDict], None]
 
 TERMINAL_RUN_EVENTS = frozenset({"run:completed", "run:failed", "run:cancelled"})
+
+
+class WireModel(BaseModel):
+    """A frozen model whose wire form is camelCase JSON with absent optionals omitted."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", alias_generator=to_camel, validate_by_name=True, validate_by_alias=True,
+    )
+
+    def to_wire(self) -> JsonDict:
+        out: JsonDict = {}
+        for name, info in type(self).model_fields.items():
+            value = getattr(self, name)
+            if value is None and not info.is_required():
+                continue
+            out[info.serialization_alias or info.alias or name] = _wire_value(value)
+        return out
+
+
+def _wire_value(value: Any) -> Any:
+    # Free-form payloads (outputs, tool input) pass through untouched: they are
+    # already JSON values, and copying a large output per event would cost.
+    if isinstance(value, WireModel):
+        return value.to_wire()
+    if isinstance(value, list) and value and isinstance(value[0], WireModel):
+        return [_wire_value(v) for v in value]
+    return value
+
+
+class ErrorInfo(WireModel):
+    """The one error shape of every event, the CLI and the run history.
+
+    ``retryable`` is written by node, run and turn errors (the schema has it
+    there) and left out of a tool dispatch error, whose CLI contract is
+    ``{code, reason, message}``; ``retryAfter`` is a provider's hint and
+    ``nodeId`` names the root-cause node of a failed run.
+    """
+
+    code: str
+    reason: str | None
+    message: str
+    retryable: bool | None = None
+    retry_after: float | None = None
+    node_id: str | None = None
+
+
+class TokensUsed(WireModel):
+    input: int
+    output: int
+    model: str | None = None
+
+
+class ModelRoute(WireModel):
+    provider: str
+    model: str
+
+
+class FilePatch(WireModel):
+    uri: str
+    unified_diff: str
+
+
+class RunEvent(WireModel):
+    """Base of every event; ``TYPE`` is the wire discriminant."""
+
+    TYPE: ClassVar[str] = ""
+
+    def to_wire(self) -> JsonDict:
+        return {"type": self.TYPE, **super().to_wire()}
+
+
+# Whether the engine emits an event today; the reserved upstream ones are
+# defined so a consumer can parse them, but nothing produces them yet.
+EMITTED: dict[str, bool] = {}
+EVENT_MODELS: dict[str, type[RunEvent]] = {}
+
+
+_E = TypeVar("_E", bound=type[RunEvent])
+
+
+def _register(emitted: bool = True) -> Callable[[_E], _E]:
+    def add(cls: _E) -> _E:
+        if not cls.TYPE or cls.TYPE in EVENT_MODELS:
+            raise ValueError(f"event type {cls.TYPE!r} is empty or defined twice")
+        EVENT_MODELS[cls.TYPE] = cls
+        EMITTED[cls.TYPE] = emitted
+        return cls
+
+    return add
+
+
+# -- runs ----------------------------------------------------------------------
+
+
+@_register()
+class RunStarted(RunEvent):
+    """A workflow run (``workflowId``…) or a headless agent run (``agentId``…) began."""
+
+    TYPE: ClassVar[str] = "run:started"
+    workflow_id: str | None = None
+    workflow_name: str | None = None
+    inputs: Any = None
+    execution_mode: Literal["local", "cloud", "managed"] | None = None
+    agent_id: str | None = None
+    provider: str | None = None
+    model: str | None = None
+
+
+class AgentUsage(WireModel):
+    input_tokens: int
+    output_tokens: int
+
+
+@_register()
+class RunCompleted(RunEvent):
+    """Workflow runs carry ``outputs`` and totals; agent runs ``output``, ``toolTurns``, ``usage``."""
+
+    TYPE: ClassVar[str] = "run:completed"
+    outputs: Any = None
+    output: str | None = None
+    tool_turns: int | None = None
+    usage: AgentUsage | None = None
+    total_tokens_used: TokensUsed | None = None
+    total_cost_microcents: int | None = None
+    duration_ms: int | None = None
+
+
+@_register()
+class RunFailed(RunEvent):
+    TYPE: ClassVar[str] = "run:failed"
+    error: ErrorInfo
+    partial_outputs: Any = None
+    retryable: bool | None = None
+    tool_turns: int | None = None
+    usage: AgentUsage | None = None
+    total_tokens_used: TokensUsed | None = None
+    total_cost_microcents: int | None = None
+    duration_ms: int | None = None
+
+
+@_register()
+class RunCancelled(RunEvent):
+    TYPE: ClassVar[str] = "run:cancelled"
+    error: ErrorInfo | None = None
+    total_tokens_used: TokensUsed | None = None
+    total_cost_microcents: int | None = None
+    duration_ms: int | None = None
+
+
+@_register()
+class RunPaused(RunEvent):
+    TYPE: ClassVar[str] = "run:paused"
+    pending_gate_count: int
+    gate_ids: list[str]
+
+
+@_register()
+class RunTimeout(RunEvent):
+    TYPE: ClassVar[str] = "run:timeout"
+    elapsed_ms: int
+    timeout_ms: int
+
+
+# -- nodes ---------------------------------------------------------------------
+
+
+@_register()
+class NodeStarted(RunEvent):
+    TYPE: ClassVar[str] = "node:started"
+    node_id: str
+    node_type: str
+    attempt_number: int | None = None
+
+
+@_register()
+class NodeCompleted(RunEvent):
+    TYPE: ClassVar[str] = "node:completed"
+    node_id: str
+    node_type: str
+    output: Any
+    tokens_used: TokensUsed
+    duration_ms: int
+    attempt_number: int | None = None
+
+
+@_register()
+class NodeFailed(RunEvent):
+    TYPE: ClassVar[str] = "node:failed"
+    node_id: str
+    node_type: str
+    error: ErrorInfo
+    attempt_number: int | None = None
+
+
+@_register()
+class NodeSkipped(RunEvent):
+    TYPE: ClassVar[str] = "node:skipped"
+    node_id: str
+    node_type: str
+    reason: Literal["branch_not_taken", "upstream_unreachable", "run_failed"]
+
+
+@_register()
+class NodeRetrying(RunEvent):
+    """``attemptNumber`` is the 1-based attempt about to start (2 for the first retry)."""
+
+    TYPE: ClassVar[str] = "node:retrying"
+    node_id: str
+    node_type: str | None = None
+    attempt_number: int
+    delay_ms: int
+    error: ErrorInfo
+
+
+# -- agents --------------------------------------------------------------------
+
+
+@_register()
+class AgentToken(RunEvent):
+    TYPE: ClassVar[str] = "agent:token"
+    node_id: str
+    token: str
+    model: str | None = None
+
+
+@_register()
+class AgentReasoning(RunEvent):
+    TYPE: ClassVar[str] = "agent:reasoning"
+    node_id: str
+    token: str
+    model: str | None = None
+
+
+@_register()
+class AgentToolCall(RunEvent):
+    """``toolInput`` is masked and bounded (a ``{preview}`` when large) before it gets here."""
+
+    TYPE: ClassVar[str] = "agent:tool_call"
+    node_id: str
+    tool_id: str
+    tool_input: Any
+
+
+@_register()
+class AgentToolResult(RunEvent):
+    TYPE: ClassVar[str] = "agent:tool_result"
+    node_id: str
+    tool_id: str
+    success: bool
+    output_summary: str
+    spill: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
+
+
+@_register()
+class AgentProviderFallback(RunEvent):
+    TYPE: ClassVar[str] = "agent:provider_fallback"
+    node_id: str
+    # ``from`` is a Python keyword: the field is ``from_`` and only the wire says ``from``.
+    from_: ModelRoute = Field(validation_alias=AliasChoices("from", "from_"), serialization_alias="from")
+    to: ModelRoute
+    error: ErrorInfo | None
+
+
+@_register(emitted=False)
+class AgentFilePatchProposed(RunEvent):
+    TYPE: ClassVar[str] = "agent:file_patch_proposed"
+    node_id: str
+    patches: list[FilePatch] = Field(min_length=1)
+    attempt_number: int | None = None
+
+
+@_register()
+class CostUpdated(RunEvent):
+    """Integer micro-cents, the schema's one money unit.
+
+    ``costMicrocents`` is ``null`` when the model has no known price (a chat
+    turn on an unpriced model); ``cumulativeCostMicrocents`` and
+    ``attemptNumber`` come from a workflow run, which owns the running total.
+    """
+
+    TYPE: ClassVar[str] = "cost:updated"
+    node_id: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost_microcents: int | None
+    cumulative_cost_microcents: int | None = None
+    attempt_number: int | None = None
+    provider: str | None = None
+
+
+# -- human gates ----------------------------------------------------------------
+
+
+@_register()
+class HumanGatePaused(RunEvent):
+    TYPE: ClassVar[str] = "human_gate:paused"
+    node_id: str
+    gate_id: str
+    gate_type: Literal["approval", "input", "review"]
+    message: str
+    assignee: str | None = None
+    timeout_ms: int | None = None
+    expires_at: str | None = None
+
+
+@_register()
+class HumanGateResumed(RunEvent):
+    TYPE: ClassVar[str] = "human_gate:resumed"
+    node_id: str
+    gate_id: str
+    decision: Literal["approved", "rejected", "input_provided"]
+    decided_by: str
+    payload: Any = None
+    comment: str | None = None
+
+
+# -- budgets (reserved: no budget governance yet) -----------------------------------
+
+
+@_register(emitted=False)
+class BudgetWarning(RunEvent):
+    TYPE: ClassVar[str] = "budget:warning"
+    spent_microcents: int
+    limit_microcents: int
+    threshold_pct: float
+
+
+@_register(emitted=False)
+class BudgetPaused(RunEvent):
+    TYPE: ClassVar[str] = "budget:paused"
+    spent_microcents: int
+    limit_microcents: int
+
+
+# -- chat turns ------------------------------------------------------------------
+
+
+@_register()
+class ChatTurnCompleted(RunEvent):
+    TYPE: ClassVar[str] = "chat:turn_completed"
+    tool_turns: int
+
+
+@_register()
+class ChatTurnFailed(RunEvent):
+    TYPE: ClassVar[str] = "chat:turn_failed"
+    error: ErrorInfo
+
+
+@_register()
+class ChatTurnCancelled(RunEvent):
+    TYPE: ClassVar[str] = "chat:turn_cancelled"
+
+
+Emit = Callable[[RunEvent], object]
+
+
+def event_from_wire(payload: Mapping[str, Any]) -> RunEvent:
+    """The typed event of a wire dict (envelope fields ignored); raises on drift.
+
+    Extra fields are refused, so a producer outside the engine (a test fake)
+    that hands the bus a dict cannot bring back an off-schema field.
+    """
+    kind = payload.get("type")
+    model = EVENT_MODELS.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise ValueError(f"unknown run event type {kind!r}")
+    body = {k: v for k, v in payload.items() if k not in _ENVELOPE}
+    return model.model_validate(body)
+
+
+_ENVELOPE = frozenset({"type", "runId", "sessionId", "timestamp", "sequenceNumber"})
 
 
 @lru_cache(maxsize=8)
@@ -54,14 +447,17 @@ class EventBus:
     def subscribe(self, fn: Subscriber) -> None:
         self._subscribers.append(fn)
 
-    def emit(self, event: JsonDict) -> JsonDict:
+    def emit(self, event: RunEvent | Mapping[str, Any]) -> JsonDict:
+        """Stamp and publish one event; a dict is accepted only if it parses as a typed event."""
+        typed = event if isinstance(event, RunEvent) else event_from_wire(event)
+        wire = typed.to_wire()
         stamped: JsonDict = {
-            "type": event["type"],
+            "type": wire.pop("type"),
             **self._scope,
             "timestamp": iso_timestamp(self._clock()),
             "sequenceNumber": self._seq,
         }
-        stamped.update({k: v for k, v in event.items() if k != "type"})
+        stamped.update(wire)
         self._seq += 1
         self.history.append(stamped)
         for fn in list(self._subscribers):

@@ -9,9 +9,7 @@ history valid for every provider on resume.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from relavium_desktop.engine.agent.loop import AgentLoop
 from relavium_desktop.engine.agent.modes import SessionApprovals
@@ -19,6 +17,13 @@ from relavium_desktop.engine.agent.outcome import AgentFailure, LoopResult
 from relavium_desktop.engine.agent.routing import ProviderLookup
 from relavium_desktop.engine.agent.session import SessionStore
 from relavium_desktop.engine.agent.spec import AgentSpec
+from relavium_desktop.engine.events import (
+    ChatTurnCancelled,
+    ChatTurnCompleted,
+    ChatTurnFailed,
+    Emit,
+    RunEvent,
+)
 from relavium_desktop.engine.llm.messages import Message, ToolResultPart
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import FsScopeTier, ToolDispatchContext, ToolPolicy
@@ -32,11 +37,11 @@ class ChatSession:
     registry: ToolRegistry
     store: SessionStore
     approvals: SessionApprovals
-    emit: Callable[[dict[str, Any]], object]
+    emit: Emit
     policy: ToolPolicy = field(default_factory=ToolPolicy)
     fs_scope: FsScopeTier = "project"
 
-    def _emit(self, event: dict[str, Any]) -> None:
+    def _emit(self, event: RunEvent) -> None:
         self.emit(event)
 
     def _loop(self) -> AgentLoop:
@@ -64,13 +69,13 @@ class ChatSession:
             if task is not None:
                 task.uncancel()
             self._close_open_calls(history)
-            self.emit({"type": "chat:turn_cancelled"})
+            self.emit(ChatTurnCancelled())
             return LoopResult(status="cancelled",
                               failure=AgentFailure("cancelled", "cancelled by the user"))
         if result.status == "failed" and result.failure is not None:
-            self.emit({"type": "chat:turn_failed", "error": result.failure.to_json()})
+            self.emit(ChatTurnFailed(error=result.failure.info()))
         else:
-            self.emit({"type": "chat:turn_completed", "toolTurns": result.tool_turns})
+            self.emit(ChatTurnCompleted(tool_turns=result.tool_turns))
         return result
 
     def _close_open_calls(self, history: list[Message]) -> None:

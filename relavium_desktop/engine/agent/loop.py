@@ -15,10 +15,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from relavium_desktop.engine.agent.outcome import TURN_LIMIT, AgentFailure, LoopResult, UsageRecord
-from relavium_desktop.engine.agent.pricing import cost_usd
+from relavium_desktop.engine.agent.pricing import cost_usd, usd_to_microcents
 from relavium_desktop.engine.agent.routing import ProviderLookup, Sleep, StreamedTurn, stream_turn
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.errors import (
@@ -27,6 +26,7 @@ from relavium_desktop.engine.errors import (
     InvalidArgsError,
     ToolError,
 )
+from relavium_desktop.engine.events import AgentToolCall, AgentToolResult, CostUpdated, Emit, ErrorInfo
 from relavium_desktop.engine.llm.errors import ProviderError
 from relavium_desktop.engine.llm.messages import Message, ToolResultPart
 from relavium_desktop.engine.llm.stream import ToolCallEvent
@@ -46,7 +46,7 @@ class AgentLoop:
     providers: ProviderLookup
     registry: ToolRegistry
     ctx: ToolDispatchContext
-    emit: Callable[[dict[str, Any]], object] = lambda e: None
+    emit: Emit = lambda e: None
     chat: bool = False
     turn_limit: int = DEFAULT_TURN_LIMIT
     correction_rounds: int = DEFAULT_CORRECTION_ROUNDS
@@ -148,12 +148,11 @@ class AgentLoop:
 
     def _emit_bare_failure(self, call: ToolCallEvent, error: ToolError) -> None:
         node = self.ctx.node_id
-        self.emit({"type": "agent:tool_call", "nodeId": node, "toolId": call.name,
-                   "toolInput": {"preview": clip(mask_text(call.args_error or ""), EVENT_INPUT_PREVIEW_CHARS)}})
-        err = error.to_json()
-        err["message"] = mask_text(err["message"])
-        self.emit({"type": "agent:tool_result", "nodeId": node, "toolId": call.name,
-                   "success": False, "outputSummary": "", "error": err})
+        self.emit(AgentToolCall(node_id=node, tool_id=call.name, tool_input={
+            "preview": clip(mask_text(call.args_error or ""), EVENT_INPUT_PREVIEW_CHARS)}))
+        err: ErrorInfo = error.info()
+        self.emit(AgentToolResult(node_id=node, tool_id=call.name, success=False, output_summary="",
+                                  error=err.model_copy(update={"message": mask_text(err.message)})))
 
     def _append(self, history: list[Message], message: Message) -> None:
         history.append(message)
@@ -172,15 +171,14 @@ class AgentLoop:
             cost_usd=cost_usd(turn.route.model, turn.input_tokens, turn.output_tokens),
         )
         self._result.usage.append(record)
-        self.emit({
-            "type": "cost:updated",
-            "nodeId": self.ctx.node_id,
-            "provider": record.provider,
-            "model": record.model,
-            "inputTokens": record.input_tokens,
-            "outputTokens": record.output_tokens,
-            "costUsd": record.cost_usd,
-        })
+        self.emit(CostUpdated(
+            node_id=self.ctx.node_id,
+            model=record.model,
+            input_tokens=record.input_tokens,
+            output_tokens=record.output_tokens,
+            cost_microcents=None if record.cost_usd is None else usd_to_microcents(record.cost_usd),
+            provider=record.provider,
+        ))
         if self.on_usage is not None:
             self.on_usage(record)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from relavium_desktop.engine.events import ErrorInfo
 from relavium_desktop.engine.llm.messages import Message
 
 TURN_LIMIT = "turn_limit"
@@ -17,8 +18,11 @@ class AgentFailure:
     reason: str | None = None
     retryable: bool = False
 
+    def info(self) -> ErrorInfo:
+        return ErrorInfo(code=self.code, reason=self.reason, message=self.message)
+
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "reason": self.reason, "message": self.message}
+        return self.info().to_wire()
 
 
 @dataclass(frozen=True, slots=True)

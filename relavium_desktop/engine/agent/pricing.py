@@ -32,3 +32,11 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float | None:
     if price is None:
         return None
     return round((input_tokens * price[0] + output_tokens * price[1]) / 1_000_000, 8)
+
+
+USD_TO_MICROCENTS = 100_000_000  # 1 USD = 100 cents = 10^8 micro-cents
+
+
+def usd_to_microcents(usd: float) -> int:
+    """The run events' one money unit: integer micro-cents."""
+    return round(usd * USD_TO_MICROCENTS)

@@ -14,6 +14,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from relavium_desktop.engine.agent.spec import AgentSpec
+from relavium_desktop.engine.events import (
+    AgentProviderFallback,
+    AgentReasoning,
+    AgentToken,
+    Emit,
+    ModelRoute,
+)
 from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
 from relavium_desktop.engine.llm.messages import (
     Message,
@@ -34,7 +41,6 @@ from relavium_desktop.engine.llm.tools import ToolSpec
 
 ProviderLookup = Callable[[str], Provider]
 Sleep = Callable[[float], Awaitable[None]]
-Emit = Callable[[dict[str, object]], object]
 MAX_RETRY_AFTER_S = 30.0
 
 
@@ -70,10 +76,10 @@ async def _stream_once(
     async for ev in provider.stream(request):
         if isinstance(ev, TextDelta):
             text.append(ev.text)
-            emit({"type": "agent:token", "nodeId": node_id, "token": ev.text})
+            emit(AgentToken(node_id=node_id, token=ev.text, model=route.model))
         elif isinstance(ev, ReasoningDelta):
             reasoning.append(ev.text)
-            emit({"type": "agent:reasoning", "nodeId": node_id, "token": ev.text})
+            emit(AgentReasoning(node_id=node_id, token=ev.text, model=route.model))
         elif isinstance(ev, ToolCallEvent):
             turn.calls.append(ev)
         elif isinstance(ev, UsageEvent):
@@ -127,12 +133,11 @@ async def stream_turn(
                     await sleep(min(exc.retry_after or 1.0, MAX_RETRY_AFTER_S))
         if index + 1 < len(routes):
             nxt = routes[index + 1]
-            emit({
-                "type": "agent:provider_fallback",
-                "nodeId": node_id,
-                "from": {"provider": route.provider, "model": route.model},
-                "to": {"provider": nxt.provider, "model": nxt.model},
-                "error": last.to_json() if last else None,
-            })
+            emit(AgentProviderFallback(
+                node_id=node_id,
+                from_=ModelRoute(provider=route.provider, model=route.model),
+                to=ModelRoute(provider=nxt.provider, model=nxt.model),
+                error=last.info() if last else None,
+            ))
     assert last is not None
     raise last

@@ -4,25 +4,34 @@ Retry re-runs the whole node from the original prompt (a clean slate, the
 same as a workflow node retry) when the failure is retryable and its code is
 in ``retry.retry_on``.  Cancellation — the caller cancelling this task —
 ends the run with ``run:cancelled``; ``cancelled`` wins over any error
-already in flight.
+already in flight.  ``node:retrying`` names the 1-based attempt about to
+start (2 for the first retry), the same ``attemptNumber`` a workflow node
+retry carries, so one reader serves both.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Any
 
 from relavium_desktop.engine.agent.loop import AgentLoop
 from relavium_desktop.engine.agent.outcome import AgentFailure, LoopResult
+from relavium_desktop.engine.events import (
+    AgentUsage,
+    Emit,
+    NodeRetrying,
+    RunCancelled,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+)
 from relavium_desktop.engine.llm.messages import Message
 
 
 async def run_agent(
-    loop: AgentLoop, prompt: str, *, emit: Callable[[dict[str, Any]], object]
+    loop: AgentLoop, prompt: str, *, emit: Emit
 ) -> LoopResult:
     spec = loop.spec
-    emit({"type": "run:started", "agentId": spec.id, "provider": spec.provider, "model": spec.model})
+    emit(RunStarted(agent_id=spec.id, provider=spec.provider, model=spec.model))
     attempt = 0
     try:
         while True:
@@ -38,8 +47,8 @@ async def run_agent(
             ):
                 attempt += 1
                 delay = spec.retry.delay_ms(attempt)
-                emit({"type": "node:retrying", "nodeId": loop.ctx.node_id, "attempt": attempt,
-                      "delayMs": delay, "error": failure.to_json()})
+                emit(NodeRetrying(node_id=loop.ctx.node_id, attempt_number=attempt + 1,
+                                  delay_ms=delay, error=failure.info()))
                 await loop.sleep(delay / 1000)
                 continue
             break
@@ -47,17 +56,17 @@ async def run_agent(
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
-        emit({"type": "run:cancelled", "error": {"code": "cancelled", "reason": None,
-                                                  "message": "cancelled by the user or the run"}})
-        return LoopResult(status="cancelled", failure=AgentFailure("cancelled", "cancelled by the user or the run"))
-    usage = {
-        "inputTokens": sum(u.input_tokens for u in result.usage),
-        "outputTokens": sum(u.output_tokens for u in result.usage),
-    }
+        cancelled = AgentFailure("cancelled", "cancelled by the user or the run")
+        emit(RunCancelled(error=cancelled.info()))
+        return LoopResult(status="cancelled", failure=cancelled)
+    usage = AgentUsage(
+        input_tokens=sum(u.input_tokens for u in result.usage),
+        output_tokens=sum(u.output_tokens for u in result.usage),
+    )
     if result.status == "completed":
-        emit({"type": "run:completed", "output": result.text, "toolTurns": result.tool_turns, "usage": usage})
+        emit(RunCompleted(output=result.text, tool_turns=result.tool_turns, usage=usage))
     else:
         assert result.failure is not None
-        emit({"type": "run:failed", "error": result.failure.to_json(),
-              "retryable": result.failure.retryable, "toolTurns": result.tool_turns, "usage": usage})
+        emit(RunFailed(error=result.failure.info(), retryable=result.failure.retryable,
+                       tool_turns=result.tool_turns, usage=usage))
     return result

@@ -10,6 +10,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from relavium_desktop.engine.events import ErrorInfo
+
 
 class ProviderErrorCode(StrEnum):
     AUTH = "provider_auth"
@@ -41,11 +43,11 @@ class ProviderError(Exception):
     def retryable(self) -> bool:
         return self.code in RETRYABLE_PROVIDER_CODES
 
+    def info(self) -> ErrorInfo:
+        return ErrorInfo(code=str(self.code), reason=None, message=self.message, retry_after=self.retry_after)
+
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"code": str(self.code), "reason": None, "message": self.message}
-        if self.retry_after is not None:
-            out["retryAfter"] = self.retry_after
-        return out
+        return self.info().to_wire()
 
 
 def code_for_status(status: int) -> ProviderErrorCode:

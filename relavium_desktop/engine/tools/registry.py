@@ -26,6 +26,7 @@ from relavium_desktop.engine.errors import (
     ToolUnavailableError,
     UnknownToolError,
 )
+from relavium_desktop.engine.events import AgentToolCall, AgentToolResult, RunEvent
 from relavium_desktop.engine.host import SpillInfo, ToolHost
 from relavium_desktop.engine.tools import mapping
 from relavium_desktop.engine.tools.bounding import (
@@ -75,7 +76,7 @@ class DispatchOutcome:
     spill: SpillInfo | None = None
     error: ToolError | None = None
     mapped: JsonDict = field(default_factory=dict)
-    events: list[JsonDict] = field(default_factory=list)
+    events: list[RunEvent] = field(default_factory=list)
 
     def to_json(self) -> JsonDict:
         if self.ok:
@@ -86,10 +87,11 @@ class DispatchOutcome:
                 "model_facing": str(self.model_facing),
                 "truncated": self.truncated,
                 "spill": self.spill.to_json() if self.spill else None,
-                "events": self.events,
+                "events": [e.to_wire() for e in self.events],
             }
         assert self.error is not None
-        return {"ok": False, "tool": self.tool, "error": self.error.to_json(), "events": self.events}
+        return {"ok": False, "tool": self.tool, "error": self.error.to_json(),
+                "events": [e.to_wire() for e in self.events]}
 
 
 def _schema_message(tool_id: str, exc: ValidationError) -> str:
@@ -138,7 +140,7 @@ class ToolRegistry:
         outcome = DispatchOutcome(tool=call.name, ok=False)
         emitted_call = False
 
-        def emit(event: JsonDict) -> None:
+        def emit(event: RunEvent) -> None:
             outcome.events.append(event)
             if ctx.emit is not None:
                 ctx.emit(event)
@@ -286,43 +288,34 @@ class ToolRegistry:
     # -- events -------------------------------------------------------------
 
     @staticmethod
-    def _tool_call_event(tool: ToolDef, effective: JsonDict, ctx: ToolDispatchContext) -> JsonDict:
+    def _tool_call_event(tool: ToolDef, effective: JsonDict, ctx: ToolDispatchContext) -> AgentToolCall:
         masked = mask_value(effective)
         tool_input: Any = masked
         if not _fits_chars(masked, EVENT_INPUT_PREVIEW_CHARS):
             tool_input = {"preview": clip(render_for_model(masked), EVENT_INPUT_PREVIEW_CHARS)}
-        return {"type": "agent:tool_call", "nodeId": ctx.node_id, "toolId": tool.id, "toolInput": tool_input}
+        return AgentToolCall(node_id=ctx.node_id, tool_id=tool.id, tool_input=tool_input)
 
     @staticmethod
-    def _bare_call_event(call: ToolCall, ctx: ToolDispatchContext) -> JsonDict:
+    def _bare_call_event(call: ToolCall, ctx: ToolDispatchContext) -> AgentToolCall:
         rendered = mask_text(render_for_model(dict(call.args) if isinstance(call.args, Mapping) else call.args))
-        return {
-            "type": "agent:tool_call",
-            "nodeId": ctx.node_id,
-            "toolId": call.name,
-            "toolInput": {"preview": clip(rendered, EVENT_INPUT_PREVIEW_CHARS)},
-        }
+        return AgentToolCall(node_id=ctx.node_id, tool_id=call.name,
+                             tool_input={"preview": clip(rendered, EVENT_INPUT_PREVIEW_CHARS)})
 
     @staticmethod
-    def _tool_result_event(tool_id: str, ctx: ToolDispatchContext, outcome: DispatchOutcome) -> JsonDict:
-        event: JsonDict = {
-            "type": "agent:tool_result",
-            "nodeId": ctx.node_id,
-            "toolId": tool_id,
-            "success": outcome.ok,
-        }
+    def _tool_result_event(tool_id: str, ctx: ToolDispatchContext, outcome: DispatchOutcome) -> AgentToolResult:
         if outcome.ok:
             summary = mask_text(str(outcome.model_facing or ""))
-            event["outputSummary"] = clip(summary, EVENT_OUTPUT_SUMMARY_CHARS)
-            if outcome.spill:
-                event["spill"] = outcome.spill.to_json()
-        else:
-            assert outcome.error is not None
-            err = outcome.error.to_json()
-            err["message"] = mask_text(err["message"])
-            event["outputSummary"] = ""
-            event["error"] = err
-        return event
+            return AgentToolResult(
+                node_id=ctx.node_id, tool_id=tool_id, success=True,
+                output_summary=clip(summary, EVENT_OUTPUT_SUMMARY_CHARS),
+                spill=outcome.spill.to_json() if outcome.spill else None,
+            )
+        assert outcome.error is not None
+        err = outcome.error.info()
+        return AgentToolResult(
+            node_id=ctx.node_id, tool_id=tool_id, success=False, output_summary="",
+            error=err.model_copy(update={"message": mask_text(err.message)}),
+        )
 
 
 def _fits_chars(value: Any, budget: int) -> bool:

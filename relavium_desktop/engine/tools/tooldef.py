@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
+from relavium_desktop.engine.events import Emit
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.tools.command_policy import validate_command_entries
 from relavium_desktop.engine.tools.domain_policy import validate_domain_entry
@@ -182,7 +183,7 @@ class ResultLimits:
     max_lines: int = 2_000
 
 
-EventSink = Callable[[JsonDict], object]
+EventSink = Emit
 InvokeAgent = Callable[[str, Any], Awaitable[Any]]
 
 

@@ -50,9 +50,11 @@ from pydantic import ValidationError
 
 from relavium_desktop.engine.agent.loop import DEFAULT_TURN_LIMIT, AgentLoop
 from relavium_desktop.engine.agent.outcome import LoopResult
+from relavium_desktop.engine.agent.pricing import usd_to_microcents
 from relavium_desktop.engine.agent.routing import ProviderLookup
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.errors import InvalidArgsError, ToolFailedError
+from relavium_desktop.engine.events import CostUpdated, Emit, RunEvent
 from relavium_desktop.engine.llm.messages import Message
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
 from relavium_desktop.engine.workflow.agents import AgentNodeError, AgentNodeRequest, AgentNodeResult
@@ -60,7 +62,6 @@ from relavium_desktop.engine.workflow.errors import NodeError
 from relavium_desktop.engine.workflow.schema_check import check_output_schema
 
 JsonDict = dict[str, Any]
-Emit = Callable[[JsonDict], object]
 Sleep = Callable[[float], Awaitable[None]]
 
 # Upstream workflows may name only a model; these prefixes say whose it is.
@@ -72,10 +73,7 @@ _PROVIDER_BY_MODEL_PREFIX: tuple[tuple[str, str], ...] = (
     ("o4", "openai"),
     ("gemini", "gemini"),
 )
-# Events the engine, not the adapter, is responsible for.
-_HELD_BACK = frozenset({"cost:updated"})
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
-USD_TO_MICROCENTS = 100_000_000  # 1 USD = 100 cents = 10^8 microcents
 
 
 def infer_provider(model: str) -> str | None:
@@ -177,7 +175,7 @@ def _with_usage(output: Any, spec: AgentSpec, loop_result: LoopResult) -> AgentN
         input_tokens=sum(u.input_tokens for u in usage),
         output_tokens=sum(u.output_tokens for u in usage),
         model=usage[-1].model if usage else spec.model,
-        cost_microcents=round(cost * USD_TO_MICROCENTS),
+        cost_microcents=usd_to_microcents(cost),
     )
 
 
@@ -218,8 +216,9 @@ class AgentLoopRunner:
         spec = spec_for(request)
         delegate_failures: list[NodeError] = []
 
-        def forward(event: JsonDict) -> object:
-            if event.get("type") in _HELD_BACK:
+        def forward(event: RunEvent) -> object:
+            # The engine, not the adapter, emits cost:updated (see the module docstring).
+            if isinstance(event, CostUpdated):
                 return None
             return emit(event)
 

@@ -11,10 +11,10 @@ usage.  The runner emits ``agent:token`` / ``agent:tool_call`` /
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from relavium_desktop.engine.events import Emit
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
 from relavium_desktop.engine.workflow.errors import NodeError
@@ -69,7 +69,7 @@ class AgentNodeError(NodeError):
 
 class AgentNodeRunner(Protocol):
     async def run_agent(
-        self, request: AgentNodeRequest, emit: Callable[[JsonDict], object]
+        self, request: AgentNodeRequest, emit: Emit
     ) -> AgentNodeResult:
         """Run one agent turn-loop to completion; raise NodeError/ToolError to fail the node."""
         ...

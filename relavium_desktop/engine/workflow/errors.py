@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from relavium_desktop.engine.events import ErrorInfo
+
 JsonDict = dict[str, Any]
 
 
@@ -51,11 +53,11 @@ class NodeError(Exception):
         self.reason = reason
         self.attempt = 1  # the attempt that failed, set by the scheduler
 
+    def info(self) -> ErrorInfo:
+        return ErrorInfo(code=self.code, reason=self.reason, message=self.message, retryable=self.retryable)
+
     def to_json(self) -> JsonDict:
-        out: JsonDict = {"code": self.code, "message": self.message, "retryable": self.retryable}
-        if self.reason is not None:
-            out["reason"] = self.reason
-        return out
+        return self.info().to_wire()
 
 
 class SandboxError(NodeError):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from relavium_desktop.engine.errors import InvalidArgsError, ToolError
+from relavium_desktop.engine.events import Emit
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import (
     ApprovalRegime,
@@ -49,7 +50,6 @@ from relavium_desktop.engine.workflow.schema_check import check_output_schema
 from relavium_desktop.engine.workflow.templates import Scope, render_text, render_value
 
 JsonDict = dict[str, Any]
-Emit = Callable[[JsonDict], object]
 
 
 @dataclass(slots=True)

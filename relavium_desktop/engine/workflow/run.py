@@ -25,7 +25,26 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from relavium_desktop.engine.events import EventBus, iso_timestamp
+from relavium_desktop.engine.events import (
+    CostUpdated,
+    EventBus,
+    HumanGatePaused,
+    HumanGateResumed,
+    NodeCompleted,
+    NodeFailed,
+    NodeRetrying,
+    NodeSkipped,
+    NodeStarted,
+    RunCancelled,
+    RunCompleted,
+    RunEvent,
+    RunFailed,
+    RunPaused,
+    RunStarted,
+    RunTimeout,
+    TokensUsed,
+    iso_timestamp,
+)
 from relavium_desktop.engine.tools.masking import clip, mask_value
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier, ToolPolicy
@@ -80,6 +99,15 @@ def _bounded(value: Any) -> Any:
     if len(text) <= EVENT_OUTPUT_MAX_CHARS:
         return mask_value(value)
     return {"truncated": True, "chars": len(text), "preview": clip(str(mask_value(text)), 2000)}
+
+
+def _totals(summary: JsonDict) -> dict[str, Any]:
+    """A run summary as the terminal event's typed fields."""
+    return {
+        "total_tokens_used": TokensUsed.model_validate(summary["totalTokensUsed"]),
+        "total_cost_microcents": summary["totalCostMicrocents"],
+        "duration_ms": summary["durationMs"],
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +307,7 @@ class WorkflowRun:
 
     # -- state helpers --------------------------------------------------------
 
-    def emit(self, event: JsonDict) -> JsonDict:
+    def emit(self, event: RunEvent) -> JsonDict:
         stamped = self.bus.emit(event)
         self.state["nextSeq"] = stamped["sequenceNumber"] + 1
         return stamped
@@ -333,10 +361,10 @@ class WorkflowRun:
         self.state["tokens"]["input"] += usage.input_tokens
         self.state["tokens"]["output"] += usage.output_tokens
         self.state["costMicrocents"] += usage.cost_microcents
-        self.emit({"type": "cost:updated", "nodeId": node_id, "model": usage.model or "unknown",
-                   "inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
-                   "costMicrocents": usage.cost_microcents,
-                   "cumulativeCostMicrocents": self.state["costMicrocents"], "attemptNumber": attempt})
+        self.emit(CostUpdated(node_id=node_id, model=usage.model or "unknown",
+                              input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                              cost_microcents=usage.cost_microcents,
+                              cumulative_cost_microcents=self.state["costMicrocents"], attempt_number=attempt))
 
     def _env(self) -> NodeEnv:
         return NodeEnv(
@@ -397,8 +425,8 @@ class WorkflowRun:
         self.state["ctx"] = ctx
         self.engine.journal.run_started(RunInfo(self.run_id, body.id, body.name, self.workflow.filename,
                                                 self.engine.clock()))
-        self.emit({"type": "run:started", "workflowId": body.id, "workflowName": body.name,
-                   "inputs": self._masked, "executionMode": "local"})
+        self.emit(RunStarted(workflow_id=body.id, workflow_name=body.name, inputs=self._masked,
+                             execution_mode="local"))
         self._checkpoint("running")
 
     def _apply_decision(self) -> None:
@@ -433,17 +461,13 @@ class WorkflowRun:
         gate = self.state["gates"].pop(node_id)
         node = self.plan.nodes[node_id]
         assert isinstance(node, HumanGateNode)
-        resumed: JsonDict = {"type": "human_gate:resumed", "nodeId": node_id, "gateId": gate["gateId"],
-                             "decision": decision.decision, "decidedBy": decision.decided_by}
-        if decision.payload is not None:
-            resumed["payload"] = decision.payload
-        if decision.comment:
-            resumed["comment"] = decision.comment
-        self.emit(resumed)
+        self.emit(HumanGateResumed(node_id=node_id, gate_id=gate["gateId"], decision=decision.decision,
+                                   decided_by=decision.decided_by, payload=decision.payload,
+                                   comment=decision.comment or None))
         if decision.decision == "rejected":
             error = NodeError("tool_denied", f"human gate {node_id!r} was rejected", reason="user_rejected")
             self.state["status"][node_id] = "failed"
-            self.emit({"type": "node:failed", "nodeId": node_id, "nodeType": node.type, "error": error.to_json()})
+            self.emit(NodeFailed(node_id=node_id, node_type=node.type, error=error.info()))
             self._failure = (node_id, error)
             return
         output: JsonDict = {"decision": decision.decision, "decidedBy": decision.decided_by}
@@ -458,12 +482,10 @@ class WorkflowRun:
         if result.selected is not None:
             self.state["selected"][node_id] = result.selected
         now = self.engine.clock()
-        tokens: JsonDict = {"input": result.input_tokens, "output": result.output_tokens}
-        if result.model:
-            tokens["model"] = result.model
-        self.emit({"type": "node:completed", "nodeId": node_id, "nodeType": self.plan.nodes[node_id].type,
-                   "output": _bounded(result.output), "tokensUsed": tokens,
-                   "durationMs": round((now - (started or now)) * 1000), "attemptNumber": result.attempt})
+        tokens = TokensUsed(input=result.input_tokens, output=result.output_tokens, model=result.model or None)
+        self.emit(NodeCompleted(node_id=node_id, node_type=self.plan.nodes[node_id].type,
+                                output=_bounded(result.output), tokens_used=tokens,
+                                duration_ms=round((now - (started or now)) * 1000), attempt_number=result.attempt))
 
     def _ready(self) -> list[tuple[str, bool]]:
         """(node, runs?) for every pending node whose in-edges are all settled, in plan order."""
@@ -491,13 +513,12 @@ class WorkflowRun:
             for n, runs in self._ready():
                 if runs:
                     continue
-                reason = "upstream_unreachable"
+                reason: Literal["branch_not_taken", "upstream_unreachable"] = "upstream_unreachable"
                 for e in self.plan.in_edges[n]:
                     if self._status(e.source) == "completed":
                         reason = "branch_not_taken"
                 self.state["status"][n] = "skipped"
-                self.emit({"type": "node:skipped", "nodeId": n, "nodeType": self.plan.nodes[n].type,
-                           "reason": reason})
+                self.emit(NodeSkipped(node_id=n, node_type=self.plan.nodes[n].type, reason=reason))
                 changed = True
 
     def _open_gate(self, node_id: str, scope: Scope) -> Awaitable[None]:
@@ -506,23 +527,20 @@ class WorkflowRun:
             assert isinstance(node, HumanGateNode)
             now = self.engine.clock()
             self.state["status"][node_id] = "waiting"
-            self.emit({"type": "node:started", "nodeId": node_id, "nodeType": node.type, "attemptNumber": 1})
+            self.emit(NodeStarted(node_id=node_id, node_type=node.type, attempt_number=1))
             message = await render_text(node.message_template, scope) if node.message_template \
                 else f"Approve to continue past {node_id}."
             gate: JsonDict = {"gateId": f"{node_id}-{uuid.uuid4().hex[:8]}", "gateType": node.gate_type,
                               "message": message, "openedAtEpoch": now}
-            event: JsonDict = {"type": "human_gate:paused", "nodeId": node_id, "gateId": gate["gateId"],
-                               "gateType": node.gate_type, "message": message}
-            if node.assignee:
-                event["assignee"] = await render_text(node.assignee, scope)
+            assignee = await render_text(node.assignee, scope) if node.assignee else None
             if node.timeout_ms:
                 gate["expiresAtEpoch"] = now + node.timeout_ms / 1000
                 gate["expiresAt"] = iso_timestamp(gate["expiresAtEpoch"])
                 gate["timeoutMs"] = node.timeout_ms
-                event["timeoutMs"] = node.timeout_ms
-                event["expiresAt"] = gate["expiresAt"]
             self.state["gates"][node_id] = gate
-            self.emit(event)
+            self.emit(HumanGatePaused(node_id=node_id, gate_id=gate["gateId"], gate_type=node.gate_type,
+                                      message=message, assignee=assignee, timeout_ms=gate.get("timeoutMs"),
+                                      expires_at=gate.get("expiresAt")))
 
         return open_()
 
@@ -551,8 +569,8 @@ class WorkflowRun:
                 assert retry is not None
                 delay = retry.delay_ms(attempt)
                 attempt += 1
-                self.emit({"type": "node:retrying", "nodeId": node_id, "nodeType": node.type,
-                           "attemptNumber": attempt, "delayMs": delay, "error": exc.to_json()})
+                self.emit(NodeRetrying(node_id=node_id, node_type=node.type, attempt_number=attempt,
+                                       delay_ms=delay, error=exc.info()))
                 await self.engine.sleep(delay / 1000)
 
     async def _edge_conditions(self, node_id: str, scope: Scope, result: NodeResult) -> None:
@@ -570,8 +588,7 @@ class WorkflowRun:
     def _start(self, node_id: str, scope: Scope, env: NodeEnv) -> None:
         self.state["status"][node_id] = "running"
         self._started_at[node_id] = self.engine.clock()
-        self.emit({"type": "node:started", "nodeId": node_id, "nodeType": self.plan.nodes[node_id].type,
-                   "attemptNumber": 1})
+        self.emit(NodeStarted(node_id=node_id, node_type=self.plan.nodes[node_id].type, attempt_number=1))
         task = asyncio.create_task(self._attempts(node_id, scope, env), name=f"node:{node_id}")
         self._tasks[task] = node_id
 
@@ -641,8 +658,8 @@ class WorkflowRun:
         else:
             error = NodeError("internal", f"node {node_id!r} failed unexpectedly ({type(exc).__name__})")
         self.state["status"][node_id] = "failed"
-        self.emit({"type": "node:failed", "nodeId": node_id, "nodeType": node.type, "error": error.to_json(),
-                   "attemptNumber": getattr(exc, "attempt", 1)})
+        self.emit(NodeFailed(node_id=node_id, node_type=node.type, error=error.info(),
+                             attempt_number=getattr(exc, "attempt", 1)))
         if self._failure is None:
             self._failure = (node_id, error)
 
@@ -655,6 +672,7 @@ class WorkflowRun:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _summary(self, segment_start: float) -> JsonDict:
+        """The closing totals as the terminal events and the journal carry them (wire names)."""
         active = self.state["activeMs"] + (self.engine.clock() - segment_start) * 1000
         self.state["activeMs"] = active
         return {
@@ -677,30 +695,29 @@ class WorkflowRun:
             if self._status(n) in ("pending", "waiting"):
                 self.state["status"][n] = "skipped"
                 self.state["gates"].pop(n, None)
-                self.emit({"type": "node:skipped", "nodeId": n, "nodeType": self.plan.nodes[n].type,
-                           "reason": "upstream_unreachable" if n in downstream else "run_failed"})
+                self.emit(NodeSkipped(node_id=n, node_type=self.plan.nodes[n].type,
+                                      reason="upstream_unreachable" if n in downstream else "run_failed"))
 
     async def _finish_failed(self, segment_start: float) -> RunResult:
         self._cancel_tasks()
         await self._drain_cancelled()
         for node_id in list(self._tasks.values()):
             self.state["status"][node_id] = "failed"
-            self.emit({"type": "node:failed", "nodeId": node_id, "nodeType": self.plan.nodes[node_id].type,
-                       "error": {"code": "cancelled", "message": "cancelled because the run failed",
-                                 "retryable": False}})
+            self.emit(NodeFailed(node_id=node_id, node_type=self.plan.nodes[node_id].type,
+                                 error=NodeError("cancelled", "cancelled because the run failed").info()))
         self._tasks.clear()
         self._skip_rest()
         assert self._failure is not None
         node_id, error = self._failure
-        err = {**error.to_json(), "nodeId": node_id or None}
+        info = error.info().model_copy(update={"node_id": node_id or None})
+        err = info.to_wire()
         summary = self._summary(segment_start)
-        self.emit({"type": "run:failed", "error": err, "partialOutputs": _bounded(self._final_outputs()),
-                   **summary})
+        self.emit(RunFailed(error=info, partial_outputs=_bounded(self._final_outputs()), **_totals(summary)))
         return self._end("failed", RunResult(self.run_id, "failed", self._final_outputs(), err), summary)
 
     async def _timeout(self, segment_start: float, timeout_s: float) -> RunResult:
         elapsed = self.state["activeMs"] + (self.engine.clock() - segment_start) * 1000
-        self.emit({"type": "run:timeout", "elapsedMs": round(elapsed), "timeoutMs": round(timeout_s * 1000)})
+        self.emit(RunTimeout(elapsed_ms=round(elapsed), timeout_ms=round(timeout_s * 1000)))
         first = next(iter(self._tasks.values()), None)
         self._failure = (first or "", NodeError("run_timeout",
                                                 f"the run exceeded its timeout_ms ({round(timeout_s * 1000)} ms)"))
@@ -711,20 +728,20 @@ class WorkflowRun:
             self.state["status"][node_id] = "failed"
         self._tasks.clear()
         summary = self._summary(segment_start)
-        self.emit({"type": "run:cancelled", **summary})
+        self.emit(RunCancelled(**_totals(summary)))
         return self._end("cancelled", RunResult(self.run_id, "cancelled", self._final_outputs()), summary)
 
     def _finish_completed(self, segment_start: float) -> RunResult:
         summary = self._summary(segment_start)
         outputs = self._final_outputs()
-        self.emit({"type": "run:completed", "outputs": _bounded(outputs), **summary})
+        self.emit(RunCompleted(outputs=_bounded(outputs), **_totals(summary)))
         return self._end("completed", RunResult(self.run_id, "completed", outputs), summary)
 
     def _pause(self, segment_start: float) -> RunResult:
         self._summary(segment_start)
         gates = [{"nodeId": n, **{k: v for k, v in g.items() if k != "openedAtEpoch"}}
                  for n, g in self.state["gates"].items()]
-        self.emit({"type": "run:paused", "pendingGateCount": len(gates), "gateIds": [g["gateId"] for g in gates]})
+        self.emit(RunPaused(pending_gate_count=len(gates), gate_ids=[g["gateId"] for g in gates]))
         self._checkpoint("paused")
         return RunResult(self.run_id, "paused", self._final_outputs(), pending_gates=gates)
 

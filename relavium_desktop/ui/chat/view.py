@@ -16,6 +16,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.engine.agent.pricing import USD_TO_MICROCENTS, usd_to_microcents
 from relavium_desktop.ui.chat.banner import (
     ACTION_ADD_KEY,
     ACTION_PROJECT,
@@ -389,7 +390,7 @@ class ChatView(QWidget):
                 self._approvals = backend.approvals(mode, self.context.approval_hook(), grants)
             session = ChatSession(
                 session_id=self.session_id, spec=spec, providers=backend.providers(), registry=registry,
-                store=backend.store, approvals=self._approvals, emit=self._on_event,
+                store=backend.store, approvals=self._approvals, emit=lambda event: self._on_event(event.to_wire()),
                 policy=policy_from(self.context.settings),
             )
             self.status.setText("Working…")
@@ -455,18 +456,19 @@ class ChatView(QWidget):
     def _set_usage(self, rows: list[dict[str, Any]]) -> None:
         self.usage = {"input": 0, "output": 0, "cost": 0.0, "unpriced": False}
         for row in rows:
+            cost = row["costUsd"]
             self._add_usage({"inputTokens": row["inputTokens"], "outputTokens": row["outputTokens"],
-                             "costUsd": row["costUsd"]})
+                             "costMicrocents": None if cost is None else usd_to_microcents(cost)})
         self._show_usage()
 
     def _add_usage(self, event: dict[str, Any]) -> None:
         self.usage["input"] += int(event.get("inputTokens") or 0)
         self.usage["output"] += int(event.get("outputTokens") or 0)
-        cost = event.get("costUsd")
+        cost = event.get("costMicrocents")  # null: the model has no known price
         if cost is None:
             self.usage["unpriced"] = True
         else:
-            self.usage["cost"] += float(cost)
+            self.usage["cost"] += int(cost) / USD_TO_MICROCENTS
         self._show_usage()
 
     def _show_usage(self) -> None:

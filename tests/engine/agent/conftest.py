@@ -10,6 +10,7 @@ import pytest
 
 from relavium_desktop.engine.agent.loop import AgentLoop
 from relavium_desktop.engine.agent.spec import AgentSpec
+from relavium_desktop.engine.events import RunEvent
 from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ApprovalRegime, ToolDispatchContext, ToolPolicy
@@ -47,14 +48,18 @@ class Rig:
                                        surface="chat" if chat else "workflow"))
         registry = ToolRegistry(BUILTIN_TOOLS, host)
         ctx = ToolDispatchContext(run_id="run-test", node_id="agent", granted_tool_ids=frozenset(tools),
-                                  policy=policy or ToolPolicy(), approval=approval, emit=self.events.append)
+                                  policy=policy or ToolPolicy(), approval=approval, emit=self.record)
 
         async def fake_sleep(seconds: float) -> None:
             # Recorded instead of waited: the tests assert which delay was chosen.
             self.sleeps.append(seconds)
 
         return AgentLoop(spec=agent, providers=self.providers(), registry=registry, ctx=ctx,
-                         emit=self.events.append, chat=chat, sleep=fake_sleep)
+                         emit=self.record, chat=chat, sleep=fake_sleep)
+
+    def record(self, event: RunEvent) -> None:
+        """Keep the wire form: what the bus, the CLI and the UI see."""
+        self.events.append(event.to_wire())
 
     def of_type(self, kind: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e["type"] == kind]

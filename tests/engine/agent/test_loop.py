@@ -44,7 +44,7 @@ async def test_happy_path_run_command_then_read_file(rig: Rig) -> None:
     assert "timeoutMs" not in json.dumps(reqs[0].body["tools"])  # config-only never reaches a provider
     assert [e["toolId"] for e in rig.of_type("agent:tool_result")] == ["run_command", "read_file"]
     assert all(e["success"] for e in rig.of_type("agent:tool_result"))
-    assert rig.of_type("cost:updated")[0]["costUsd"] is not None
+    assert rig.of_type("cost:updated")[0]["costMicrocents"] > 0  # gpt-4o-mini has a known price
     assert [m.role for m in history] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
 
 
@@ -128,7 +128,7 @@ async def test_cancel_during_a_tool_call_kills_the_process_and_reports_cancelled
     loop = rig.loop(tools=["run_command"], approval=APPROVE_PROCESS,
                     policy=ToolPolicy(allowed_commands=(f"sleep {marker}",)))
     events: list[dict] = []
-    task = asyncio.create_task(run_agent(loop, "nap", emit=events.append))
+    task = asyncio.create_task(run_agent(loop, "nap", emit=lambda e: events.append(e.to_wire())))
     for _ in range(500):
         if _processes_with(marker):
             break
@@ -151,7 +151,7 @@ async def test_cancel_during_the_stream_stops_it(rig: Rig) -> None:
     rig.server.script(Reply.stall("partial"))
     loop = rig.loop(tools=["read_file"])
     events: list[dict] = []
-    task = asyncio.create_task(run_agent(loop, "hi", emit=events.append))
+    task = asyncio.create_task(run_agent(loop, "hi", emit=lambda e: events.append(e.to_wire())))
     for _ in range(500):
         if rig.of_type("agent:token"):
             break
@@ -196,8 +196,9 @@ async def test_node_retry_reruns_a_retryable_failure(rig: Rig) -> None:
     rig.server.script(Reply.error(503), Reply.say("second attempt works"))
     loop = rig.loop(tools=[], retry={"max": 1, "backoff": "fixed", "backoff_ms": 250})
     events: list[dict] = []
-    result = await run_agent(loop, "hi", emit=events.append)
+    result = await run_agent(loop, "hi", emit=lambda e: events.append(e.to_wire()))
     assert result.status == "completed" and result.text == "second attempt works"
     assert rig.sleeps == [0.25]
     assert events[-1]["type"] == "run:completed"
-    assert [e["type"] for e in events].count("node:retrying") == 1
+    retrying = [e for e in events if e["type"] == "node:retrying"]
+    assert [(e["attemptNumber"], e["delayMs"]) for e in retrying] == [(2, 250)]

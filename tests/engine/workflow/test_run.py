@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from relavium_desktop.engine.events import AgentToken, Emit
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import PolicyClass, ToolCall, ToolDef, ToolDispatchContext
@@ -296,9 +297,9 @@ class FakeAgentRunner:
         self.script = script
         self.requests: list[AgentNodeRequest] = []
 
-    async def run_agent(self, request: AgentNodeRequest, emit: Callable[[dict[str, Any]], object]) -> AgentNodeResult:
+    async def run_agent(self, request: AgentNodeRequest, emit: Emit) -> AgentNodeResult:
         self.requests.append(request)
-        emit({"type": "agent:token", "nodeId": request.node_id, "token": "hi", "model": "fake"})
+        emit(AgentToken(node_id=request.node_id, token="hi", model="fake"))
         output = self.script(request)
         if asyncio.iscoroutine(output):
             output = await output

@@ -168,12 +168,6 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
 
-    @property
-    def settings(self) -> QSettings:
-        """Only for ``settings_chat_tools.ChatToolsPage``'s declared type (it is handed the
-        context, which has ``settings`` too); goes when that page moves into ui/settings/."""
-        return self.context.settings
-
     # -- first paint and lazily built services --------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:

@@ -173,10 +173,6 @@ def test_the_picker_offers_exactly_the_engine_chat_modes() -> None:
     assert keys.DEFAULT_MODE in keys.MODES
 
 
-# settings_chat_tools.py moves into ui/settings/ (and onto the context) in a separate change.
-PENDING_SHELL_IMPORTERS = {"settings_chat_tools.py"}
-
-
 def test_no_view_imports_the_shell() -> None:
     """Views get the AppContext and emit intents; only the shell knows the window."""
     ui = Path(keys.__file__).resolve().parent
@@ -184,7 +180,7 @@ def test_no_view_imports_the_shell() -> None:
         str(path.relative_to(ui)) for path in ui.rglob("*.py")
         if path.name != "shell.py" and "relavium_desktop.ui.shell" in path.read_text(encoding="utf-8")
     )
-    assert set(importers) <= PENDING_SHELL_IMPORTERS, importers
+    assert importers == []
 
 
 def test_views_take_the_context_and_ask_the_window_through_intents(

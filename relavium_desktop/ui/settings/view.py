@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from relavium_desktop.ui.qt import QLabel, QTabWidget, QVBoxLayout, QWidget, Signal
 from relavium_desktop.ui.settings.chat_tools import ChatToolsPage
@@ -25,9 +25,7 @@ class SettingsView(QWidget):
         self.setObjectName("settingsView")
         self.providers = ProvidersPage(context.settings)
         self.permissions = PermissionsPage(context)
-        # ChatToolsPage still declares the main window but reads only ``.settings``,
-        # which the context has; its module moves into this package separately.
-        self.chat_tools = ChatToolsPage(cast(Any, context))
+        self.chat_tools = ChatToolsPage(context)
         self.notifications = NotificationsPage(context.settings)
         self.notifications.shortcut_changed.connect(self.shortcut_changed)
         self.tabs = QTabWidget()

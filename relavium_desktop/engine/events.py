@@ -398,8 +398,8 @@ Emit = Callable[[RunEvent], object]
 def event_from_wire(payload: Mapping[str, Any]) -> RunEvent:
     """The typed event of a wire dict (envelope fields ignored); raises on drift.
 
-    Extra fields are refused, so a producer outside the engine (a test fake)
-    that hands the bus a dict cannot bring back an off-schema field.
+    Extra fields are refused, so a stored or received event that drifted from
+    the schema fails loudly instead of reaching a consumer half-understood.
     """
     kind = payload.get("type")
     model = EVENT_MODELS.get(kind) if isinstance(kind, str) else None
@@ -447,10 +447,11 @@ class EventBus:
     def subscribe(self, fn: Subscriber) -> None:
         self._subscribers.append(fn)
 
-    def emit(self, event: RunEvent | Mapping[str, Any]) -> JsonDict:
-        """Stamp and publish one event; a dict is accepted only if it parses as a typed event."""
-        typed = event if isinstance(event, RunEvent) else event_from_wire(event)
-        wire = typed.to_wire()
+    def emit(self, event: RunEvent) -> JsonDict:
+        """Stamp and publish one typed event; subscribers get its wire dict."""
+        if not isinstance(event, RunEvent):
+            raise TypeError(f"run events are typed models (engine/events.py), not {type(event).__name__}")
+        wire = event.to_wire()
         stamped: JsonDict = {
             "type": wire.pop("type"),
             **self._scope,

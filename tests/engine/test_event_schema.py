@@ -39,6 +39,7 @@ from relavium_desktop.engine.events import (
     RunEvent,
     TokensUsed,
     WireModel,
+    event_from_wire,
 )
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.llm.messages import Message
@@ -446,13 +447,16 @@ async def test_a_workflow_run_a_headless_agent_run_and_chat_turns_emit_only_sche
     assert costs and all(isinstance(c["costMicrocents"], int) for c in costs)
 
 
-def test_the_bus_refuses_a_dict_event_that_drifts_from_the_schema() -> None:
+def test_the_bus_takes_only_typed_events_and_parsing_refuses_drift() -> None:
     bus = EventBus(clock=lambda: 0.0, run_id="r")
-    stamped = bus.emit({"type": "agent:token", "nodeId": "n", "token": "t"})
+    stamped = bus.emit(AgentToken(node_id="n", token="t"))
     assert stamped == {"type": "agent:token", "runId": "r", "timestamp": "1970-01-01T00:00:00.000Z",
                        "sequenceNumber": 0, "nodeId": "n", "token": "t"}
+    assert event_from_wire(stamped) == AgentToken(node_id="n", token="t")
+    with pytest.raises(TypeError):
+        bus.emit({"type": "agent:token", "nodeId": "n", "token": "t"})  # type: ignore[arg-type]
+    with pytest.raises(ValueError):  # the agent runner's old spelling
+        event_from_wire({"type": "node:retrying", "nodeId": "n", "attempt": 1, "delayMs": 0,
+                         "error": {"code": "c", "reason": None, "message": "m"}})
     with pytest.raises(ValueError):
-        bus.emit({"type": "node:retrying", "nodeId": "n", "attempt": 1, "delayMs": 0,
-                  "error": {"code": "c", "reason": None, "message": "m"}})
-    with pytest.raises(ValueError):
-        bus.emit({"type": "no:such_event"})
+        event_from_wire({"type": "no:such_event"})

@@ -202,19 +202,22 @@ class RunTimeout(RunEvent):
 # -- nodes ---------------------------------------------------------------------
 
 
-@_register()
-class NodeStarted(RunEvent):
-    TYPE: ClassVar[str] = "node:started"
+class _NodeEvent(RunEvent):
+    """Fields every node lifecycle event carries (abstract: no ``TYPE`` of its own)."""
+
     node_id: str
     node_type: str
+
+
+@_register()
+class NodeStarted(_NodeEvent):
+    TYPE: ClassVar[str] = "node:started"
     attempt_number: int | None = None
 
 
 @_register()
-class NodeCompleted(RunEvent):
+class NodeCompleted(_NodeEvent):
     TYPE: ClassVar[str] = "node:completed"
-    node_id: str
-    node_type: str
     output: Any
     tokens_used: TokensUsed
     duration_ms: int
@@ -222,19 +225,15 @@ class NodeCompleted(RunEvent):
 
 
 @_register()
-class NodeFailed(RunEvent):
+class NodeFailed(_NodeEvent):
     TYPE: ClassVar[str] = "node:failed"
-    node_id: str
-    node_type: str
     error: ErrorInfo
     attempt_number: int | None = None
 
 
 @_register()
-class NodeSkipped(RunEvent):
+class NodeSkipped(_NodeEvent):
     TYPE: ClassVar[str] = "node:skipped"
-    node_id: str
-    node_type: str
     reason: Literal["branch_not_taken", "upstream_unreachable", "run_failed"]
 
 
@@ -253,20 +252,22 @@ class NodeRetrying(RunEvent):
 # -- agents --------------------------------------------------------------------
 
 
+class _AgentStream(RunEvent):
+    """A streamed piece of a model's answer or its reasoning (abstract)."""
+
+    node_id: str
+    token: str
+    model: str | None = None
+
+
 @_register()
-class AgentToken(RunEvent):
+class AgentToken(_AgentStream):
     TYPE: ClassVar[str] = "agent:token"
-    node_id: str
-    token: str
-    model: str | None = None
 
 
 @_register()
-class AgentReasoning(RunEvent):
+class AgentReasoning(_AgentStream):
     TYPE: ClassVar[str] = "agent:reasoning"
-    node_id: str
-    token: str
-    model: str | None = None
 
 
 @_register()

@@ -110,27 +110,6 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _destroy_kept_loops_before_exit() -> Iterator[None]:
-    """Destroy the kept loops' Qt timers on the GUI thread while the QApplication still lives.
-
-    Without this they are destroyed during interpreter finalization, in no
-    particular order relative to the QApplication -- the one place left where
-    Qt objects could die after the app (a suspect of the intermittent native
-    crash at exit; see scripts/stress-ui).
-    """
-    yield
-    import gc
-
-    import shiboken6
-
-    for loop in _CLOSED_LOOPS:
-        timer = getattr(loop, "_timer", None)
-        if timer is not None and shiboken6.isValid(timer):
-            shiboken6.delete(timer)
-    _CLOSED_LOOPS.clear()
-    gc.collect()
-
 
 @pytest.fixture
 def providers(relavium_home: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:

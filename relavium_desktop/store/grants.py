@@ -29,7 +29,7 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 from urllib.parse import urlsplit
 
 from relavium_desktop.engine.tools.masking import MASK
@@ -174,8 +174,37 @@ def grant_covers(grant: Grant, project: str, request: ApprovalRequest, rel: str 
     return wanted.value == grant.target.value
 
 
-class GrantStore:
+class _PerProjectTable:
+    """What both grant tables share: rows listed per project (or all of them), deleted by id."""
+
+    _TABLE: ClassVar[str]
+    _ORDER: ClassVar[str]  # the sort columns after ``project``
+    _conn: sqlite3.Connection
+    _lock: threading.Lock
+    paths: GrantPaths
+
+    def _select(self, project: str | None) -> list[sqlite3.Row]:
+        args: tuple[str, ...] = ()
+        if project is None:
+            sql = f"SELECT * FROM {self._TABLE} ORDER BY project, {self._ORDER}"
+        else:
+            sql = f"SELECT * FROM {self._TABLE} WHERE project = ? ORDER BY {self._ORDER}"
+            args = (self.paths.canonical(project),)
+        with self._lock:
+            rows: list[sqlite3.Row] = self._conn.execute(sql, args).fetchall()
+        return rows
+
+    def revoke(self, grant_id: int) -> bool:
+        with self._lock:
+            cur = self._conn.execute(f"DELETE FROM {self._TABLE} WHERE id = ?", (grant_id,))
+        return cur.rowcount > 0
+
+
+class GrantStore(_PerProjectTable):
     """The ``grants`` component of history.db; safe to share between threads."""
+
+    _TABLE = "grants"
+    _ORDER = "tool, target"
 
     def __init__(self, conn: sqlite3.Connection, paths: GrantPaths) -> None:
         self._conn = conn
@@ -234,19 +263,7 @@ class GrantStore:
         return self._row(row)
 
     def list(self, project: str | None = None) -> list[Grant]:
-        args: tuple[str, ...] = ()
-        if project is None:
-            sql = "SELECT * FROM grants ORDER BY project, tool, target"
-        else:
-            sql, args = "SELECT * FROM grants WHERE project = ? ORDER BY tool, target", (self.paths.canonical(project),)
-        with self._lock:
-            rows = self._conn.execute(sql, args).fetchall()
-        return [self._row(r) for r in rows]
-
-    def revoke(self, grant_id: int) -> bool:
-        with self._lock:
-            cur = self._conn.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
-        return cur.rowcount > 0
+        return [self._row(r) for r in self._select(project)]
 
     def find(self, project: str, request: ApprovalRequest) -> Grant | None:
         """The stored grant that covers ``request`` in ``project``, if any."""
@@ -294,8 +311,11 @@ class FolderGrant:
         return f"files under {self.folder} (outside the project)"
 
 
-class FolderGrantStore:
+class FolderGrantStore(_PerProjectTable):
     """The ``folder_grants`` component of history.db (same connection as the grants)."""
+
+    _TABLE = "folder_grants"
+    _ORDER = "folder"
 
     def __init__(self, conn: sqlite3.Connection, paths: GrantPaths, *, lock: threading.Lock | None = None) -> None:
         self._conn = conn
@@ -324,20 +344,9 @@ class FolderGrantStore:
         return self._row(row)
 
     def list(self, project: str | None = None) -> list[FolderGrant]:
-        args: tuple[str, ...] = ()
-        if project is None:
-            sql = "SELECT * FROM folder_grants ORDER BY project, folder"
-        else:
-            sql, args = "SELECT * FROM folder_grants WHERE project = ? ORDER BY folder", (self.paths.canonical(project),)
-        with self._lock:
-            rows = self._conn.execute(sql, args).fetchall()
-        return [self._row(r) for r in rows]
+        return [self._row(r) for r in self._select(project)]
 
     def roots(self, project: str) -> tuple[Path, ...]:
         """The granted folders of ``project`` that still exist, as host extra roots."""
         return tuple(Path(g.folder) for g in self.list(project) if self.paths.is_folder(g.folder))
 
-    def revoke(self, grant_id: int) -> bool:
-        with self._lock:
-            cur = self._conn.execute("DELETE FROM folder_grants WHERE id = ?", (grant_id,))
-        return cur.rowcount > 0

@@ -24,9 +24,10 @@ from relavium_desktop.cli.agent_common import (
     workspace_of,
 )
 from relavium_desktop.cli.jsonargs import print_json
+from relavium_desktop.engine.agent.mode_ids import MODE_IDS
 from relavium_desktop.services import AgentFileError, load_agent
 
-MODES = ("ask", "plan", "accept-edits", "auto")
+MODES = MODE_IDS
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -115,7 +116,8 @@ async def _confirm(request: object) -> object:
 
 async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
     from relavium_desktop.engine.agent.chat import ChatSession
-    from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals
+    from relavium_desktop.engine.agent.mode_ids import ChatMode
+    from relavium_desktop.engine.agent.modes import SessionApprovals
     from relavium_desktop.engine.agent.session import title_from
     from relavium_desktop.engine.agent.spec import AgentSpec
     from relavium_desktop.engine.events import EventBus

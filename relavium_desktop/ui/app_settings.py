@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from relavium_desktop.engine.agent.mode_ids import MODE_IDS, ChatMode
 from relavium_desktop.host.datadir import data_dir
 from relavium_desktop.ui.qt import QSettings
 
@@ -25,13 +26,13 @@ KEY_SHORTCUT_CLIPBOARD = "shortcuts/process_clipboard"
 KEY_SPILL_RETENTION_DAYS = "storage/spill_retention_days"
 
 DEFAULT_CLIPBOARD_SHORTCUT = "Ctrl+Shift+V"
-# The chat modes and their labels, in picker order: the UI's one definition.
-# They are the values of engine.agent.modes.ChatMode (a test holds the two
-# equal); that module is not imported here because it loads pydantic, which
-# the first paint must not wait for.
-MODE_LABELS = {"ask": "Ask", "plan": "Plan", "accept-edits": "Accept edits", "auto": "Auto"}
-MODES = tuple(MODE_LABELS)
-DEFAULT_MODE = "accept-edits"
+# The chat modes come from engine.agent.mode_ids (enum only: the first paint
+# does not wait for pydantic); the UI adds only their labels, in picker order.
+MODE_LABELS: dict[str, str] = {
+    ChatMode.ASK: "Ask", ChatMode.PLAN: "Plan", ChatMode.ACCEPT_EDITS: "Accept edits", ChatMode.AUTO: "Auto",
+}
+MODES = MODE_IDS
+DEFAULT_MODE: str = ChatMode.ACCEPT_EDITS
 DEFAULT_SPILL_RETENTION_DAYS = 7
 
 

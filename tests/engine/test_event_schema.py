@@ -21,7 +21,8 @@ from pydantic import BaseModel
 
 from relavium_desktop.engine.agent.chat import ChatSession
 from relavium_desktop.engine.agent.loop import AgentLoop
-from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals
+from relavium_desktop.engine.agent.mode_ids import ChatMode
+from relavium_desktop.engine.agent.modes import SessionApprovals
 from relavium_desktop.engine.agent.outcome import UsageRecord
 from relavium_desktop.engine.agent.runner import run_agent
 from relavium_desktop.engine.agent.session import SessionInfo

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals
+from relavium_desktop.engine.agent.mode_ids import ChatMode
+from relavium_desktop.engine.agent.modes import SessionApprovals
 from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import (

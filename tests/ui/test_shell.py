@@ -167,9 +167,9 @@ def test_no_running_instance_means_no_forward(qloop) -> None:
 
 
 def test_the_picker_offers_exactly_the_engine_chat_modes() -> None:
-    from relavium_desktop.engine.agent.modes import ChatMode
+    from relavium_desktop.engine.agent.mode_ids import ChatMode
 
-    assert tuple(mode.value for mode in ChatMode) == keys.MODES
+    assert tuple(mode.value for mode in ChatMode) == keys.MODES == tuple(keys.MODE_LABELS)
     assert keys.DEFAULT_MODE in keys.MODES
 
 

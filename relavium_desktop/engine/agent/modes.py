@@ -15,8 +15,8 @@ by the other and both cover exactly the same requests.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from enum import StrEnum
 
+from relavium_desktop.engine.agent.mode_ids import ChatMode
 from relavium_desktop.engine.tools.masking import MASK
 from relavium_desktop.engine.tools.tooldef import (
     ActionClass,
@@ -63,13 +63,6 @@ class SessionGrants:
 
     def clear(self) -> None:
         self._keys.clear()
-
-
-class ChatMode(StrEnum):
-    ASK = "ask"
-    PLAN = "plan"
-    ACCEPT_EDITS = "accept-edits"
-    AUTO = "auto"
 
 
 class SessionApprovals:

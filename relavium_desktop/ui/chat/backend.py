@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.engine.agent.modes import ChatMode, ConfirmHook, SessionApprovals, SessionGrants
+from relavium_desktop.engine.agent.mode_ids import ChatMode
+from relavium_desktop.engine.agent.modes import ConfirmHook, SessionApprovals, SessionGrants
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.tools.tooldef import ActionClass, ToolPolicy
 

@@ -247,7 +247,7 @@ class ChatView(QWidget):
 
     def open_session(self, session_id: str) -> None:
         """Resume a stored session: its transcript, usage and mode."""
-        from relavium_desktop.engine.agent.modes import ChatMode
+        from relavium_desktop.engine.agent.mode_ids import ChatMode
 
         if self.busy or session_id == self.session_id:
             return
@@ -366,7 +366,7 @@ class ChatView(QWidget):
         import asyncio
 
         from relavium_desktop.engine.agent.chat import ChatSession
-        from relavium_desktop.engine.agent.modes import ChatMode
+        from relavium_desktop.engine.agent.mode_ids import ChatMode
         from relavium_desktop.ui.chat.backend import policy_from, tools_for_mode, with_route
 
         backend = self.ensure_loaded()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from relavium_desktop.engine.agent.modes import ChatMode, SessionApprovals, SessionGrants, session_key
+from relavium_desktop.engine.agent.mode_ids import ChatMode
+from relavium_desktop.engine.agent.modes import SessionApprovals, SessionGrants, session_key
 from relavium_desktop.engine.tools.fs_floors import is_protected_write
 from relavium_desktop.engine.tools.tooldef import (
     ActionClass,

@@ -373,6 +373,75 @@ class BudgetPaused(RunEvent):
     limit_microcents: int
 
 
+# -- sessions (upstream's agent-first namespace) -----------------------------------
+#
+# Defined so a consumer can parse upstream session streams; our chat still
+# emits its own chat:turn_* events below (its turns, not a session
+# lifecycle), so none of these is emitted yet.
+
+
+class SessionContext(WireModel):
+    working_dir: str
+    fs_scope_tier: Literal["sandboxed", "project", "full"]
+
+
+@_register(emitted=False)
+class SessionStarted(RunEvent):
+    TYPE: ClassVar[str] = "session:started"
+    agent_ref: str
+    model: str
+    context: SessionContext
+
+
+@_register(emitted=False)
+class SessionTurnStarted(RunEvent):
+    TYPE: ClassVar[str] = "session:turn_started"
+
+
+@_register(emitted=False)
+class SessionTurnCompleted(RunEvent):
+    TYPE: ClassVar[str] = "session:turn_completed"
+    stop_reason: str
+    tokens_used: TokensUsed
+    error: ErrorInfo | None = None
+
+
+@_register(emitted=False)
+class SessionCancelled(RunEvent):
+    TYPE: ClassVar[str] = "session:cancelled"
+
+
+@_register(emitted=False)
+class SessionExported(RunEvent):
+    TYPE: ClassVar[str] = "session:exported"
+    workflow_path: str = Field(min_length=1)
+
+
+@_register(emitted=False)
+class SessionCompacting(RunEvent):
+    TYPE: ClassVar[str] = "session:compacting"
+    reason: Literal["manual", "auto-threshold"]
+
+
+@_register(emitted=False)
+class SessionCompacted(RunEvent):
+    TYPE: ClassVar[str] = "session:compacted"
+    reason: Literal["manual", "auto-threshold"]
+    summary: str = Field(min_length=1)
+    kept_message_count: int = Field(ge=0)
+    tokens_before: int = Field(ge=0)
+    tokens_after: int = Field(ge=0)
+    tokens_used: TokensUsed
+
+
+@_register(emitted=False)
+class SessionTrimmed(RunEvent):
+    TYPE: ClassVar[str] = "session:trimmed"
+    reason: Literal["manual", "auto-fallback"]
+    kept_message_count: int = Field(ge=0)
+    dropped_message_count: int = Field(ge=0)
+
+
 # -- chat turns ------------------------------------------------------------------
 
 

@@ -38,6 +38,7 @@ from relavium_desktop.engine.events import (
     FilePatch,
     ModelRoute,
     RunEvent,
+    SessionContext,
     TokensUsed,
     WireModel,
     event_from_wire,
@@ -69,6 +70,7 @@ PARTS: dict[type[WireModel], dict[str, tuple[str, bool]]] = {
     AgentUsage: {"inputTokens": ("integer", REQ), "outputTokens": ("integer", REQ)},
     ModelRoute: {"provider": ("string", REQ), "model": ("string", REQ)},
     FilePatch: {"uri": ("string", REQ), "unifiedDiff": ("string", REQ)},
+    SessionContext: {"workingDir": ("string", REQ), "fsScopeTier": ("enum(sandboxed,project,full)", REQ)},
 }
 RUN_TOTALS = {"totalTokensUsed": ("TokensUsed", OPT), "totalCostMicrocents": ("integer", OPT),
               "durationMs": ("integer", OPT)}
@@ -129,6 +131,21 @@ SCHEMA: dict[str, tuple[str, bool, dict[str, tuple[str, bool]]]] = {
     "budget:warning": (UPSTREAM, False, {"spentMicrocents": ("integer", REQ), "limitMicrocents": ("integer", REQ),
                                          "thresholdPct": ("number", REQ)}),
     "budget:paused": (UPSTREAM, False, {"spentMicrocents": ("integer", REQ), "limitMicrocents": ("integer", REQ)}),
+    "session:started": (UPSTREAM, False, {"agentRef": ("string", REQ), "model": ("string", REQ),
+                                          "context": ("SessionContext", REQ)}),
+    "session:turn_started": (UPSTREAM, False, {}),
+    "session:turn_completed": (UPSTREAM, False, {"stopReason": ("string", REQ), "tokensUsed": ("TokensUsed", REQ),
+                                                 "error": ("ErrorInfo", OPT)}),
+    "session:cancelled": (UPSTREAM, False, {}),
+    "session:exported": (UPSTREAM, False, {"workflowPath": ("string", REQ)}),
+    "session:compacting": (UPSTREAM, False, {"reason": ("enum(manual,auto-threshold)", REQ)}),
+    "session:compacted": (UPSTREAM, False, {
+        "reason": ("enum(manual,auto-threshold)", REQ), "summary": ("string", REQ),
+        "keptMessageCount": ("integer", REQ), "tokensBefore": ("integer", REQ), "tokensAfter": ("integer", REQ),
+        "tokensUsed": ("TokensUsed", REQ)}),
+    "session:trimmed": (UPSTREAM, False, {"reason": ("enum(manual,auto-fallback)", REQ),
+                                          "keptMessageCount": ("integer", REQ),
+                                          "droppedMessageCount": ("integer", REQ)}),
     "chat:turn_completed": (LOCAL, True, {"toolTurns": ("integer", REQ)}),
     "chat:turn_failed": (LOCAL, True, {"error": ("ErrorInfo", REQ)}),
     "chat:turn_cancelled": (LOCAL, True, {}),
@@ -464,3 +481,38 @@ def test_the_bus_takes_only_typed_events_and_parsing_refuses_drift() -> None:
                          "error": {"code": "c", "reason": None, "message": "m"}})
     with pytest.raises(ValueError):
         event_from_wire({"type": "no:such_event"})
+
+
+# One canonical payload per upstream session:* event (the upstream schema's own examples).
+UPSTREAM_SESSION_SAMPLES: list[dict[str, Any]] = [
+    {"type": "session:started", "agentRef": "my-agent", "model": "claude-sonnet-4-6",
+     "context": {"workingDir": "/w", "fsScopeTier": "sandboxed"}},
+    {"type": "session:turn_started"},
+    {"type": "session:turn_completed", "stopReason": "stop", "tokensUsed": {"input": 1, "output": 2, "model": "m"}},
+    {"type": "session:turn_completed", "stopReason": "stop", "tokensUsed": {"input": 1, "output": 2},
+     "error": {"code": "provider_rate_limit", "reason": None, "message": "slow down", "retryable": True}},
+    {"type": "session:cancelled"},
+    {"type": "session:exported", "workflowPath": "/w/x.relavium.yaml"},
+    {"type": "session:compacting", "reason": "manual"},
+    {"type": "session:compacted", "reason": "manual", "summary": "earlier we set up the project",
+     "keptMessageCount": 2, "tokensBefore": 14200, "tokensAfter": 900, "tokensUsed": {"input": 14000, "output": 340}},
+    {"type": "session:trimmed", "reason": "auto-fallback", "keptMessageCount": 20, "droppedMessageCount": 8},
+]
+
+
+@pytest.mark.parametrize("payload", UPSTREAM_SESSION_SAMPLES, ids=lambda p: str(p["type"]))
+def test_upstream_session_events_parse_and_round_trip(payload: dict[str, Any]) -> None:
+    event = event_from_wire({"sessionId": "sess-1", "timestamp": "2026-06-04T00:00:00.000Z", "sequenceNumber": 3,
+                             **payload})
+    assert event.to_wire() == payload
+
+
+@pytest.mark.parametrize("payload", [
+    {"type": "session:exported", "workflowPath": ""},
+    {"type": "session:compacting", "reason": "auto-fallback"},
+    {"type": "session:trimmed", "reason": "manual", "keptMessageCount": -1, "droppedMessageCount": 0},
+    {"type": "session:turn_completed", "stopReason": "stop"},
+], ids=lambda p: str(p["type"]))
+def test_malformed_upstream_session_events_are_refused(payload: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        event_from_wire(payload)

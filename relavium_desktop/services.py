@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import WorkflowEngine
     from relavium_desktop.providers.config import ProviderEntry
     from relavium_desktop.providers.factory import ProviderSet
+    from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.store.runs import RunStore
     from relavium_desktop.store.sessions import SqliteSessionStore
 
@@ -141,6 +142,15 @@ def run_store(home: Path | None = None) -> RunStore:
     from relavium_desktop.store.runs import RunStore
 
     return RunStore.open(home or data_dir())
+
+
+def grant_store(home: Path | None = None) -> GrantStore:
+    """The per-project permission grants in ``history.db``; the host answers their path questions."""
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.host.fs.preview import HOST_GRANT_PATHS
+    from relavium_desktop.store.grants import GrantStore
+
+    return GrantStore.open(home or data_dir(), HOST_GRANT_PATHS)
 
 
 # -- agents -------------------------------------------------------------------------

@@ -102,14 +102,13 @@ class AppContext(QObject):
     def ensure_services(self) -> None:
         if self._services_ready:
             return
+        from relavium_desktop import services
         from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.host.desktop_os import DesktopOs
-        from relavium_desktop.host.fs.preview import HOST_GRANT_PATHS
-        from relavium_desktop.store.grants import GrantStore
         from relavium_desktop.ui.approval import ApprovalController
 
         self.desktop_os = DesktopOs()
-        self.grants = GrantStore.open(data_dir(), HOST_GRANT_PATHS)  # the host answers its path questions
+        self.grants = services.grant_store(data_dir())
         self.approvals = ApprovalController(
             self.window, grants=self.grants, project=lambda: self.project, notifier=self.desktop_os,
             notify_enabled=lambda: self.notifications_enabled(keys.KEY_NOTIFY_APPROVALS),

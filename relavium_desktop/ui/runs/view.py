@@ -94,9 +94,9 @@ def status_tooltip(run: JsonDict) -> str:
 
 
 def _read_runs(home: Path) -> list[JsonDict]:
-    from relavium_desktop.store.runs import RunStore
+    from relavium_desktop import services
 
-    store = RunStore.open(home)
+    store = services.run_store(home)
     try:
         return store.list_runs(limit=LIST_LIMIT)
     finally:
@@ -104,9 +104,9 @@ def _read_runs(home: Path) -> list[JsonDict]:
 
 
 def _read_gates(home: Path, run_id: str) -> tuple[list[JsonDict], JsonDict] | None:
-    from relavium_desktop.store.runs import RunStore
+    from relavium_desktop import services
 
-    store = RunStore.open(home)
+    store = services.run_store(home)
     try:
         return store.paused_gates(run_id)
     finally:
@@ -114,9 +114,9 @@ def _read_gates(home: Path, run_id: str) -> tuple[list[JsonDict], JsonDict] | No
 
 
 def _read_events(home: Path, run_id: str) -> list[JsonDict]:
-    from relavium_desktop.store.runs import RunStore
+    from relavium_desktop import services
 
-    store = RunStore.open(home)
+    store = services.run_store(home)
     try:
         return store.events(run_id)
     finally:

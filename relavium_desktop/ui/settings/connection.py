@@ -51,9 +51,9 @@ class ConnectionResult:
 
 def effective_entry(home: Path, name: str, base_url: str, allow_local: bool) -> ProviderEntry:
     """The entry a chat turn would use for ``name``, with the page's URL and opt-in applied."""
-    from relavium_desktop.providers.wiring import PROVIDERS_FILE, load_entries
+    from relavium_desktop import services
 
-    entries = load_entries(home / PROVIDERS_FILE)
+    entries = services.provider_entries(home)
     entry = entries.get(name) or DEFAULT_ENTRIES[name]
     return entry.model_copy(update={
         "base_url": base_url, "allow_local": allow_local, "timeout_s": min(entry.timeout_s, TEST_TIMEOUT_S),

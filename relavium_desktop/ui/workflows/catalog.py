@@ -101,9 +101,9 @@ def scan_project(project: Path, last_status: dict[str, str] | None = None) -> li
 
 def last_statuses(home: Path) -> dict[str, str]:
     """The newest run status per workflow source, from history.db (blocking)."""
-    from relavium_desktop.store.runs import RunStore
+    from relavium_desktop import services
 
-    store = RunStore.open(home)
+    store = services.run_store(home)
     try:
         out: dict[str, str] = {}
         for run in store.list_runs(limit=1000):

@@ -107,7 +107,7 @@ class WorkflowRunner(QObject):
             self.run.cancel()
 
     def _launch(self, make: Callable[[Any], WorkflowRun], refused: type[Exception]) -> bool:
-        from relavium_desktop.store.runs import RunStore
+        from relavium_desktop import services
 
         if self.busy:
             self.failed_to_start.emit("a run is already in progress; stop it first")
@@ -115,7 +115,7 @@ class WorkflowRunner(QObject):
         if not (self._run_workspace or self._workspace()):
             self.failed_to_start.emit("choose a project folder first")
             return False
-        store = RunStore.open(self._home())
+        store = services.run_store(self._home())
         try:
             self.run = make(self._engine(store))
         except refused as exc:

@@ -32,7 +32,8 @@ from typing import Any, ClassVar, Literal, TypeVar
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-JsonDict = dict[str, Any]
+from relavium_desktop.engine.jsontypes import JsonDict
+
 Subscriber = Callable[[JsonDict], None]
 
 TERMINAL_RUN_EVENTS = frozenset({"run:completed", "run:failed", "run:cancelled"})

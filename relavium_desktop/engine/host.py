@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-JsonDict = dict[str, Any]
+from relavium_desktop.engine.jsontypes import JsonDict
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,10 +36,9 @@ from typing import Any
 
 import psutil
 
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.workflow.journal import RunInfo
 from relavium_desktop.store.db import history_db_path, migrate, open_db, write_tx
-
-JsonDict = dict[str, Any]
 
 INTERRUPTED = "interrupted"
 

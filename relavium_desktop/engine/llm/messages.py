@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-JsonDict = dict[str, Any]
+from relavium_desktop.engine.jsontypes import JsonDict
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 

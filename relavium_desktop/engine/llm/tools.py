@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-JsonDict = dict[str, Any]
+from relavium_desktop.engine.jsontypes import JsonDict
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from relavium_desktop.engine.errors import (
 )
 from relavium_desktop.engine.events import AgentToolCall, AgentToolResult, RunEvent
 from relavium_desktop.engine.host import SpillInfo, ToolHost
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools import mapping
 from relavium_desktop.engine.tools.bounding import (
     DEFAULT_LIMITS,
@@ -48,8 +49,6 @@ from relavium_desktop.engine.tools.tooldef import (
     ToolDef,
     ToolDispatchContext,
 )
-
-JsonDict = dict[str, Any]
 
 # Display bounds for event payloads (separate from the model-facing bound).
 EVENT_INPUT_PREVIEW_CHARS = 2_000

@@ -17,10 +17,10 @@ from pydantic import BaseModel
 
 from relavium_desktop.engine.events import Emit
 from relavium_desktop.engine.host import ToolHost
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.command_policy import validate_command_entries
 from relavium_desktop.engine.tools.domain_policy import validate_domain_entry
 
-JsonDict = dict[str, Any]
 ToolSource = Literal["builtin", "mcp", "plugin", "http"]
 EgressKind = Literal["http", "search", "mcp"]
 FsScopeTier = Literal["sandboxed", "project", "full"]

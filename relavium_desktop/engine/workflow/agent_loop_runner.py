@@ -55,13 +55,13 @@ from relavium_desktop.engine.agent.routing import ProviderLookup
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.errors import InvalidArgsError, ToolFailedError
 from relavium_desktop.engine.events import CostUpdated, Emit, RunEvent
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.llm.messages import Message
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
 from relavium_desktop.engine.workflow.agents import AgentNodeError, AgentNodeRequest, AgentNodeResult
 from relavium_desktop.engine.workflow.errors import NodeError
 from relavium_desktop.engine.workflow.schema_check import check_output_schema
 
-JsonDict = dict[str, Any]
 Sleep = Callable[[float], Awaitable[None]]
 
 # Upstream workflows may name only a model; these prefixes say whose it is.

@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from relavium_desktop.engine.events import Emit
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
 from relavium_desktop.engine.workflow.errors import NodeError
 from relavium_desktop.engine.workflow.models import AgentDef
-
-JsonDict = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

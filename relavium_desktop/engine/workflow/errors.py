@@ -8,11 +8,9 @@ CLI, the UI and the history all branch on the same discriminant.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from relavium_desktop.engine.events import ErrorInfo
-
-JsonDict = dict[str, Any]
+from relavium_desktop.engine.jsontypes import JsonDict
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from relavium_desktop.engine.errors import InvalidArgsError, ToolError
 from relavium_desktop.engine.events import Emit
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import (
     ApprovalRegime,
@@ -48,8 +49,6 @@ from relavium_desktop.engine.workflow.plan import DEFAULT_KEY, RunPlan, when_key
 from relavium_desktop.engine.workflow.sandbox import ExpressionSandbox
 from relavium_desktop.engine.workflow.schema_check import check_output_schema
 from relavium_desktop.engine.workflow.templates import Scope, render_text, render_value
-
-JsonDict = dict[str, Any]
 
 
 @dataclass(slots=True)

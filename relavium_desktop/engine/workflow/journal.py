@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
-JsonDict = dict[str, Any]
+from relavium_desktop.engine.jsontypes import JsonDict
 
 
 @dataclass(frozen=True, slots=True)

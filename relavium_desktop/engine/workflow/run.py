@@ -45,6 +45,7 @@ from relavium_desktop.engine.events import (
     TokensUsed,
     iso_timestamp,
 )
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.masking import clip, mask_value
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier, ToolPolicy
@@ -66,7 +67,6 @@ from relavium_desktop.engine.workflow.plan import PlanEdge
 from relavium_desktop.engine.workflow.sandbox import ExpressionSandbox, QuickJsSandbox
 from relavium_desktop.engine.workflow.templates import Scope, render, render_text
 
-JsonDict = dict[str, Any]
 EventCallback = Callable[[JsonDict], None]
 RunStatus = Literal["completed", "failed", "cancelled", "paused"]
 

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any
 
 from relavium_desktop.engine.errors import DenyReason, ToolDeniedError
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.host.fs import lister, reader, writer
 from relavium_desktop.host.fs.policy import PathPolicy
 from relavium_desktop.host.fs.roots import join
 from relavium_desktop.host.fs.walk import WalkHook, open_path
-
-JsonDict = dict[str, Any]
 
 
 class FsHost:

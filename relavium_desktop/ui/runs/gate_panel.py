@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.ui.qt import (
     QHBoxLayout,
@@ -24,8 +25,6 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
-
-JsonDict = dict[str, Any]
 
 
 class GatePanel(QWidget):

@@ -26,8 +26,9 @@ import asyncio
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QFontDatabase,
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
     from relavium_desktop.ui.workflows.runner import WorkflowRunner
 
-JsonDict = dict[str, Any]
 COLUMNS = ["Workflow", "Status", "Started", "Duration", "Tokens (in / out)", "Cost"]
 LIST_LIMIT = 500
 INTERRUPTED_HINT = ("It did not finish. If it was cut off between steps, continue it with "

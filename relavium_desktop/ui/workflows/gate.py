@@ -15,6 +15,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.masking import clip, mask_text
 from relavium_desktop.engine.workflow.run import GateDecision
 from relavium_desktop.ui.qt import (
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
 
 log = logging.getLogger(__name__)
-JsonDict = dict[str, Any]
 
 APPROVE = "Approve"
 REJECT = "Reject"

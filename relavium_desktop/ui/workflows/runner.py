@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult, WorkflowRun
 
 log = logging.getLogger(__name__)
-JsonDict = dict[str, Any]
 
 # What a desktop workflow run does without asking (see the module docstring).
 AUTHOR_TRUSTED = frozenset({ActionClass.FS_WRITE, ActionClass.PROCESS, ActionClass.EGRESS})

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QHeaderView,
@@ -28,7 +29,6 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 
-JsonDict = dict[str, Any]
 FLUSH_MS = 30
 
 NODE_STATE_BY_EVENT = {

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.qt import (
     QFontDatabase,
@@ -41,8 +42,6 @@ from relavium_desktop.ui.workflows.timeline import RunTimeline
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
     from relavium_desktop.ui.context import AppContext
-
-JsonDict = dict[str, Any]
 
 
 def _home() -> Path:

@@ -23,11 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from relavium_desktop import services
 from relavium_desktop.engine.agent.loop import AgentLoop
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.llm import ChatRequest, Message, StreamEvent
-from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
-from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
 from relavium_desktop.host.assembly import HostSettings, build_host
 from relavium_desktop.providers.config import ProviderEntry, basic_validate_base_url, env_resolver
@@ -70,7 +69,7 @@ async def one_loop(server: ScriptedLLMServer, provider: HttpProvider, ws: Path, 
     host = build_host(HostSettings(workspace=ws, home=home))
     ctx = ToolDispatchContext(run_id="bench", node_id="bench", granted_tool_ids=frozenset({"read_file"}),
                               emit=lambda e: None)
-    loop = AgentLoop(spec=spec, providers=lambda name: timed, registry=ToolRegistry(BUILTIN_TOOLS, host), ctx=ctx)
+    loop = AgentLoop(spec=spec, providers=lambda name: timed, registry=services.tool_registry(host), ctx=ctx)
     start = time.perf_counter()
     result = await loop.run([Message.user("go")])
     total = time.perf_counter() - start

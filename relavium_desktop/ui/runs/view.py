@@ -315,6 +315,12 @@ class RunsView(QWidget):
         if self._runner is not None and self._runner.busy:
             self._timer.start(500)  # another resume is finishing; try again shortly
             return
+        expires = panel.gate.get("expiresAtEpoch")
+        if isinstance(expires, int | float) and time.time() < expires:
+            # Qt's default (coarse) timers may fire up to 5% early, and the engine
+            # refuses a timeout answer before the gate is due: wait out the rest.
+            self._timer.start(int((expires - time.time()) * 1000) + 50)
+            return
         panel.set_busy(True)
         panel.status.setText("The gate timed out; applying its timeout action…")
         self.answer_gate(panel.run_id, str(panel.gate.get("gateId")), GateDecision("rejected", "timeout"))

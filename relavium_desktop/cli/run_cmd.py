@@ -153,8 +153,8 @@ def run(args: argparse.Namespace) -> int:
             assert row is not None
             if args.decision or args.gate or args.payload:
                 raise UsageError("an interrupted run continues from its checkpoint: give --resume RUN_ID alone")
-            checkpoint = store.load_checkpoint_any(args.resume)
-            if checkpoint is None or not store.can_continue(args.resume):
+            checkpoint = store.continuable_checkpoint(args.resume)
+            if checkpoint is None:
                 report_error("validation", _not_resumable(row), args.json)
                 return EXIT_USAGE
         elif args.resume and not args.decision:

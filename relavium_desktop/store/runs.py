@@ -234,29 +234,24 @@ class RunStore:
             ).fetchone()
         return json.loads(row[0]) if row else None
 
-    def load_checkpoint_any(self, run_id: str) -> JsonDict | None:
-        """The last checkpoint whatever the run's status (its surface: workspace and tier)."""
+    # An interrupted run continues only from a mid-run checkpoint: its process died
+    # between node boundaries (a run stopped on purpose ends with a final one).
+    _CONTINUABLE_SQL = (
+        "SELECT c.state FROM runs r JOIN run_checkpoints c ON c.run_id = r.id "
+        f"WHERE r.id = ? AND r.status = '{INTERRUPTED}' AND c.status = 'running'"
+    )
+
+    def continuable_checkpoint(self, run_id: str) -> JsonDict | None:
+        """The mid-run checkpoint an interrupted run would continue from (for its surface); None if it cannot."""
         with self._lock:
-            row = self._conn.execute("SELECT state FROM run_checkpoints WHERE run_id = ?", (run_id,)).fetchone()
+            row = self._conn.execute(self._CONTINUABLE_SQL, (run_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def can_continue(self, run_id: str) -> bool:
-        """Interrupted with a mid-run checkpoint: its process died between node boundaries."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT 1 FROM runs r JOIN run_checkpoints c ON c.run_id = r.id "
-                "WHERE r.id = ? AND r.status = ? AND c.status = 'running'", (run_id, INTERRUPTED)
-            ).fetchone()
-        return row is not None
-
     def claim_interrupted(self, run_id: str) -> JsonDict | None:
-        """See :meth:`RunJournal.claim_interrupted`: only a mid-run checkpoint ('running') continues."""
+        """See :meth:`RunJournal.claim_interrupted`."""
         owner = this_process()
         with self._lock, write_tx(self._conn):
-            row = self._conn.execute(
-                "SELECT c.state FROM runs r JOIN run_checkpoints c ON c.run_id = r.id "
-                "WHERE r.id = ? AND r.status = ? AND c.status = 'running'", (run_id, INTERRUPTED)
-            ).fetchone()
+            row = self._conn.execute(self._CONTINUABLE_SQL, (run_id,)).fetchone()
             if row is None:
                 return None
             state: JsonDict = json.loads(row[0])

@@ -217,8 +217,7 @@ class WorkflowEngine:
         state = self.journal.load_checkpoint(run_id)
         if state is None:
             raise InputError(f"no paused run with id {run_id!r}")
-        if state.get("version") != STATE_VERSION:
-            raise InputError(f"run {run_id!r} was checkpointed by an incompatible version")
+        workflow = self._checkpointed_workflow(run_id, state)
         gates: dict[str, JsonDict] = state["gates"]
         if not gates:
             raise InputError(f"run {run_id!r} has no pending human gate")
@@ -236,13 +235,9 @@ class WorkflowEngine:
             expires = gates[node_id].get("expiresAtEpoch")
             if expires is None or self.clock() < expires:
                 raise InputError(f"gate {gates[node_id]['gateId']!r} of run {run_id!r} has not timed out")
-        texts: dict[str, str] = state.get("refTexts", {})
-        workflow = load_workflow(state["workflowText"], state["filename"],
-                                 read_ref=texts.__getitem__ if texts else None)
         run = WorkflowRun(self, workflow, state, on_event=on_event, fresh=False)
         run.pending_decision = (node_id, decision)
         return run
-
 
     def resume_interrupted(self, run_id: str, *, on_event: EventCallback | None = None) -> WorkflowRun:
         """Continue a run whose process died, from its last node-boundary checkpoint.
@@ -255,16 +250,20 @@ class WorkflowEngine:
         state = self.journal.claim_interrupted(run_id)
         if state is None:
             raise InputError(f"run {run_id!r} is not an interrupted run that can continue from a checkpoint")
-        if state.get("version") != STATE_VERSION:
-            raise InputError(f"run {run_id!r} was checkpointed by an incompatible version")
+        workflow = self._checkpointed_workflow(run_id, state)
         statuses: dict[str, str] = state["status"]
         for node_id, status in statuses.items():
             if status == "running":
                 statuses[node_id] = "pending"
-        texts: dict[str, str] = state.get("refTexts", {})
-        workflow = load_workflow(state["workflowText"], state["filename"],
-                                 read_ref=texts.__getitem__ if texts else None)
         return WorkflowRun(self, workflow, state, on_event=on_event, fresh=False)
+
+    @staticmethod
+    def _checkpointed_workflow(run_id: str, state: JsonDict) -> LoadedWorkflow:
+        """The workflow a checkpoint was taken of, re-loaded from the text it carries."""
+        if state.get("version") != STATE_VERSION:
+            raise InputError(f"run {run_id!r} was checkpointed by an incompatible version")
+        texts: dict[str, str] = state.get("refTexts", {})
+        return load_workflow(state["workflowText"], state["filename"], read_ref=texts.__getitem__ if texts else None)
 
 
 class WorkflowRun:

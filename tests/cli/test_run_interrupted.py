@@ -6,76 +6,27 @@ real history.db read back from a new process.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
-import psutil
 import pytest
 
+from tests.cli.run_processes import (
+    SLOW,
+    exit_after_stdout_closed,
+    from_a_new_process,
+    killed_at_its_sleep,
+    read_until,
+    runs_from_a_new_process,
+    start_run,
+)
 from tests.conftest import relavium_cmd
 from tests.helpers import run_cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and sleep(1)")
-
-SLOW = """schema_version: '1.0'
-workflow:
-  id: slow
-  name: Slow steps
-  tools: {allowedCommands: ['sleep 1', 'sleep 30']}
-  nodes:
-    - {id: s, type: input}
-    - id: nap
-      type: tool
-      tool_config: {tool_name: run_command, input_mapping: {command: sleep, args: ['1']}}
-    - id: wait
-      type: tool
-      tool_config: {tool_name: run_command, input_mapping: {command: sleep, args: ['30']}}
-    - {id: out, type: output}
-  edges: [{from: s, to: nap}, {from: nap, to: wait}, {from: wait, to: out}]
-"""
-
-
-def runs_from_a_new_process(env: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """RunStore.list_runs as another process (the window, a later command) sees it."""
-    code = ("import json; from relavium_desktop.host.datadir import data_dir; "
-            "from relavium_desktop.store.runs import RunStore; s = RunStore.open(data_dir()); "
-            "print(json.dumps(s.list_runs())); s.close()")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
-                         timeout=60).stdout
-    return {r["id"]: r for r in json.loads(out)}
-
-
-def start_run(wf: Path, env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([*relavium_cmd(), "run", str(wf), "--workspace", str(cwd), "--json"], env=env, cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def read_until(proc: subprocess.Popen[str], kind: str, node: str | None = None) -> list[dict[str, Any]]:
-    assert proc.stdout is not None
-    events = []
-    for line in proc.stdout:
-        events.append(json.loads(line))
-        if events[-1]["type"] == kind and events[-1].get("nodeId") == node:
-            return events
-    raise AssertionError(f"the run ended before {kind} {node}: {events}")
-
-
-def sleep_child(proc: subprocess.Popen[str]) -> list[psutil.Process]:
-    """Wait until the run's `sleep` is running (node:started comes just before it spawns); its process tree."""
-    deadline = time.monotonic() + 20
-    while True:
-        children = psutil.Process(proc.pid).children(recursive=True)
-        if any(c.name() == "sleep" for c in children):
-            return children
-        assert time.monotonic() < deadline, "the run never started its sleep"
-        time.sleep(0.05)
-
 
 # The node cut off by the kill sleeps 3 s, so continuing the run re-runs it quickly.
 KILLABLE = SLOW.replace("'sleep 30']", "'sleep 3']").replace("args: ['30']", "args: ['3']")
@@ -87,8 +38,7 @@ def test_a_killed_run_reads_interrupted_and_continues_from_its_checkpoint(
     wf = tmp_path / "slow.relavium.yaml"
     wf.write_text(KILLABLE)
     proc = start_run(wf, cli_env, tmp_path)
-    children: list[psutil.Process] = []
-    try:
+    with killed_at_its_sleep(proc):  # `sleep 3`, in its own session
         events = read_until(proc, "node:started", "wait")
         run_id = events[0]["runId"]
         # While its process lives, any other process sees the run as running.
@@ -97,19 +47,6 @@ def test_a_killed_run_reads_interrupted_and_continues_from_its_checkpoint(
             assert time.monotonic() < deadline, row
             time.sleep(0.1)
         assert row["owner_pid"] == proc.pid
-        children = sleep_child(proc)  # `sleep 3`, in its own session: killed by hand below
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for child in children:
-            with contextlib.suppress(psutil.Error):
-                child.kill()
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
 
     row = runs_from_a_new_process(cli_env)[run_id]
     assert row["status"] == "interrupted"
@@ -130,11 +67,7 @@ def test_a_killed_run_reads_interrupted_and_continues_from_its_checkpoint(
     assert resumed[0]["sequenceNumber"] > 0  # numbering goes on from the checkpoint
     row = runs_from_a_new_process(cli_env)[run_id]
     assert row["status"] == "completed" and row["error"] is None
-    code = ("import json; from relavium_desktop.host.datadir import data_dir; "
-            "from relavium_desktop.store.runs import RunStore; s = RunStore.open(data_dir()); "
-            f"print(json.dumps([e['sequenceNumber'] for e in s.events({run_id!r})])); s.close()")
-    seqs = json.loads(subprocess.run([sys.executable, "-c", code], env=cli_env, capture_output=True, text=True,
-                                     check=True, timeout=60).stdout)
+    seqs = from_a_new_process(cli_env, f"[e['sequenceNumber'] for e in s.events({run_id!r})]")
     assert seqs == list(range(len(seqs)))  # one gap-free log across both processes
 
     # Once finished it is not interrupted any more: --resume alone is a usage error again.
@@ -151,16 +84,8 @@ def test_a_closed_stdout_stops_the_run_quietly_and_records_it_interrupted(
     assert proc.stdout is not None and proc.stderr is not None
     first = json.loads(proc.stdout.readline())
     assert first["type"] == "run:started"
-    proc.stdout.close()  # `relavium run … | head -1`
     started = time.monotonic()
-    try:
-        code = proc.wait(60)
-        err = proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stderr.close()
+    code, err = exit_after_stdout_closed(proc)  # `relavium run … | head -1`
     assert code == 1
     assert "Traceback" not in err and "Exception ignored" not in err and "BrokenPipe" not in err, err
     assert time.monotonic() - started < 25  # it stopped; it did not sit out `sleep 30`
@@ -179,15 +104,7 @@ def test_a_closed_stdout_without_json_is_quiet_too(cli_env: dict[str, str], tmp_
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stderr is not None
     assert "run:started" in proc.stdout.readline()
-    proc.stdout.close()
-    try:
-        code = proc.wait(60)
-        err = proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stderr.close()
+    code, err = exit_after_stdout_closed(proc)
     assert code == 1 and "Traceback" not in err and "Exception ignored" not in err, err
     (row,) = runs_from_a_new_process(cli_env).values()
     assert row["status"] == "interrupted"

@@ -280,32 +280,13 @@ def test_a_run_whose_process_died_reads_interrupted(make_window, qtbot, relavium
 def test_a_killed_relavium_run_reads_interrupted_in_a_fresh_window(
     make_window, qtbot, project: Path, cli_env: dict[str, str]
 ) -> None:
-    import contextlib
-    import signal
-
-    import psutil
-
-    from tests.cli.test_run_interrupted import SLOW, read_until, sleep_child, start_run
+    from tests.cli.run_processes import SLOW, killed_at_its_sleep, read_until, start_run
 
     wf = project / "slow.relavium.yaml"
     wf.write_text(SLOW)
     proc = start_run(wf, cli_env, project)
-    children: list[psutil.Process] = []
-    try:
+    with killed_at_its_sleep(proc):
         run_id = read_until(proc, "node:started", "wait")[0]["runId"]
-        children = sleep_child(proc)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for child in children:
-            with contextlib.suppress(psutil.Error):
-                child.kill()
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
 
     window = make_window()
     window.nav.setCurrentRow(NAV_RUNS)

@@ -61,11 +61,15 @@ class FileOutputStore:
         self.root = root
         self.scope = scope
 
-    def run_dir(self, run_id: str) -> Path:
+    def _folder(self, run_id: str) -> Path:
         if not valid_run_id(run_id):
             raise ValueError("invalid run id")
         path = self.root / run_id
         path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return path
+
+    def run_dir(self, run_id: str) -> Path:
+        path = self._folder(run_id)
         if self.scope is not None:
             # A host built without a run id adopts the first run it spills for; a
             # bound host keeps its run (another run's spill is written, not readable).
@@ -74,10 +78,7 @@ class FileOutputStore:
 
     def bind(self, run_id: str) -> Path:
         """Create ``runs/<run_id>/`` and make it the one run folder the file tools may read."""
-        if not valid_run_id(run_id):
-            raise ValueError("invalid run id")
-        path = self.root / run_id
-        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = self._folder(run_id)
         if self.scope is not None:
             self.scope.bind(run_id, path)
         return path

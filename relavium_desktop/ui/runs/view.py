@@ -277,10 +277,7 @@ class RunsView(QWidget):
         self._run_workspace = surface.get("workspace")
         gate = gates[0]
         self.gate_panel.show_gate(run_id, gate)
-        expires = gate.get("expiresAtEpoch")
-        if isinstance(expires, int | float):
-            # Fire just after the expiry; the engine refuses a timeout answer before it is due.
-            self._timer.start(max(0, int((expires - time.time()) * 1000)) + 50)
+        self._arm_gate_timer(gate, only_if_ahead=False)
         self.gate_shown.emit(run_id)
 
     def _ensure_runner(self) -> WorkflowRunner:
@@ -306,6 +303,22 @@ class RunsView(QWidget):
         self._resuming = run_id
         self._ensure_runner().resume(run_id, decision, gate_id, workspace=self._run_workspace)
 
+    def _arm_gate_timer(self, gate: JsonDict, *, only_if_ahead: bool) -> bool:
+        """Start the timer to fire just after the gate's expiry; whether it was started.
+
+        The engine refuses a timeout answer before the gate is due, hence the
+        50 ms margin, and ``only_if_ahead`` re-arms a timer that fired early
+        (Qt's default coarse timers may run up to 5% ahead) for the time left.
+        """
+        expires = gate.get("expiresAtEpoch")
+        if not isinstance(expires, int | float):
+            return False
+        left = expires - time.time()
+        if only_if_ahead and left <= 0:
+            return False
+        self._timer.start(max(0, int(left * 1000)) + 50)
+        return True
+
     def _gate_timed_out(self) -> None:
         from relavium_desktop.engine.workflow.run import GateDecision
 
@@ -315,12 +328,8 @@ class RunsView(QWidget):
         if self._runner is not None and self._runner.busy:
             self._timer.start(500)  # another resume is finishing; try again shortly
             return
-        expires = panel.gate.get("expiresAtEpoch")
-        if isinstance(expires, int | float) and time.time() < expires:
-            # Qt's default (coarse) timers may fire up to 5% early, and the engine
-            # refuses a timeout answer before the gate is due: wait out the rest.
-            self._timer.start(int((expires - time.time()) * 1000) + 50)
-            return
+        if self._arm_gate_timer(panel.gate, only_if_ahead=True):
+            return  # fired early: wait out the rest
         panel.set_busy(True)
         panel.status.setText("The gate timed out; applying its timeout action…")
         self.answer_gate(panel.run_id, str(panel.gate.get("gateId")), GateDecision("rejected", "timeout"))

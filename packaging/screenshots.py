@@ -274,10 +274,10 @@ async def _permission(window: Any, project: Path, out: Path) -> None:
         },
         node_id="chat",
     )
-    assert window.approvals is not None
+    assert window.context.approvals is not None
     opened: list[Any] = []
-    window.approvals.dialog_opened.connect(opened.append)
-    pending = asyncio.ensure_future(window.approvals.confirm(request))
+    window.context.approvals.dialog_opened.connect(opened.append)
+    pending = asyncio.ensure_future(window.context.approvals.confirm(request))
     await _until(lambda: opened, "the permission dialog")
     await _settle()
     opened[0].grab().save(str(out / "permission-dialog.png"))
@@ -289,12 +289,12 @@ def _grant_demo_permissions(window: Any, project: Path) -> None:
     """"Always allow in this project" answers a user gave earlier (Settings → Permissions lists them)."""
     from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
 
-    assert window.grants is not None
-    window.grants.add(str(project), ApprovalRequest(
+    assert window.context.grants is not None
+    window.context.grants.add(str(project), ApprovalRequest(
         "write_file", ActionClass.FS_WRITE, "TODO-report.md", {"path": "TODO-report.md", "content": ""}, "write"))
-    window.grants.add(str(project), ApprovalRequest(
+    window.context.grants.add(str(project), ApprovalRequest(
         "write_file", ActionClass.FS_WRITE, "docs/guide.md", {"path": "docs/guide.md", "content": ""}, "chat"))
-    window.grants.add(str(project), ApprovalRequest(
+    window.context.grants.add(str(project), ApprovalRequest(
         "run_command", ActionClass.PROCESS, "npm test", {"command": "npm", "args": ["test"]}, "chat"))
 
 
@@ -304,10 +304,10 @@ async def _shoot(out: Path, project: Path) -> None:
 
     app = QApplication.instance()
     window = MainWindow()
-    window.set_project(str(project))
+    window.context.set_project(str(project))
     window.resize(1280, 800)
     window.show()
-    window.ensure_services()
+    window.context.ensure_services()
     await _settle()
     _grant_demo_permissions(window, project)
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import WorkflowEngine
     from relavium_desktop.providers.config import ProviderEntry
     from relavium_desktop.providers.factory import ProviderSet
+    from relavium_desktop.providers.store import ProviderStore
     from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.store.runs import RunStore
     from relavium_desktop.store.sessions import SqliteSessionStore
@@ -89,15 +90,25 @@ def surface_host(
 # -- providers ----------------------------------------------------------------------
 
 
+def provider_store(home: Path | None = None, settings_file: Path | None = None) -> ProviderStore:
+    """The one provider store: ``$RELAVIUM_HOME/providers.yaml`` (or ``settings_file``).
+
+    Shared per path within the process, so the CLI, workflows and every view
+    read the same cached entries and see an edit as soon as the file changes.
+    """
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.providers.store import store_for
+    from relavium_desktop.providers.wiring import PROVIDERS_FILE
+
+    return store_for(settings_file or (home or data_dir()) / PROVIDERS_FILE)
+
+
 def provider_entries(home: Path | None = None, settings_file: Path | None = None) -> dict[str, ProviderEntry]:
-    """The configured provider entries: ``providers.yaml`` (or ``settings_file``) over the defaults.
+    """The configured provider entries: the file's, or the built-in defaults while it does not exist.
 
     Raises ``ProviderConfigError`` for an unreadable or invalid file.
     """
-    from relavium_desktop.host.datadir import data_dir
-    from relavium_desktop.providers.wiring import PROVIDERS_FILE, load_entries
-
-    return load_entries(settings_file or (home or data_dir()) / PROVIDERS_FILE)
+    return provider_store(home, settings_file).entries()
 
 
 def provider_set(
@@ -105,7 +116,7 @@ def provider_set(
     settings_file: Path | None = None,
     endpoint_override: EndpointOverride | None = None,
 ) -> ProviderSet:
-    """The provider entries (``providers.yaml`` over the defaults), keys and the SSRF-guarded client.
+    """The provider entries (``providers.yaml``), keys and the SSRF-guarded client.
 
     The same settings file and ``secret:``/``env:`` key references for the
     CLI and the desktop; the desktop adds its saved endpoint overrides.

@@ -11,10 +11,11 @@ that says ``allow_local: true`` (visible in settings) may name a local server.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SecretResolver = Callable[[str], str]
 # ``(base_url, allow_local)``; awaited before the first connection (the host's check resolves DNS).
@@ -22,6 +23,9 @@ SecretResolver = Callable[[str], str]
 BaseUrlValidator = Callable[[str, bool], Awaitable[None] | None]
 ALLOW_LOCAL_OPT_IN = "allow_local: true (on the provider entry)"
 ProviderKind = Literal["anthropic", "openai", "gemini"]
+NOT_A_REFERENCE = "a key must be a reference like 'secret:NAME' or 'env:NAME', never the key itself"
+# The scheme, then a name in the keyring's (and the environment's) alphabet: nothing a raw key looks like.
+KEY_REF_RE = re.compile(r"^(secret|env):[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 
 
 class ProviderConfigError(ValueError):
@@ -29,13 +33,30 @@ class ProviderConfigError(ValueError):
 
 
 class ProviderEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """One named provider as ``providers.yaml`` holds it.
+
+    ``api_key`` is checked here, not only where the CLI or the settings page
+    write it, so a hand-edited file that pastes a key in is refused on
+    reading too; ``hide_input_in_errors`` keeps the pasted value out of every
+    validation message.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     kind: ProviderKind
     base_url: str
     api_key: str | None = Field(default=None, description="secret:NAME or env:NAME; null for keyless local servers")
     allow_local: bool = False
     timeout_s: float = Field(default=120.0, gt=0, le=3_600)
+
+    @field_validator("api_key", mode="before")
+    @classmethod
+    def _key_is_a_reference(cls, value: object) -> object:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None  # ``api_key: ""`` in a hand-written file means "no key", like null
+        if not isinstance(value, str) or not KEY_REF_RE.match(value.strip()):
+            raise ValueError(NOT_A_REFERENCE)
+        return value.strip()
 
 
 DEFAULT_ENTRIES: dict[str, ProviderEntry] = {
@@ -70,9 +91,7 @@ def chain_resolvers(by_scheme: Mapping[str, SecretResolver]) -> SecretResolver:
         scheme = ref.split(":", 1)[0] if ":" in ref else ""
         fn = by_scheme.get(scheme)
         if fn is None:
-            raise ProviderConfigError(
-                "a key must be a reference like 'secret:NAME' or 'env:NAME', never the key itself"
-            )
+            raise ProviderConfigError(NOT_A_REFERENCE)
         return fn(ref)
 
     return resolve

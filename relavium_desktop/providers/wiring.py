@@ -8,14 +8,9 @@ from the environment.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import httpx
-from pydantic import ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from relavium_desktop.providers.config import (
     ALLOW_LOCAL_OPT_IN,
@@ -27,6 +22,7 @@ from relavium_desktop.providers.config import (
     env_resolver,
 )
 from relavium_desktop.providers.factory import ProviderSet
+from relavium_desktop.providers.store import store_for
 
 PROVIDERS_FILE = "providers.yaml"
 
@@ -82,25 +78,13 @@ def host_client_factory(allow_local: bool) -> httpx.AsyncClient:
 
 
 def load_entries(path: Path | None) -> dict[str, ProviderEntry]:
-    """Defaults, overridden/extended by the settings file (when it exists)."""
-    entries = dict(DEFAULT_ENTRIES)
-    if path is None or not path.exists():
-        return entries
-    try:
-        data: Any = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
-    except (OSError, YAMLError) as exc:
-        raise ProviderConfigError(f"{path.name}: cannot read provider settings ({type(exc).__name__})") from None
-    raw = (data or {}).get("providers", data or {}) if isinstance(data, Mapping) else None
-    if not isinstance(raw, Mapping):
-        raise ProviderConfigError(f"{path.name}: expected a mapping of provider names to entries")
-    for name, value in raw.items():
-        try:
-            entries[str(name)] = ProviderEntry.model_validate(value)
-        except ValidationError as exc:
-            first = exc.errors(include_url=False, include_input=False)[0]
-            loc = ".".join(str(p) for p in first.get("loc", ()))
-            raise ProviderConfigError(f"{path.name}: provider {name!r}: {loc}: {first.get('msg')}") from None
-    return entries
+    """The entries of the settings file through its shared store (the defaults while it does not exist).
+
+    An existing file is the whole truth: it is not merged with the defaults.
+    """
+    if path is None:
+        return dict(DEFAULT_ENTRIES)
+    return store_for(path).entries()
 
 
 def host_provider_set(home: Path, settings_file: Path | None = None) -> ProviderSet:

@@ -2,9 +2,11 @@
 
 Reads one message per line from stdin (a terminal or a pipe), streams the
 reply, and asks ``y/n/always`` on the terminal before governed actions as the
-mode requires.  ``--session ID`` resumes a stored session: its history is
-sent to the provider as stored.  REPL commands: ``/mode MODE``, ``/rename
-TITLE``, ``/exit``.  ``--list``, ``--rename ID --title T`` and ``--delete ID``
+mode requires (new sessions: "Ask before acting").  ``--session ID``
+resumes a stored session: its history is sent to the provider as stored.
+REPL commands: ``/mode MODE``, ``/rename TITLE``, ``/exit``.  ``--mode``
+and ``/mode`` take every id :func:`parse_mode` accepts, including the
+upstream ``ask`` and ``plan`` (both Read-only).  ``--list``, ``--rename ID --title T`` and ``--delete ID``
 manage stored sessions without starting a REPL.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import sys
 import time
 
@@ -24,16 +27,44 @@ from relavium_desktop.cli.agent_common import (
     workspace_of,
 )
 from relavium_desktop.cli.jsonargs import print_json
-from relavium_desktop.engine.agent.mode_ids import MODE_IDS
+from relavium_desktop.engine.agent.mode_ids import (
+    ACCEPTED_MODE_IDS,
+    DEFAULT_MODE,
+    MODE_ALIASES,
+    MODE_DESCRIPTIONS,
+    MODE_IDS,
+    MODE_TITLES,
+    ChatMode,
+    parse_mode,
+)
 from relavium_desktop.services import AgentFileError, load_agent
 
-MODES = MODE_IDS
+MODES = ACCEPTED_MODE_IDS
+
+
+def _mode_arg(text: str) -> ChatMode:
+    """``--mode``'s type: parse_mode's own message (it lists the ids) instead of argparse's generic one."""
+    try:
+        return parse_mode(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def modes_help() -> str:
+    """Each mode's id, title and one-line description: what ``relavium chat --help`` and ``/mode`` show."""
+    width = max(len(m) for m in MODE_IDS)
+    lines = [f"  {mode.value:<{width}}  {MODE_TITLES[mode]}: {MODE_DESCRIPTIONS[mode]}" for mode in ChatMode]
+    aliases = ", ".join(f"{alias} = {target.value}" for alias, target in MODE_ALIASES.items())
+    return "\n".join([*lines, f"  (also accepted: {aliases})"])
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the mode table's lines
+    p.epilog = "modes:\n" + modes_help()
     p.add_argument("--agent", metavar="AGENT.yaml", help="agent file (default: a built-in chat agent)")
     p.add_argument("--session", metavar="ID", help="resume a stored session")
-    p.add_argument("--mode", choices=MODES, default=None, help="approval mode (default: ask)")
+    p.add_argument("--mode", type=_mode_arg, metavar="MODE", default=None,
+                   help=f"approval mode, see below (new sessions: {DEFAULT_MODE.value})")
     p.add_argument("--list", action="store_true", help="list stored sessions")
     p.add_argument("--rename", metavar="ID", help="rename a stored session (with --title)")
     p.add_argument("--title", help="the new title for --rename")
@@ -116,12 +147,12 @@ async def _confirm(request: object) -> object:
 
 async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
     from relavium_desktop.engine.agent.chat import ChatSession
-    from relavium_desktop.engine.agent.mode_ids import ChatMode
     from relavium_desktop.engine.agent.modes import SessionApprovals
     from relavium_desktop.engine.agent.session import title_from
     from relavium_desktop.engine.agent.spec import AgentSpec
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.llm.messages import Message
+    from relavium_desktop.host.fs.inside import inside_workspace
     from relavium_desktop.host.output_store import chat_spill_scope
     from relavium_desktop.services import surface_host, tool_registry
     from relavium_desktop.store.sessions import SqliteSessionStore
@@ -133,19 +164,22 @@ async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
             print(f"relavium chat: no session {args.session!r}; see 'relavium chat --list'", file=sys.stderr)
             return EXIT_FAILED
     else:
-        info = store.create(title="New chat", agent_id=spec.id, mode=args.mode or "ask")
-    mode = ChatMode(args.mode or info.mode)
+        info = store.create(title="New chat", agent_id=spec.id, mode=str(args.mode or DEFAULT_MODE))
+    mode = args.mode or _stored_mode(info.mode)
     store.set_mode(info.id, str(mode))
-    host = surface_host(workspace_of(args.workspace), surface="chat", run_id=chat_spill_scope(info.id))
+    workspace = workspace_of(args.workspace)
+    host = surface_host(workspace, surface="chat", run_id=chat_spill_scope(info.id))
+    # "Auto-approve edits" approves only writes this predicate places inside the project.
+    in_project = functools.partial(inside_workspace, workspace)
     bus = EventBus(clock=time.time, session_id=info.id)
     bus.subscribe(_render)
     session = ChatSession(
         session_id=info.id, spec=spec, providers=providers_of(args.providers),
         registry=tool_registry(host), store=store,
-        approvals=SessionApprovals(mode, _confirm),  # type: ignore[arg-type]
+        approvals=SessionApprovals(mode, _confirm, in_project=in_project),  # type: ignore[arg-type]
         emit=bus.emit, policy=policy_of(args.policy),
     )
-    _say(f"relavium chat: session {info.id} ({'resumed, ' + str(info.message_count) + ' messages' if args.session else 'new'}); mode {mode}; /exit to quit")
+    _say(f"relavium chat: session {info.id} ({'resumed, ' + str(info.message_count) + ' messages' if args.session else 'new'}); mode {_mode_line(mode)}; /exit to quit")
     titled = info.title != "New chat"
     while True:
         _say("> ", end="")
@@ -158,15 +192,22 @@ async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
             continue
         if text in ("/exit", "/quit"):
             return EXIT_OK
-        if text.startswith("/mode"):
+        if text == "/mode" or text.startswith("/mode "):
+            wanted = text[len("/mode"):].strip()
+            if not wanted:
+                _say(f"mode {_mode_line(mode)}\nmodes:\n{modes_help()}")
+                continue
             try:
-                mode = ChatMode(text.split(maxsplit=1)[1].strip())
-            except (IndexError, ValueError):
-                _say(f"modes: {', '.join(MODES)}")
+                mode = parse_mode(wanted)
+            except ValueError as exc:
+                _say(str(exc))
                 continue
             store.set_mode(info.id, str(mode))
-            session.approvals = SessionApprovals(mode, _confirm)  # type: ignore[arg-type]
-            _say(f"mode {mode}")
+            # The session's "always" answers outlive a mode switch (they are per session, not per mode).
+            session.approvals = SessionApprovals(
+                mode, _confirm, session.approvals.grants, in_project=in_project,  # type: ignore[arg-type]
+            )
+            _say(f"mode {_mode_line(mode)}")
             continue
         if text.startswith("/rename "):
             store.rename(info.id, text.split(maxsplit=1)[1])
@@ -182,6 +223,18 @@ async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
             task.cancel()
             await task
             return 130
+
+
+def _stored_mode(stored: str) -> ChatMode:
+    """A stored session's mode, upstream ids included; an unreadable one falls back to asking."""
+    try:
+        return parse_mode(stored)
+    except ValueError:
+        return DEFAULT_MODE
+
+
+def _mode_line(mode: ChatMode) -> str:
+    return f"{MODE_TITLES[mode]} ({mode.value}): {MODE_DESCRIPTIONS[mode]}"
 
 
 def _render(event: dict[str, object]) -> None:

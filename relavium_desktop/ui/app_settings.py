@@ -29,7 +29,7 @@ DEFAULT_CLIPBOARD_SHORTCUT = "Ctrl+Shift+V"
 # The chat modes come from engine.agent.mode_ids (enum only: the first paint
 # does not wait for pydantic); the UI adds only their labels, in picker order.
 MODE_LABELS: dict[str, str] = {
-    ChatMode.ASK: "Ask", ChatMode.PLAN: "Plan", ChatMode.ACCEPT_EDITS: "Accept edits", ChatMode.AUTO: "Auto",
+    ChatMode.READ_ONLY: "Read-only", ChatMode.CONFIRM: "Ask first", ChatMode.ACCEPT_EDITS: "Accept edits", ChatMode.AUTO: "Auto",
 }
 MODES = MODE_IDS
 DEFAULT_MODE: str = ChatMode.ACCEPT_EDITS

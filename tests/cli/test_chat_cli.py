@@ -6,6 +6,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.cli.llm_cli import scan_for_secret, write_agent
 from tests.conftest import relavium_cmd
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
@@ -64,27 +66,30 @@ def _write_turn(llm_server: ScriptedLLMServer, path: str = "out.txt") -> None:
                       Reply.say("Done."))
 
 
-def test_accept_edits_asks_and_yes_writes(env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_confirm_asks_and_yes_writes(env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
     _write_turn(llm_server)
-    code, out, err = chat(env, "write it\ny\n/exit\n", "--agent", str(agent), "--mode", "accept-edits",
+    code, out, err = chat(env, "write it\ny\n/exit\n", "--agent", str(agent), "--mode", "confirm",
                           "--workspace", str(tmp_path), cwd=tmp_path)
     assert code == 0, err
+    assert "mode Ask before acting (confirm)" in out
     assert "? allow write_file (fs_write)" in out and "out.txt" in out
     assert (tmp_path / "out.txt").read_text() == "written by the agent\n"
     assert "Done." in out
 
 
-def test_accept_edits_no_refuses_and_the_model_is_not_re_asked(
+def test_a_new_session_asks_before_acting_by_default(
     env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
     agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
     _write_turn(llm_server)
-    code, out, _ = chat(env, "write it\nn\n/exit\n", "--agent", str(agent), "--mode", "accept-edits",
-                        "--workspace", str(tmp_path), cwd=tmp_path)
+    code, out, _ = chat(env, "write it\nn\n/exit\n", "--agent", str(agent), "--workspace", str(tmp_path),
+                        cwd=tmp_path)
     assert code == 0
+    assert "mode Ask before acting (confirm)" in out and "? allow write_file (fs_write)" in out
     assert not (tmp_path / "out.txt").exists()
     assert "tool_denied" in out and len(llm_server.requests) == 1
+    assert run_cli("chat", "--list", "--json", env=env)[1][0]["mode"] == "confirm"
 
 
 def test_always_grants_for_the_rest_of_the_session(
@@ -93,19 +98,41 @@ def test_always_grants_for_the_rest_of_the_session(
     agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
     _write_turn(llm_server)
     _write_turn(llm_server)
-    code, out, err = chat(env, "write it\na\nagain\n/exit\n", "--agent", str(agent), "--mode", "accept-edits",
+    code, out, err = chat(env, "write it\na\nagain\n/exit\n", "--agent", str(agent), "--mode", "confirm",
                           "--workspace", str(tmp_path), cwd=tmp_path)
     assert code == 0, err
     assert out.count("? allow write_file") == 1 and out.count("Done.") == 2
 
 
-def test_ask_mode_denies_governed_actions_without_asking(
+def test_accept_edits_writes_in_the_project_without_asking_and_asks_elsewhere(
     env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "proj"
+    workspace.mkdir()
+    agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
+    _write_turn(llm_server)
+    _write_turn(llm_server, ".env")
+    _write_turn(llm_server, "../escaped.txt")
+    code, out, err = chat(env, "write it\nnow the env\nn\nnow outside\nn\n/exit\n", "--agent", str(agent),
+                          "--mode", "accept-edits", "--workspace", str(workspace), cwd=tmp_path)
+    assert code == 0, err
+    assert "mode Auto-approve edits (accept-edits)" in out
+    assert (workspace / "out.txt").read_text() == "written by the agent\n"
+    assert out.count("? allow write_file") == 2 and "[protected path]" in out
+    assert not (workspace / ".env").exists() and not (tmp_path / "escaped.txt").exists()
+
+
+@pytest.mark.parametrize("mode", ["ask", "plan", "read-only", "Read-Only"])
+def test_read_only_and_its_upstream_ids_deny_without_asking_and_say_why(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path, mode: str
 ) -> None:
     agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
     _write_turn(llm_server)
-    code, out, _ = chat(env, "write it\n/exit\n", "--agent", str(agent), "--workspace", str(tmp_path), cwd=tmp_path)
-    assert code == 0 and "? allow" not in out and "tool_denied" in out
+    code, out, err = chat(env, "write it\n/exit\n", "--agent", str(agent), "--mode", mode,
+                          "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0, err
+    assert "mode Read-only (read-only)" in out and "? allow" not in out and "tool_denied" in out
+    assert "not available in Read-only mode" in out and "Ask before acting" in out
     assert not (tmp_path / "out.txt").exists()
 
 
@@ -120,3 +147,30 @@ def test_auto_mode_writes_without_asking_but_asks_for_a_protected_path(
     assert code == 0, err
     assert (tmp_path / "out.txt").exists() and not (tmp_path / ".env").exists()
     assert out.count("? allow write_file") == 1 and ".env" in out
+
+
+def test_slash_mode_switches_lists_and_refuses_nonsense(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    agent = write_agent(tmp_path / "w.agent.yaml", tools=["write_file"])
+    _write_turn(llm_server)
+    code, out, err = chat(env, "/mode nonsense\n/mode\n/mode plan\nwrite it\n/exit\n", "--agent", str(agent),
+                          "--mode", "auto", "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0, err
+    assert "unknown chat mode 'nonsense'; use one of: read-only, confirm, accept-edits, auto, ask, plan" in out
+    assert "Ask before acting: Asks you before" in out  # the bare /mode lists every mode with its description
+    assert "mode Read-only (read-only)" in out and "not available in Read-only mode" in out
+    assert not (tmp_path / "out.txt").exists()
+    assert run_cli("chat", "--list", "--json", env=env)[1][0]["mode"] == "read-only"
+
+
+def test_help_lists_the_modes_and_a_bad_mode_is_a_usage_error(env: dict[str, str], tmp_path: Path) -> None:
+    proc = subprocess.run([*relavium_cmd(), "chat", "--help"], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    for line in ("read-only     Read-only: Reads and lists files; changes nothing.",
+                 "confirm       Ask before acting:", "accept-edits  Auto-approve edits:", "auto          Auto:",
+                 "ask = read-only, plan = read-only"):
+        assert line in proc.stdout
+    code, _, err = chat(env, "", "--mode", "sometimes", cwd=tmp_path)
+    assert code == 2 and "use one of: read-only, confirm, accept-edits, auto, ask, plan" in err

@@ -416,7 +416,7 @@ async def _chat_events(server: ScriptedLLMServer, workspace: Path, home: Path) -
     session = ChatSession(
         session_id="s1", spec=_spec(fallback_chain=[{"provider": "anthropic", "model": "claude-sonnet-4"}]),
         providers=_providers(server), registry=ToolRegistry(BUILTIN_TOOLS, host), store=MemorySessionStore(),
-        approvals=SessionApprovals(ChatMode.ASK, None), emit=bus.emit, policy=ToolPolicy(),
+        approvals=SessionApprovals(ChatMode.READ_ONLY, None), emit=bus.emit, policy=ToolPolicy(),
     )
     # Turn 1: the primary is down (fallback), a tool call, then a reasoned answer.
     server.script(Reply.error(503), Reply.call("read_file", {"path": "notes.txt"}),

@@ -1,10 +1,21 @@
 """Chat modes mapped onto the registry's approval regime.
 
-The table (issue 6): ``ask`` and ``plan`` let read-only tools run and deny
-every governed action; ``accept-edits`` asks before every governed action;
-``auto`` approves governed actions except writes to protected paths, which
-still ask.  Grants given as "always" last for the session and never cover a
-protected path.
+The table (issue 13, "Modes that say what they do"):
+
+=================  ==========================================================
+mode               governed actions (file writes, commands, network, OS)
+=================  ==========================================================
+Read-only          denied; only read tools run (ids ``read-only``, ``ask``, ``plan``)
+Ask before acting  every one asks, unless already granted (the default)
+Auto-approve edits file writes inside the project run; everything else asks
+Auto               everything runs without asking
+=================  ==========================================================
+
+In every mode a write to a protected path (``engine/tools/fs_floors.py``)
+still asks, and grants given as "always" last for the session and never
+cover a protected path.  The engine cannot resolve paths, so "inside the
+project" is a predicate the surface hands in (``host/fs/inside.py``); without
+one, or without a path, an edit asks: every doubt falls towards asking.
 
 :class:`SessionGrants` is the one "Allow for this session" cache: the chat
 modes here and the desktop's permission dialog (``ui/approval.py``) share an
@@ -16,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from relavium_desktop.engine.agent.mode_ids import ChatMode
+from relavium_desktop.engine.agent.mode_ids import MODE_TITLES, ChatMode
 from relavium_desktop.engine.tools.masking import MASK
 from relavium_desktop.engine.tools.tooldef import (
     ActionClass,
@@ -28,6 +39,36 @@ from relavium_desktop.engine.tools.tooldef import (
 GOVERNED = frozenset({ActionClass.FS_WRITE, ActionClass.PROCESS, ActionClass.EGRESS, ActionClass.OS})
 ConfirmHook = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 SessionKey = tuple[str, str, str]
+InProject = Callable[[str], bool]
+
+# Why a refusing mode refuses, in the words of its description (only Read-only refuses today).
+_REFUSES_BECAUSE = {ChatMode.READ_ONLY: "which changes nothing"}
+
+
+def mode_allowing(mode: ChatMode, action: ActionClass) -> ChatMode | None:
+    """The least permissive mode that would let ``action`` run, when ``mode`` refuses it; else None.
+
+    What the UI offers as a one-click switch after a refusal.  Only
+    Read-only refuses (every governed class); "Ask before acting" is the
+    smallest step that allows it, still asking each time.
+    """
+    if mode is ChatMode.READ_ONLY and action in GOVERNED:
+        return ChatMode.CONFIRM
+    return None
+
+
+def mode_refusal(mode: ChatMode, tool_id: str, action: ActionClass) -> str:
+    """The words of a mode's refusal: which mode refused, why, and which mode would allow it.
+
+    The reason code stays ``user_rejected`` (a fixed contract); the message
+    is what tells the user and the model what to change.
+    """
+    because = _REFUSES_BECAUSE.get(mode)
+    said = f"{tool_id} is not available in {MODE_TITLES[mode]} mode" + (f", {because}" if because else "")
+    allowing = mode_allowing(mode, action)
+    if allowing is None:
+        return f"{said}."
+    return f"{said}; switch to \u201c{MODE_TITLES[allowing]}\u201d to allow it."
 
 
 def session_key(request: ApprovalRequest) -> SessionKey | None:
@@ -66,19 +107,47 @@ class SessionGrants:
 
 
 class SessionApprovals:
-    """The approval regime of one chat session, with its "always" grants."""
+    """The approval regime of one chat session, with its "always" grants.
 
-    def __init__(self, mode: ChatMode, confirm: ConfirmHook | None, grants: SessionGrants | None = None) -> None:
+    ``in_project(path)`` says whether a write's path lies inside the project
+    (the host's predicate, e.g. ``functools.partial(inside_workspace, root)``);
+    Auto-approve edits only lets writes it vouches for through unasked.
+    """
+
+    def __init__(
+        self,
+        mode: ChatMode,
+        confirm: ConfirmHook | None,
+        grants: SessionGrants | None = None,
+        in_project: InProject | None = None,
+    ) -> None:
         self.mode = mode
         self._confirm = confirm
         # Shared with the surface's own confirm hook when it has one (the desktop's dialog).
         self.grants = grants if grants is not None else SessionGrants()
+        self.in_project = in_project
+
+    def _edit_in_project(self, request: ApprovalRequest) -> bool:
+        """A file write the project predicate vouches for; any doubt (no predicate, masked path, error) is False."""
+        if request.action_class is not ActionClass.FS_WRITE or self.in_project is None:
+            return False
+        if not request.path or MASK in request.path:
+            return False
+        try:
+            return bool(self.in_project(request.path))
+        except (OSError, ValueError):
+            return False
+
+    def _runs_unasked(self, request: ApprovalRequest) -> bool:
+        # The registry flags protected-path writes (engine/tools/fs_floors.py): they always ask.
+        if request.protected_path:
+            return False
+        if self.mode is ChatMode.AUTO:
+            return True
+        return self.mode is ChatMode.ACCEPT_EDITS and self._edit_in_project(request)
 
     async def _hook(self, request: ApprovalRequest) -> ApprovalDecision:
-        # The registry flags protected-path writes (engine/tools/fs_floors.py).
-        if self.mode is ChatMode.AUTO and not request.protected_path:
-            return ApprovalDecision(approved=True, scope="session")
-        if self.grants.covers(request):
+        if self._runs_unasked(request) or self.grants.covers(request):
             return ApprovalDecision(approved=True, scope="session")
         if self._confirm is None:
             return ApprovalDecision(approved=False, reason="no one is there to confirm this action")
@@ -87,10 +156,13 @@ class SessionApprovals:
             self.grants.remember(request)
         return decision
 
+    def _refusal(self, tool_id: str, action: ActionClass) -> str:
+        return mode_refusal(self.mode, tool_id, action)
+
     def regime(self) -> ApprovalRegime:
-        if self.mode in (ChatMode.ASK, ChatMode.PLAN):
-            return ApprovalRegime(hook=None, deny=GOVERNED)
-        # auto: everything goes through the hook so protected writes can still ask.
+        if self.mode is ChatMode.READ_ONLY:
+            return ApprovalRegime(hook=None, deny=GOVERNED, deny_message=self._refusal)
+        # Every other mode sends everything through the hook so protected writes can still ask.
         return ApprovalRegime(hook=self._hook)
 
 

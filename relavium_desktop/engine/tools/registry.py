@@ -241,19 +241,21 @@ class ToolRegistry:
             return
         action = tool.policy.action_class
         if action in regime.deny:
-            raise ToolDeniedError(
-                f"{tool.id}: {action} actions are not allowed in this mode",
-                reason=DenyReason.USER_REJECTED,
+            message = (
+                regime.deny_message(tool.id, action)
+                if regime.deny_message is not None
+                else f"{tool.id}: {action} actions are not allowed in this mode"
             )
+            raise ToolDeniedError(mask_text(message), reason=DenyReason.USER_REJECTED)
+        written = target.path if tool.policy.fs_write and target and target.path else None
         request = ApprovalRequest(
             tool_id=tool.id,
             action_class=action,
             target=mask_text(target.preview()) if target else "",
             masked_args=mask_value(effective),
             node_id=ctx.node_id,
-            protected_path=bool(
-                tool.policy.fs_write and target and target.path and is_protected_write(target.path)
-            ),
+            protected_path=bool(written and is_protected_write(written)),
+            path=mask_text(written) if written else None,
         )
         if action in regime.auto_approve and not request.protected_path:
             return

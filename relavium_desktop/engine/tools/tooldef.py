@@ -142,6 +142,11 @@ class ApprovalRequest:
     masked_args: JsonDict
     node_id: str
     protected_path: bool = False
+    # A file write's target path as the tool was given it (masked like ``target``),
+    # so a surface can tell a write inside the project from one elsewhere
+    # (the engine cannot resolve paths; the host's predicate can).  None
+    # for every other action.
+    path: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,12 +165,15 @@ class ApprovalRegime:
 
     ``auto_approve`` lists action classes the mode lets through without
     asking; everything else governed goes to ``hook``.  No hook while active
-    fails closed (``no_approval_hook``).
+    fails closed (``no_approval_hook``).  ``deny_message(tool_id, action)``
+    words a ``deny`` refusal (which mode refused, what would allow it); the
+    reason stays ``user_rejected`` either way.
     """
 
     hook: ApprovalHook | None = None
     auto_approve: frozenset[ActionClass] = frozenset()
     deny: frozenset[ActionClass] = frozenset()
+    deny_message: Callable[[str, ActionClass], str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 KEY_POLICY = "chat/policy"  # JSON: {"allowedCommands": [...], "allowedDomains": [...]}
 KEY_AGENT = "chat/agent"
 KEY_MODEL = "chat/model"  # "provider/model" override of the agent's own route
-READ_ONLY_MODES = (ChatMode.ASK, ChatMode.PLAN)
+READ_ONLY_MODES = (ChatMode.READ_ONLY,)  # "ask" and "plan" parse to it (mode_ids.MODE_ALIASES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +79,7 @@ def with_route(spec: AgentSpec, route: str | None) -> AgentSpec:
 
 
 def tools_for_mode(spec: AgentSpec, mode: ChatMode, registry: ToolRegistry) -> list[str]:
-    """The tool ids offered to the model in ``mode`` (read-only tools in ask/plan)."""
+    """The tool ids offered to the model in ``mode`` (only read tools in Read-only)."""
     offered = []
     for tool_id in spec.tools:
         tool = registry.get(tool_id)
@@ -201,9 +201,14 @@ class ChatBackend:
         await asyncio.to_thread(remove_chat_spills, self.home, session_id)
 
     def approvals(
-        self, mode: ChatMode, confirm: ConfirmHook | None, grants: SessionGrants | None = None
+        self,
+        mode: ChatMode,
+        confirm: ConfirmHook | None,
+        grants: SessionGrants | None = None,
+        in_project: Callable[[str], bool] | None = None,
     ) -> SessionApprovals:
-        return SessionApprovals(mode, confirm, grants)  # grants: the dialog's own session cache
+        # grants: the dialog's own session cache; in_project: what "Auto-approve edits" may write unasked.
+        return SessionApprovals(mode, confirm, grants, in_project=in_project)
 
     def close(self) -> None:
         if self._store is not None:

@@ -1,24 +1,49 @@
-"""Chat modes → approval regimes, through the real registry pipeline (no host call needed)."""
+"""Chat modes → approval regimes: the mode table through a real registry over a real host, then the pieces."""
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from relavium_desktop.engine.agent.mode_ids import ChatMode
-from relavium_desktop.engine.agent.modes import SessionApprovals, SessionGrants, session_key
+from relavium_desktop.engine.agent.mode_ids import (
+    ACCEPTED_MODE_IDS,
+    DEFAULT_MODE,
+    MODE_DESCRIPTIONS,
+    MODE_IDS,
+    MODE_TITLES,
+    ChatMode,
+    parse_mode,
+)
+from relavium_desktop.engine.agent.modes import (
+    GOVERNED,
+    SessionApprovals,
+    SessionGrants,
+    mode_allowing,
+    session_key,
+)
 from relavium_desktop.engine.tools.fs_floors import is_protected_write
+from relavium_desktop.engine.tools.registry import DispatchOutcome, ToolRegistry
 from relavium_desktop.engine.tools.tooldef import (
     ActionClass,
     ApprovalDecision,
     ApprovalRequest,
+    ToolCall,
+    ToolDispatchContext,
+    ToolPolicy,
 )
+from relavium_desktop.host.fs.inside import inside_workspace
+from relavium_desktop.services import surface_host, tool_registry
 
 
 def req(action: ActionClass = ActionClass.FS_WRITE, target: str = "src/a.py", tool: str = "write_file") -> ApprovalRequest:
     # As the registry builds it: protected-path writes are flagged from the pure floor rules.
     protected = action is ActionClass.FS_WRITE and is_protected_write(target)
     return ApprovalRequest(
-        tool_id=tool, action_class=action, target=target, masked_args={}, node_id="chat", protected_path=protected
+        tool_id=tool, action_class=action, target=target, masked_args={}, node_id="chat", protected_path=protected,
+        path=target if action is ActionClass.FS_WRITE else None,
     )
 
 
@@ -32,16 +57,188 @@ class Asker:
         return self.answers.pop(0)
 
 
-@pytest.mark.parametrize("mode", [ChatMode.ASK, ChatMode.PLAN])
-def test_ask_and_plan_deny_every_governed_class(mode: ChatMode) -> None:
-    regime = SessionApprovals(mode, Asker()).regime()
+# -- the table, end to end ------------------------------------------------------
+
+RAN, PROMPTED, DENIED = "ran without a prompt", "prompted", "denied by the mode"
+READ_ONLY_SAYS = "is not available in Read-only mode, which changes nothing; switch to \u201cAsk before acting\u201d"
+
+# action -> (tool, args); "{extra}" is the granted folder outside the project.
+ACTIONS: dict[str, tuple[str, dict[str, Any]]] = {
+    "read in project": ("read_file", {"path": "notes.txt"}),
+    "write in project": ("write_file", {"path": "src/new.txt", "content": "new\n"}),
+    "write protected": ("write_file", {"path": ".env", "content": "TOKEN=x\n"}),
+    "write outside, granted": ("write_file", {"path": "{extra}/notes.txt", "content": "out\n"}),
+    "command": ("run_command", {"command": "echo", "args": ["hi"]}),
+}
+
+TABLE: dict[ChatMode, dict[str, str]] = {
+    ChatMode.READ_ONLY: {"read in project": RAN, "write in project": DENIED, "write protected": DENIED,
+                         "write outside, granted": DENIED, "command": DENIED},
+    ChatMode.CONFIRM: {"read in project": RAN, "write in project": PROMPTED, "write protected": PROMPTED,
+                       "write outside, granted": PROMPTED, "command": PROMPTED},
+    ChatMode.ACCEPT_EDITS: {"read in project": RAN, "write in project": RAN, "write protected": PROMPTED,
+                            "write outside, granted": PROMPTED, "command": PROMPTED},
+    ChatMode.AUTO: {"read in project": RAN, "write in project": RAN, "write protected": PROMPTED,
+                    "write outside, granted": RAN, "command": RAN},
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> tuple[Path, Path]:
+    """A project with a file to read, and a granted folder outside it."""
+    workspace, extra = tmp_path / "proj", tmp_path / "extra"
+    (workspace / "src").mkdir(parents=True)
+    (workspace / "notes.txt").write_text("remember the milk\n")
+    extra.mkdir()
+    return workspace, extra
+
+
+def _registry(workspace: Path, extra: Path, home: Path) -> ToolRegistry:
+    return tool_registry(surface_host(workspace, surface="chat", extra_roots=(extra,), home=home))
+
+
+async def _dispatch(registry: ToolRegistry, approvals: SessionApprovals, tool: str,
+                    args: dict[str, Any]) -> DispatchOutcome:
+    ctx = ToolDispatchContext(
+        run_id="chat-test", node_id="chat", granted_tool_ids=frozenset({tool}),
+        policy=ToolPolicy(allowed_commands=("echo hi",)), approval=approvals.regime(),
+    )
+    return await registry.dispatch(ToolCall(tool, args), ctx)
+
+
+@pytest.mark.parametrize("action", list(ACTIONS))
+@pytest.mark.parametrize("mode", list(ChatMode))
+async def test_mode_table(mode: ChatMode, action: str, project: tuple[Path, Path], relavium_home: Path) -> None:
+    workspace, extra = project
+    tool, args = ACTIONS[action]
+    args = {k: v.replace("{extra}", str(extra)) if isinstance(v, str) else v for k, v in args.items()}
+    # Every prompt is answered "no": a prompted action is then refused by the user, never run.
+    asker = Asker(*[ApprovalDecision(False, reason="not now")] * 2)
+    approvals = SessionApprovals(mode, asker, in_project=functools.partial(inside_workspace, workspace))
+    outcome = await _dispatch(_registry(workspace, extra, relavium_home), approvals, tool, args)
+    expected = TABLE[mode][action]
+    if expected == RAN:
+        assert outcome.ok, outcome.error
+        assert asker.asked == []
+    elif expected == PROMPTED:
+        assert len(asker.asked) == 1
+        assert outcome.error is not None and (outcome.error.code, outcome.error.reason) == (
+            "tool_denied", "user_rejected")
+        assert "refused by the user" in outcome.error.message
+    else:
+        assert asker.asked == []
+        assert outcome.error is not None and (outcome.error.code, outcome.error.reason) == (
+            "tool_denied", "user_rejected")
+        assert outcome.error.message == f"{tool} {READ_ONLY_SAYS} to allow it."
+    if tool == "write_file" and expected != RAN:
+        assert not (workspace / "src" / "new.txt").exists() and not (workspace / ".env").exists()
+        assert not (extra / "notes.txt").exists()
+
+
+async def test_the_prompt_carries_the_write_path_and_a_yes_writes(
+    project: tuple[Path, Path], relavium_home: Path
+) -> None:
+    workspace, extra = project
+    asker = Asker(ApprovalDecision(True))
+    approvals = SessionApprovals(ChatMode.CONFIRM, asker)
+    outcome = await _dispatch(_registry(workspace, extra, relavium_home), approvals, "write_file",
+                              {"path": "src/new.txt", "content": "new\n"})
+    assert outcome.ok, outcome.error
+    assert (workspace / "src" / "new.txt").read_text() == "new\n"
+    assert [(r.path, r.protected_path) for r in asker.asked] == [("src/new.txt", False)]
+
+
+async def test_accept_edits_without_a_project_predicate_asks(project: tuple[Path, Path], relavium_home: Path) -> None:
+    workspace, extra = project
+    asker = Asker(ApprovalDecision(False))
+    approvals = SessionApprovals(ChatMode.ACCEPT_EDITS, asker)  # no in_project: every doubt asks
+    outcome = await _dispatch(_registry(workspace, extra, relavium_home), approvals, "write_file",
+                              {"path": "src/new.txt", "content": "new\n"})
+    assert not outcome.ok and len(asker.asked) == 1
+
+
+async def test_accept_edits_asks_for_an_escape_through_a_symlink(project: tuple[Path, Path]) -> None:
+    workspace, extra = project
+    (workspace / "out").symlink_to(extra, target_is_directory=True)
+    asker = Asker(ApprovalDecision(False), ApprovalDecision(False))
+    hook = SessionApprovals(ChatMode.ACCEPT_EDITS, asker,
+                            in_project=functools.partial(inside_workspace, workspace)).regime().hook
+    assert hook is not None
+    assert not (await hook(req(target="out/x.txt"))).approved
+    assert not (await hook(req(target="../proj2/x.txt"))).approved
+    assert len(asker.asked) == 2
+
+
+async def test_a_confirm_grant_for_the_session_runs_without_a_prompt(
+    project: tuple[Path, Path], relavium_home: Path
+) -> None:
+    workspace, extra = project
+    asker = Asker(ApprovalDecision(True, scope="session"))
+    approvals = SessionApprovals(ChatMode.CONFIRM, asker)
+    registry = _registry(workspace, extra, relavium_home)
+    for _ in range(2):
+        outcome = await _dispatch(registry, approvals, "run_command", {"command": "echo", "args": ["hi"]})
+        assert outcome.ok, outcome.error
+    assert len(asker.asked) == 1
+
+
+# -- ids, aliases, descriptions ------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["ask", "plan", "read-only", " ASK ", "Plan\n", "Read-Only"])
+def test_upstream_ids_and_spellings_parse_to_read_only(text: str) -> None:
+    assert parse_mode(text) is ChatMode.READ_ONLY
+
+
+@pytest.mark.parametrize(("text", "mode"), [("confirm", ChatMode.CONFIRM), ("accept-edits", ChatMode.ACCEPT_EDITS),
+                                            ("AUTO", ChatMode.AUTO)])
+def test_canonical_ids_parse(text: str, mode: ChatMode) -> None:
+    assert parse_mode(text) is mode
+
+
+def test_an_unknown_mode_lists_every_accepted_id() -> None:
+    with pytest.raises(ValueError, match="nonsense") as caught:
+        parse_mode("nonsense")
+    for mode_id in ("read-only", "confirm", "accept-edits", "auto", "ask", "plan"):
+        assert mode_id in str(caught.value)
+
+
+def test_ids_titles_descriptions_and_default() -> None:
+    assert MODE_IDS == ("read-only", "confirm", "accept-edits", "auto")
+    assert set(ACCEPTED_MODE_IDS) == {*MODE_IDS, "ask", "plan"}
+    assert DEFAULT_MODE is ChatMode.CONFIRM
+    assert MODE_TITLES[ChatMode.CONFIRM] == "Ask before acting"
+    for mode in ChatMode:
+        assert MODE_TITLES[mode] and MODE_DESCRIPTIONS[mode].endswith(".")
+        assert "\n" not in MODE_DESCRIPTIONS[mode]
+
+
+@pytest.mark.parametrize("action", sorted(GOVERNED))
+def test_mode_allowing_names_the_smallest_step_from_read_only(action: ActionClass) -> None:
+    assert mode_allowing(ChatMode.READ_ONLY, action) is ChatMode.CONFIRM
+    for mode in (ChatMode.CONFIRM, ChatMode.ACCEPT_EDITS, ChatMode.AUTO):
+        assert mode_allowing(mode, action) is None
+
+
+def test_mode_allowing_reads_is_none() -> None:
+    assert all(mode_allowing(mode, ActionClass.READ) is None for mode in ChatMode)
+
+
+# -- the hook on its own ---------------------------------------------------------------
+
+def test_read_only_denies_every_governed_class() -> None:
+    regime = SessionApprovals(ChatMode.READ_ONLY, Asker()).regime()
     assert regime.deny == {ActionClass.FS_WRITE, ActionClass.PROCESS, ActionClass.EGRESS, ActionClass.OS}
     assert ActionClass.READ not in regime.deny
+    assert regime.deny_message is not None
+    assert regime.deny_message("http_request", ActionClass.EGRESS) == (
+        "http_request is not available in Read-only mode, which changes nothing; "
+        "switch to \u201cAsk before acting\u201d to allow it."
+    )
 
 
-async def test_accept_edits_asks_every_time_unless_always() -> None:
+async def test_confirm_asks_every_time_unless_always() -> None:
     asker = Asker(ApprovalDecision(True), ApprovalDecision(True, scope="session"))
-    regime = SessionApprovals(ChatMode.ACCEPT_EDITS, asker).regime()
+    regime = SessionApprovals(ChatMode.CONFIRM, asker).regime()
     assert regime.hook is not None
     assert (await regime.hook(req())).approved
     assert (await regime.hook(req())).approved
@@ -52,16 +249,21 @@ async def test_accept_edits_asks_every_time_unless_always() -> None:
         await regime.hook(req(target="src/b.py"))
 
 
-async def test_auto_approves_but_asks_for_protected_writes_and_never_remembers_them() -> None:
-    asker = Asker(ApprovalDecision(True, scope="session"), ApprovalDecision(False))
-    regime = SessionApprovals(ChatMode.AUTO, asker).regime()
-    assert regime.hook is not None
-    assert (await regime.hook(req(ActionClass.PROCESS, "rm -rf x", "run_command"))).approved
-    assert (await regime.hook(req(target="src/a.py"))).approved
-    assert asker.asked == []
-    assert (await regime.hook(req(target=".git/config"))).approved
-    assert not (await regime.hook(req(target=".git/config"))).approved  # asked again: no session grant
-    assert len(asker.asked) == 2
+async def test_accept_edits_fails_towards_asking() -> None:
+    asker = Asker(*[ApprovalDecision(False)] * 4)
+
+    def boom(path: str) -> bool:
+        raise OSError("unreadable")
+
+    everywhere = SessionApprovals(ChatMode.ACCEPT_EDITS, asker, in_project=lambda _p: True).regime().hook
+    broken = SessionApprovals(ChatMode.ACCEPT_EDITS, asker, in_project=boom).regime().hook
+    assert everywhere is not None and broken is not None
+    assert (await everywhere(req(target="src/a.py"))).approved
+    assert not (await everywhere(req(target="src/***.py"))).approved  # a masked path is not vouched for
+    assert not (await everywhere(req(target=".git/config"))).approved  # protected: asks
+    assert not (await everywhere(req(ActionClass.PROCESS, "make", "run_command"))).approved
+    assert not (await broken(req(target="src/a.py"))).approved
+    assert len(asker.asked) == 4
 
 
 @pytest.mark.parametrize("target", [".env", ".env.local", "a/.git/hooks/pre-commit", "A/.GIT/config",
@@ -78,9 +280,9 @@ def test_ordinary_targets(target: str) -> None:
 
 async def test_session_grants_are_one_cache_shared_by_regimes() -> None:
     shared = SessionGrants()
-    first = SessionApprovals(ChatMode.ACCEPT_EDITS, Asker(ApprovalDecision(True, scope="session")), shared)
+    first = SessionApprovals(ChatMode.CONFIRM, Asker(ApprovalDecision(True, scope="session")), shared)
     second_asker = Asker()
-    second = SessionApprovals(ChatMode.ACCEPT_EDITS, second_asker, shared)
+    second = SessionApprovals(ChatMode.CONFIRM, second_asker, shared)
     assert first.regime().hook is not None and second.regime().hook is not None
     assert (await first.regime().hook(req())).approved
     assert (await second.regime().hook(req())).approved and second_asker.asked == []

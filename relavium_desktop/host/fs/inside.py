@@ -1,0 +1,37 @@
+"""Is a tool's path inside the project?  The predicate "Auto-approve edits" trusts.
+
+The engine cannot resolve paths (it is pure), so the chat surfaces hand
+:func:`inside_workspace` to ``SessionApprovals(in_project=...)``.  It only
+decides whether to *ask*: the fs host still admits or refuses every write on
+its own pinned roots, so an answer here never widens access.  Every doubt
+is False, which means one more question, never one fewer.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def inside_workspace(workspace: Path, path: str) -> bool:
+    """True only when ``path`` resolves to ``workspace`` or below it.
+
+    A relative path is joined to the workspace, an absolute one is taken as
+    is, then both are resolved with ``os.path.realpath`` (non-strict, so a
+    file that does not exist yet still counts, and a symlinked parent is
+    followed to where the write would really land).  ``..`` escapes, links
+    pointing out of the project and a sibling whose name merely starts with
+    the project's (``/p/proj2`` next to ``/p/proj``) are all False.  Names
+    compare exactly (``os.path.normcase`` only folds on Windows).
+    """
+    if not path:
+        return False
+    try:
+        root = os.path.normcase(os.path.realpath(workspace))
+        candidate = path if os.path.isabs(path) else os.path.join(workspace, path)
+        real = os.path.normcase(os.path.realpath(candidate))
+    except (OSError, ValueError):  # a NUL byte, an unencodable name, a link loop on some platforms
+        return False
+    if real == root:
+        return True
+    return real.startswith(root.rstrip(os.sep) + os.sep)

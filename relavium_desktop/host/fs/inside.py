@@ -13,6 +13,10 @@ import os
 from pathlib import Path
 
 
+def _below(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def inside_workspace(workspace: Path, path: str) -> bool:
     """True only when ``path`` resolves to ``workspace`` or below it.
 
@@ -23,15 +27,21 @@ def inside_workspace(workspace: Path, path: str) -> bool:
     pointing out of the project and a sibling whose name merely starts with
     the project's (``/p/proj2`` next to ``/p/proj``) are all False.  Names
     compare exactly (``os.path.normcase`` only folds on Windows).
+
+    The lexical spelling must be inside too (``..`` folded without looking
+    at the disk, under the workspace as given or as resolved), because that
+    is how the fs host picks the folder it writes under: ``link/../../x``
+    with ``link`` pointing deeper into the project resolves inside, yet
+    the host would write beside the project, perhaps in a granted folder.
     """
     if not path:
         return False
     try:
+        given = os.path.normcase(os.path.abspath(workspace))
         root = os.path.normcase(os.path.realpath(workspace))
-        candidate = path if os.path.isabs(path) else os.path.join(workspace, path)
+        candidate = path if os.path.isabs(path) else os.path.join(given, path)
+        lexical = os.path.normcase(os.path.normpath(candidate))
         real = os.path.normcase(os.path.realpath(candidate))
     except (OSError, ValueError):  # a NUL byte, an unencodable name, a link loop on some platforms
         return False
-    if real == root:
-        return True
-    return real.startswith(root.rstrip(os.sep) + os.sep)
+    return (_below(lexical, given) or _below(lexical, root)) and _below(real, root)

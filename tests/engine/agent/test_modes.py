@@ -169,6 +169,21 @@ async def test_accept_edits_asks_for_an_escape_through_a_symlink(project: tuple[
     assert len(asker.asked) == 2
 
 
+async def test_accept_edits_asks_when_dotdot_after_an_inner_link_leaves_the_project(
+    project: tuple[Path, Path], relavium_home: Path
+) -> None:
+    """``deep`` points into ``src``: ``deep/../../extra`` resolves inside, but the host writes into ``extra``."""
+    workspace, extra = project
+    (workspace / "src" / "pkg").mkdir()
+    (workspace / "deep").symlink_to(workspace / "src" / "pkg", target_is_directory=True)
+    asker = Asker(ApprovalDecision(False))
+    approvals = SessionApprovals(ChatMode.ACCEPT_EDITS, asker, in_project=functools.partial(inside_workspace, workspace))
+    outcome = await _dispatch(_registry(workspace, extra, relavium_home), approvals, "write_file",
+                              {"path": "deep/../../extra/notes.txt", "content": "out\n"})
+    assert len(asker.asked) == 1 and not outcome.ok
+    assert not (extra / "notes.txt").exists()
+
+
 async def test_a_confirm_grant_for_the_session_runs_without_a_prompt(
     project: tuple[Path, Path], relavium_home: Path
 ) -> None:

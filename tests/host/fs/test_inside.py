@@ -71,18 +71,30 @@ def test_a_symlink_pointing_out_is_outside(base: Path) -> None:
     assert not inside_workspace(ws, str(ws / "out" / "new" / "y.txt"))
 
 
+def test_a_link_deeper_inside_cannot_carry_dotdot_out(base: Path) -> None:
+    """The fs host folds ``..`` before it looks at links: ``deep/../../x`` lands beside the project."""
+    ws = base / "proj"
+    (ws / "src" / "pkg").mkdir()
+    (ws / "deep").symlink_to(ws / "src" / "pkg", target_is_directory=True)
+    assert os.path.realpath(ws / "deep" / ".." / ".." / "elsewhere") == str(ws / "elsewhere")  # resolves inside
+    assert not inside_workspace(ws, "deep/../../elsewhere/x.txt")
+    assert not inside_workspace(ws, str(ws / "deep" / ".." / ".." / "elsewhere" / "x.txt"))
+
+
 def test_a_symlink_staying_inside_is_inside(base: Path) -> None:
     ws = base / "proj"
     (ws / "lib").symlink_to(ws / "src", target_is_directory=True)
     assert inside_workspace(ws, "lib/a.py")
 
 
-def test_a_symlinked_workspace_is_compared_by_where_it_really_is(base: Path) -> None:
+def test_a_symlinked_workspace_matches_either_spelling_of_itself(base: Path) -> None:
     link = base / "proj-link"
     link.symlink_to(base / "proj", target_is_directory=True)
     assert inside_workspace(link, "src/a.py")
-    assert inside_workspace(link, str(base / "proj" / "src" / "a.py"))
-    assert inside_workspace(base / "proj", str(link / "src" / "a.py"))
+    assert inside_workspace(link, str(link / "src" / "a.py"))
+    assert inside_workspace(link, str(base / "proj" / "src" / "a.py"))  # the workspace as resolved
+    # A link outside the project is not the project's name, whatever it points at (the host refuses it too).
+    assert not inside_workspace(base / "proj", str(link / "src" / "a.py"))
     assert not inside_workspace(link, "../elsewhere/x.txt")
 
 

@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tools": ("relavium_desktop.cli.tools_cmd", "list the registered tools"),
     "tool": ("relavium_desktop.cli.tool_call_cmd", "dispatch one tool call through the full pipeline"),
     "secret": ("relavium_desktop.cli.secret_cmd", "set, list or delete keyring secrets"),
+    "providers": ("relavium_desktop.cli.providers_cmd", "list, add, remove, test providers and their models"),
     "agent": ("relavium_desktop.cli.agent_cmd", "run an agent once, headless"),
     "chat": ("relavium_desktop.cli.chat_cmd", "interactive chat with an agent"),
     "run": ("relavium_desktop.cli.run_cmd", "run or resume a workflow, headless"),

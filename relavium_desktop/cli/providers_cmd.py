@@ -1,0 +1,200 @@
+"""``relavium providers list|add|remove|test|models``: the provider store from the command line.
+
+The same ``$RELAVIUM_HOME/providers.yaml`` (or ``--providers FILE``) that
+workflows, ``relavium agent`` and the desktop read, edited in place with its
+comments kept.  Keys are only ever references (``secret:NAME``, ``env:NAME``):
+``add`` refuses a key value without repeating it.  ``test`` sends one real
+one-token request, ``models`` asks the provider for its live model list
+(cached for a day; offline it falls back to the cache or the known models,
+with a note).  Exit 0 ok, 1 failed (a test that did not pass, an unknown
+provider, a settings problem), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
+from relavium_desktop.cli.jsonargs import print_json
+
+if TYPE_CHECKING:
+    from relavium_desktop.providers.config import ProviderEntry
+    from relavium_desktop.providers.store import ProviderStore
+
+ACTIONS = ("list", "add", "remove", "test", "models")
+KINDS = ("anthropic", "openai", "gemini")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=ACTIONS, help="what to do")
+    p.add_argument("name", nargs="?", metavar="NAME", help="provider name (all actions but list)")
+    p.add_argument("--providers", metavar="FILE",
+                   help="provider settings file (default: $RELAVIUM_HOME/providers.yaml)")
+    p.add_argument("--kind", choices=KINDS, help="add: the wire format (openai = any OpenAI-compatible server)")
+    p.add_argument("--base-url", help="add: the endpoint (default: the kind's cloud URL)")
+    p.add_argument("--api-key", metavar="REF", help="add: the key as a reference, secret:NAME or env:NAME")
+    p.add_argument("--allow-local", action="store_true",
+                   help="add: allow a local or private address (and plain http), for a server you run")
+    p.add_argument("--timeout", type=float, metavar="S", help="add: request timeout in seconds")
+    p.add_argument("--replace", action="store_true", help="add: replace an existing entry of that name")
+    p.add_argument("--model", help="test: the model to ask (default: a cheap one of the kind)")
+    p.add_argument("--refresh", action="store_true", help="models: fetch even when the cached list is fresh")
+    p.add_argument("--json", action="store_true", help="print JSON only")
+
+
+class _Failed(Exception):
+    """A failure with an error code for the JSON document (exit 1)."""
+
+    def __init__(self, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.extra = extra
+
+
+def _check_usage(args: argparse.Namespace) -> None:
+    if args.action == "list":
+        if args.name:
+            raise UsageError("providers list takes no NAME")
+    elif not args.name:
+        raise UsageError(f"providers {args.action} needs a NAME")
+    only = {
+        "--kind": ("add", args.kind), "--base-url": ("add", args.base_url), "--api-key": ("add", args.api_key),
+        "--allow-local": ("add", args.allow_local), "--timeout": ("add", args.timeout),
+        "--replace": ("add", args.replace), "--model": ("test", args.model), "--refresh": ("models", args.refresh),
+    }
+    for flag, (action, value) in only.items():
+        if value not in (None, False) and args.action != action:
+            raise UsageError(f"{flag} applies only to 'providers {action}'")
+    if args.action == "add" and not args.kind:
+        raise UsageError("providers add needs --kind (anthropic, openai or gemini)")
+    if args.timeout is not None and not 0 < args.timeout <= 3600:
+        raise UsageError("--timeout must be more than 0 and at most 3600 seconds")
+
+
+def _home() -> Path:
+    from relavium_desktop.host.datadir import data_dir
+
+    return data_dir()
+
+
+def _store(args: argparse.Namespace) -> ProviderStore:
+    from relavium_desktop import services
+
+    return services.provider_store(settings_file=Path(args.providers) if args.providers else None)
+
+
+def _entry_json(entry: ProviderEntry) -> dict[str, Any]:
+    return {"kind": entry.kind, "baseUrl": entry.base_url, "apiKey": entry.api_key,
+            "allowLocal": entry.allow_local, "timeoutS": entry.timeout_s}
+
+
+def _lookup(store: ProviderStore, name: str) -> ProviderEntry:
+    entries = store.entries()
+    entry = entries.get(name)
+    if entry is None:
+        raise _Failed("unknown_provider", f"no provider named {name!r} in {store.path.name}; configured: "
+                      f"{', '.join(entries) or 'none'}", name=name)
+    return entry
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
+
+
+def _list(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str]:
+    from relavium_desktop.providers.readiness import provider_statuses
+
+    entries = store.entries()
+    statuses = provider_statuses(entries)
+    out = [{"name": s.name, **_entry_json(entries[s.name]), "key": s.key_state} for s in statuses]
+    rows = [["NAME", "KIND", "BASE URL", "KEY", "KEY STATE"]]
+    rows += [[s.name, s.kind, s.base_url + ("  (local)" if entries[s.name].allow_local else ""),
+              s.key_ref or "-", s.key_state] for s in statuses]
+    text = _table(rows) if statuses else f"no providers in {store.path}"
+    return out, text
+
+
+def _add(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str]:
+    from relavium_desktop.providers.config import DEFAULT_ENTRIES, basic_validate_base_url
+    from relavium_desktop.providers.store import validate_entry
+
+    default = next(e for e in DEFAULT_ENTRIES.values() if e.kind == args.kind)
+    base_url = (args.base_url or default.base_url).strip()
+    basic_validate_base_url(base_url, args.allow_local)
+    fields: dict[str, Any] = {"kind": args.kind, "base_url": base_url, "api_key": args.api_key,
+                              "allow_local": args.allow_local}
+    if args.timeout is not None:
+        fields["timeout_s"] = args.timeout
+    entry = validate_entry(fields, where=store.path.name, name=args.name)
+    store.add(args.name, entry, replace=args.replace)
+    key = entry.api_key or "no key"
+    return ({"ok": True, "name": args.name, "entry": _entry_json(entry)},
+            f"added provider {args.name!r} ({entry.kind}, {entry.base_url}, {key}) to {store.path}")
+
+
+def _remove(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str]:
+    _lookup(store, args.name)
+    store.remove(args.name)
+    return {"ok": True, "name": args.name, "removed": True}, f"removed provider {args.name!r} from {store.path}"
+
+
+def _test(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str, bool]:
+    from relavium_desktop.providers import check
+
+    entry = _lookup(store, args.name)
+    model = args.model or check.DEFAULT_TEST_MODELS[entry.kind]
+    result = asyncio.run(check.test_provider(_home(), args.name, entry, model))
+    return ({"ok": result.ok, "name": args.name, "outcome": result.outcome, "message": result.message,
+             "model": model}, result.message, result.ok)
+
+
+def _models(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str, str | None]:
+    from relavium_desktop.providers.models import fetch_models
+
+    entry = _lookup(store, args.name)
+    listed = asyncio.run(fetch_models(args.name, entry, home=_home(), refresh=args.refresh))
+    out = {"provider": listed.provider, "source": listed.source, "note": listed.note,
+           "fetchedAt": listed.fetched_at,
+           "models": [{"id": m.id, "displayName": m.display_name} for m in listed.models]}
+    return out, "\n".join(m.id for m in listed.models), listed.note
+
+
+def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.providers.config import ProviderConfigError
+
+    _check_usage(args)
+    ok, note = True, None
+    try:
+        store = _store(args)
+        if args.action == "list":
+            out, text = _list(args, store)
+        elif args.action == "add":
+            out, text = _add(args, store)
+        elif args.action == "remove":
+            out, text = _remove(args, store)
+        elif args.action == "test":
+            out, text, ok = _test(args, store)
+        else:
+            out, text, note = _models(args, store)
+    except (ProviderConfigError, _Failed) as exc:
+        code = exc.code if isinstance(exc, _Failed) else "provider_config"
+        extra = exc.extra if isinstance(exc, _Failed) else {}
+        if args.json:
+            print_json({"ok": False, "error": {"code": code, **extra, "message": str(exc)}})
+        print(f"relavium: providers {args.action}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print_json(out)
+    else:
+        if text:
+            print(text)
+        if note:
+            print(note, file=sys.stderr)
+        elif not ok:
+            print(f"relavium: providers test: {args.name} did not pass", file=sys.stderr)
+    return EXIT_OK if ok else EXIT_FAILED

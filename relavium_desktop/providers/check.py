@@ -1,0 +1,168 @@
+"""Test a provider: one real, minimal model request, told as a sentence a person can act on.
+
+Why a real request: a key can be stored and a URL well-formed and still not
+work (revoked key, wrong path, server down).  The test goes through exactly
+what a chat turn uses -- the entry (kind, key reference, base URL, local
+opt-in, timeout), the keyring/env key resolver, the base-URL gate and the
+SSRF-guarded egress client -- and asks for a one-token reply.  The outcome
+(ok / auth / unreachable / local opt-in missing / rejected / rate limited /
+config) is built from the providers' secret-free messages and masked once
+more.  Shared by Settings → Providers and ``relavium providers test``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
+from relavium_desktop.engine.tools.masking import clip, mask_text
+from relavium_desktop.providers.config import (
+    DEFAULT_ENTRIES,
+    ProviderConfigError,
+    ProviderEntry,
+    basic_validate_base_url,
+)
+
+if TYPE_CHECKING:
+    from relavium_desktop.providers.http_base import HttpProvider
+
+Outcome = Literal["ok", "auth", "unreachable", "opt_in", "rejected", "rate_limited", "config"]
+TEST_TIMEOUT_S = 20.0
+# A cheap model per wire format when no model is named (nor picked in the chat for this provider).
+DEFAULT_TEST_MODELS = {"anthropic": "claude-3-5-haiku-latest", "openai": "gpt-4o-mini", "gemini": "gemini-2.5-flash"}
+OPT_IN_HINT = (
+    "Local endpoint opt-in missing: this base URL is a local or private address (or plain http). "
+    "Tick “Allow a local endpoint” only for a server you run yourself."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionResult:
+    outcome: Outcome
+    message: str
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "ok"
+
+
+def _entries(home: Path) -> dict[str, ProviderEntry]:
+    from relavium_desktop.providers.store import store_for
+    from relavium_desktop.providers.wiring import PROVIDERS_FILE
+
+    return store_for(home / PROVIDERS_FILE).entries()
+
+
+def effective_entry(home: Path, name: str, base_url: str, allow_local: bool) -> ProviderEntry:
+    """The entry a chat turn would use for ``name``, with the page's URL and opt-in applied."""
+    entry = _entries(home).get(name) or DEFAULT_ENTRIES[name]
+    return entry.model_copy(update={
+        "base_url": base_url, "allow_local": allow_local, "timeout_s": min(entry.timeout_s, TEST_TIMEOUT_S),
+    })
+
+
+def pick_test_model(entry: ProviderEntry, name: str, chat_route: str | None) -> str:
+    """The chat's picked model when it is on this provider, else a cheap default of its kind."""
+    if chat_route and "/" in chat_route:
+        provider, model = chat_route.split("/", 1)
+        if provider.strip() == name and model.strip():
+            return model.strip()
+    return DEFAULT_TEST_MODELS[entry.kind]
+
+
+def _say(outcome: Outcome, detail: str) -> ConnectionResult:
+    return ConnectionResult(outcome, clip(mask_text(detail), 400))
+
+
+def classify(exc: ProviderError, allow_local: bool) -> ConnectionResult:
+    """A provider error as the sentence the page shows."""
+    msg = exc.message
+    if exc.code is ProviderErrorCode.AUTH:
+        return _say("auth", f"Authentication failed: {msg}. Add or replace the API key above.")
+    if exc.code is ProviderErrorCode.UNAVAILABLE:
+        return _say("unreachable", f"Unreachable: {msg}. Check the base URL and that the server is running.")
+    if exc.code is ProviderErrorCode.RATE_LIMIT:
+        return _say("rate_limited", f"Reached, and the key was accepted, but the provider is rate-limiting: {msg}")
+    if not allow_local and ("address is blocked" in msg or "address is refused" in msg or "https" in msg):
+        return _say("opt_in", OPT_IN_HINT)
+    if exc.status is not None:
+        return _say("rejected", f"Reached, but the provider rejected the test request: {msg}")
+    return _say("config", f"The provider settings are not usable: {msg}")
+
+
+def _build(name: str, entry: ProviderEntry) -> HttpProvider:
+    """The provider exactly as a chat turn builds it (key resolution may block on D-Bus)."""
+    from relavium_desktop.providers.factory import ProviderSet
+    from relavium_desktop.providers.wiring import host_client_factory, host_resolver, host_validate_base_url
+
+    providers = ProviderSet({name: entry}, resolve_secret=host_resolver(),
+                            validate_base_url=host_validate_base_url, client_factory=host_client_factory)
+    return providers(name)
+
+
+async def _request(name: str, entry: ProviderEntry, model: str) -> ConnectionResult:
+    """One one-token request through ``entry``; never raises for a provider problem."""
+    from relavium_desktop.engine.llm.messages import Message
+    from relavium_desktop.engine.llm.provider import ChatRequest
+
+    base_url = entry.base_url.strip()
+    try:
+        basic_validate_base_url(base_url, entry.allow_local)
+    except ProviderConfigError as exc:
+        if not entry.allow_local and base_url.startswith("http://"):
+            return _say("opt_in", OPT_IN_HINT)
+        return _say("config", f"The base URL is not usable: {exc}")
+    entry = entry.model_copy(update={"base_url": base_url, "timeout_s": min(entry.timeout_s, TEST_TIMEOUT_S)})
+    try:
+        provider = await asyncio.to_thread(_build, name, entry)
+        request = ChatRequest(model=model, messages=[Message.user("Reply with the single word: ok")], max_tokens=1)
+
+        async def consume() -> None:
+            async for _ in provider.stream(request):
+                pass
+
+        await asyncio.wait_for(consume(), TEST_TIMEOUT_S + 5)
+    except ProviderError as exc:
+        return classify(exc, entry.allow_local)
+    except ProviderConfigError as exc:
+        return _say("config", f"The provider settings are not usable: {exc}")
+    except TimeoutError:
+        return _say("unreachable", "Unreachable: no answer within the test's time limit.")
+    return _say("ok", f"Connected: {name} answered a test request with model {model}.")
+
+
+async def test_provider(
+    home: Path, name: str, entry: ProviderEntry | None = None, model: str | None = None
+) -> ConnectionResult:
+    """Test provider ``name`` (its entry from ``home``'s providers.yaml unless given) with ``model``.
+
+    Without a model, a cheap default of the entry's kind.  Never raises for a
+    provider or settings problem: an unknown name or a broken file is a
+    ``config`` result.
+    """
+    if entry is None:
+        try:
+            entries = await asyncio.to_thread(_entries, home)
+        except ProviderConfigError as exc:
+            return _say("config", f"The provider settings are not usable: {exc}")
+        entry = entries.get(name)
+        if entry is None:
+            return _say("config", f"No provider named {name!r}; configured: {', '.join(sorted(entries)) or 'none'}.")
+    return await _request(name, entry, model or DEFAULT_TEST_MODELS[entry.kind])
+
+
+test_provider.__test__ = False  # type: ignore[attr-defined]  # a name pytest would collect where imported
+
+
+async def run_connection_test(
+    home: Path, name: str, base_url: str, allow_local: bool, chat_route: str | None = None
+) -> ConnectionResult:
+    """Settings → Providers: test ``name`` with the page's base URL and opt-in (not saved)."""
+    try:
+        entry = await asyncio.to_thread(effective_entry, home, name, base_url.strip(), allow_local)
+    except ProviderConfigError as exc:
+        return _say("config", f"The provider settings are not usable: {exc}")
+    return await _request(name, entry, pick_test_model(entry, name, chat_route))

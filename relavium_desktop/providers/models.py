@@ -21,6 +21,7 @@ import inspect
 import json
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -52,6 +53,9 @@ _KIND_PREFIX: dict[str, str] = {"anthropic": "claude", "openai": "gpt", "gemini"
 _GENERATES = frozenset({"generateContent", "streamGenerateContent"})
 
 Source = Literal["live", "cache", "defaults"]
+# Lists fetched side by side (a picker gathers them) each rewrite the one cache file:
+# one writer at a time in this process, so no provider's fresh record is lost.
+_CACHE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,11 @@ def _cached_record(home: Path, name: str, base_url: str) -> tuple[tuple[ModelInf
 
 def _write_cache(home: Path, name: str, base_url: str, models: tuple[ModelInfo, ...], fetched_at: float) -> None:
     """Replace this provider's record atomically; a cache that cannot be written is only a missed cache."""
+    with _CACHE_LOCK:
+        _write_record(home, name, base_url, models, fetched_at)
+
+
+def _write_record(home: Path, name: str, base_url: str, models: tuple[ModelInfo, ...], fetched_at: float) -> None:
     providers = _read_cache(home)
     providers[name] = {"base_url": base_url, "fetched_at": fetched_at,
                        "models": [{"id": m.id, "display_name": m.display_name} for m in models]}

@@ -9,6 +9,7 @@ started and stopped.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
@@ -187,3 +188,11 @@ def test_key_states_without_the_network(monkeypatch: pytest.MonkeyPatch) -> None
     assert "keyring" in statuses[3].detail and KEY not in str(statuses)
     assert usable(statuses) == ["env-set", "keyless"]
     assert key_state(entries["env-set"], lambda ref: False) == "missing"
+
+
+async def test_lists_fetched_side_by_side_are_all_cached(llm_server: ScriptedLLMServer, relavium_home: Path) -> None:
+    names = [f"p{i}" for i in range(6)]
+    e = entry(llm_server.base_url, "openai")
+    lists = await asyncio.gather(*(fetch_models(n, e, home=relavium_home) for n in names))
+    assert [x.source for x in lists] == ["live"] * len(names)
+    assert all(cached_models(relavium_home, n, e.base_url) is not None for n in names)

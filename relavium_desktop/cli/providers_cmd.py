@@ -41,7 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="add: allow a local or private address (and plain http), for a server you run")
     p.add_argument("--timeout", type=float, metavar="S", help="add: request timeout in seconds")
     p.add_argument("--replace", action="store_true", help="add: replace an existing entry of that name")
-    p.add_argument("--model", help="test: the model to ask (default: a cheap one of the kind)")
+    p.add_argument("--model", help="test: the model to ask (default: a cheap one of the kind, or the first "
+                   "model the provider listed when it lacks that one)")
     p.add_argument("--refresh", action="store_true", help="models: fetch even when the cached list is fresh")
     p.add_argument("--json", action="store_true", help="print JSON only")
 
@@ -147,7 +148,7 @@ def _test(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str, 
     from relavium_desktop.providers import check
 
     entry = _lookup(store, args.name)
-    model = args.model or check.DEFAULT_TEST_MODELS[entry.kind]
+    model = args.model or check.default_test_model(_home(), args.name, entry)
     result = asyncio.run(check.test_provider(_home(), args.name, entry, model))
     return ({"ok": result.ok, "name": args.name, "outcome": result.outcome, "message": result.message,
              "model": model}, result.message, result.ok)

@@ -73,6 +73,21 @@ def pick_test_model(entry: ProviderEntry, name: str, chat_route: str | None) -> 
     return DEFAULT_TEST_MODELS[entry.kind]
 
 
+def default_test_model(home: Path, name: str, entry: ProviderEntry) -> str:
+    """The cheap model of the kind, unless the provider's cached list lacks it: then its first model.
+
+    Why: an OpenAI-compatible server (Ollama, LM Studio) serves only what its
+    owner pulled, so ``gpt-4o-mini`` would fail a test that the server passes.
+    """
+    from relavium_desktop.providers.models import cached_models
+
+    default = DEFAULT_TEST_MODELS[entry.kind]
+    listed = cached_models(home, name, entry.base_url)
+    if listed is None or not listed.models or any(m.id == default for m in listed.models):
+        return default
+    return listed.models[0].id
+
+
 def _say(outcome: Outcome, detail: str) -> ConnectionResult:
     return ConnectionResult(outcome, clip(mask_text(detail), 400))
 
@@ -139,7 +154,7 @@ async def test_provider(
 ) -> ConnectionResult:
     """Test provider ``name`` (its entry from ``home``'s providers.yaml unless given) with ``model``.
 
-    Without a model, a cheap default of the entry's kind.  Never raises for a
+    Without a model, :func:`default_test_model`.  Never raises for a
     provider or settings problem: an unknown name or a broken file is a
     ``config`` result.
     """
@@ -151,7 +166,7 @@ async def test_provider(
         entry = entries.get(name)
         if entry is None:
             return _say("config", f"No provider named {name!r}; configured: {', '.join(sorted(entries)) or 'none'}.")
-    return await _request(name, entry, model or DEFAULT_TEST_MODELS[entry.kind])
+    return await _request(name, entry, model or default_test_model(home, name, entry))
 
 
 test_provider.__test__ = False  # type: ignore[attr-defined]  # a name pytest would collect where imported

@@ -197,3 +197,22 @@ def test_another_file_with_providers_option(capsys: pytest.CaptureFixture[str], 
     assert not (relavium_home / "providers.yaml").exists()
     code, text, _ = main(capsys, "providers", "list", "--providers", str(other))
     assert code == 0 and text.splitlines()[0].split() == ["NAME", "KIND", "BASE", "URL", "KEY", "KEY", "STATE"]
+
+
+def test_without_a_model_the_test_asks_for_one_the_server_listed(
+    capsys: pytest.CaptureFixture[str], llm_server: ScriptedLLMServer
+) -> None:
+    add_local(capsys, "box", llm_server.base_url)
+    llm_server.models = ["llama3.2", "qwen2.5"]
+    code, _, _ = main(capsys, "providers", "models", "box", "--json")
+    assert code == 0
+    llm_server.script(Reply.say("ok"))
+    code, out, err = main(capsys, "providers", "test", "box", "--json")
+    assert code == 0 and out["model"] == "llama3.2", err
+    assert llm_server.requests[-1].body["model"] == "llama3.2"
+    # A listed cheap default of the kind is still preferred.
+    llm_server.models = ["llama3.2", "gpt-4o-mini"]
+    main(capsys, "providers", "models", "box", "--refresh", "--json")
+    llm_server.script(Reply.say("ok"))
+    code, out, _ = main(capsys, "providers", "test", "box", "--json")
+    assert code == 0 and out["model"] == "gpt-4o-mini"

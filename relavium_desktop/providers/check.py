@@ -58,7 +58,9 @@ def _entries(home: Path) -> dict[str, ProviderEntry]:
 
 def effective_entry(home: Path, name: str, base_url: str, allow_local: bool) -> ProviderEntry:
     """The entry a chat turn would use for ``name``, with the page's URL and opt-in applied."""
-    entry = _entries(home).get(name) or DEFAULT_ENTRIES[name]
+    entry = _entries(home).get(name) or DEFAULT_ENTRIES.get(name)
+    if entry is None:  # removed from the file while its row was still on screen
+        raise ProviderConfigError(f"no provider named {name!r} in the provider settings")
     return entry.model_copy(update={
         "base_url": base_url, "allow_local": allow_local, "timeout_s": min(entry.timeout_s, TEST_TIMEOUT_S),
     })

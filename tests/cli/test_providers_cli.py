@@ -216,3 +216,13 @@ def test_without_a_model_the_test_asks_for_one_the_server_listed(
     llm_server.script(Reply.say("ok"))
     code, out, _ = main(capsys, "providers", "test", "box", "--json")
     assert code == 0 and out["model"] == "gpt-4o-mini"
+
+
+async def test_the_settings_page_test_of_a_provider_no_longer_in_the_file_is_a_config_result(
+    relavium_home: Path,
+) -> None:
+    from relavium_desktop.providers.check import run_connection_test
+
+    (relavium_home / "providers.yaml").write_text("providers: {}\n")
+    result = await run_connection_test(relavium_home, "gone", "https://api.example.com/v1", False)
+    assert result.outcome == "config" and "'gone'" in result.message

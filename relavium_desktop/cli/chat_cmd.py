@@ -147,7 +147,7 @@ async def _confirm(request: object) -> object:
 
 async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
     from relavium_desktop.engine.agent.chat import ChatSession
-    from relavium_desktop.engine.agent.modes import SessionApprovals
+    from relavium_desktop.engine.agent.modes import SessionApprovals, offered_tools
     from relavium_desktop.engine.agent.session import title_from
     from relavium_desktop.engine.agent.spec import AgentSpec
     from relavium_desktop.engine.events import EventBus
@@ -173,11 +173,13 @@ async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
     in_project = functools.partial(inside_workspace, workspace)
     bus = EventBus(clock=time.time, session_id=info.id)
     bus.subscribe(_render)
+    registry = tool_registry(host)
     session = ChatSession(
         session_id=info.id, spec=spec, providers=providers_of(args.providers),
-        registry=tool_registry(host), store=store,
+        registry=registry, store=store,
         approvals=SessionApprovals(mode, _confirm, in_project=in_project),  # type: ignore[arg-type]
         emit=bus.emit, policy=policy_of(args.policy),
+        offered_tools=offered_tools(spec.tools, mode, registry),
     )
     _say(f"relavium chat: session {info.id} ({'resumed, ' + str(info.message_count) + ' messages' if args.session else 'new'}); mode {_mode_line(mode)}; /exit to quit")
     titled = info.title != "New chat"
@@ -207,6 +209,7 @@ async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
             session.approvals = SessionApprovals(
                 mode, _confirm, session.approvals.grants, in_project=in_project,  # type: ignore[arg-type]
             )
+            session.offered_tools = offered_tools(spec.tools, mode, registry)
             _say(f"mode {_mode_line(mode)}")
             continue
         if text.startswith("/rename "):

@@ -40,6 +40,9 @@ class ChatSession:
     emit: Emit
     policy: ToolPolicy = field(default_factory=ToolPolicy)
     fs_scope: FsScopeTier = "project"
+    # What the model is told about; None: every tool of the agent.  A mode may
+    # offer fewer than the agent has, so a guessed call meets the mode's refusal.
+    offered_tools: frozenset[str] | None = None
 
     def _emit(self, event: RunEvent) -> None:
         self.emit(event)
@@ -52,7 +55,7 @@ class ChatSession:
         )
         return AgentLoop(
             spec=self.spec, providers=self.providers, registry=self.registry, ctx=ctx, emit=self._emit,
-            chat=True,
+            chat=True, offered_tool_ids=self.offered_tools,
             on_message=lambda m: self.store.append_message(self.session_id, m),
             on_usage=lambda u: self.store.record_usage(self.session_id, u),
         )
@@ -62,6 +65,21 @@ class ChatSession:
         user = Message.user(text)
         self.store.append_message(self.session_id, user)
         history.append(user)
+        return await self._run(history)
+
+    async def resume(self) -> LoopResult:
+        """Carry on from the stored history without a new user message.
+
+        What "Try again" and "Continue" mean after a failed or refused turn:
+        the user's message is already stored, and sending it again would put
+        it in the history twice.
+        """
+        history = self.store.messages(self.session_id)
+        if not history:
+            raise ValueError("there is nothing to continue in this session yet")
+        return await self._run(history)
+
+    async def _run(self, history: list[Message]) -> LoopResult:
         try:
             result = await self._loop().run(history)
         except asyncio.CancelledError:

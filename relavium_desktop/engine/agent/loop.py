@@ -53,6 +53,11 @@ class AgentLoop:
     sleep: Sleep = asyncio.sleep
     on_message: Callable[[Message], object] | None = None
     on_usage: Callable[[UsageRecord], object] | None = None
+    # The tools described to the model; None: every granted tool.  Chat's
+    # read-only mode offers fewer than it grants, so a call to a write tool the
+    # model guessed at reaches the mode's refusal (which says how to allow it)
+    # instead of a bare "not granted".
+    offered_tool_ids: frozenset[str] | None = None
     _result: LoopResult = field(init=False)
 
     async def run(self, history: list[Message]) -> LoopResult:
@@ -62,7 +67,10 @@ class AgentLoop:
         session persists each one even if a later step fails.
         """
         self._result = LoopResult(status="completed")
-        specs = tool_specs(self.registry.describe(), self.ctx.granted_tool_ids)
+        offered = self.ctx.granted_tool_ids
+        if self.offered_tool_ids is not None:
+            offered = offered & self.offered_tool_ids
+        specs = tool_specs(self.registry.describe(), offered)
         corrections = 0
         while True:
             try:
@@ -126,7 +134,10 @@ class AgentLoop:
                 ))
                 continue
             # Fatal: the model is not re-asked; close the remaining calls for a valid history.
-            results.append(ToolResultPart(call.call_id, call.name, f"not run: {error.code}", is_error=True,
+            # The reason stays in the stored result, so a reloaded session still says why.
+            results.append(ToolResultPart(call.call_id, call.name,
+                                          f"not run: {error.code}: {clip(mask_text(error.message), 500)}",
+                                          is_error=True,
                                           error_code=str(error.code), error_reason=error.reason))
             results.extend(_not_run_parts(calls[index + 1 :], str(error.code)))
             return results, AgentFailure(

@@ -25,7 +25,8 @@ by the other and both cover exactly the same requests.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.agent.mode_ids import MODE_TITLES, ChatMode
 from relavium_desktop.engine.tools.masking import MASK
@@ -36,6 +37,9 @@ from relavium_desktop.engine.tools.tooldef import (
     ApprovalRequest,
 )
 
+if TYPE_CHECKING:
+    from relavium_desktop.engine.tools.registry import ToolRegistry
+
 GOVERNED = frozenset({ActionClass.FS_WRITE, ActionClass.PROCESS, ActionClass.EGRESS, ActionClass.OS})
 ConfirmHook = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 SessionKey = tuple[str, str, str]
@@ -43,6 +47,24 @@ InProject = Callable[[str], bool]
 
 # Why a refusing mode refuses, in the words of its description (only Read-only refuses today).
 _REFUSES_BECAUSE = {ChatMode.READ_ONLY: "which changes nothing"}
+
+
+def offered_tools(tool_ids: Iterable[str], mode: ChatMode, registry: ToolRegistry) -> frozenset[str]:
+    """The tools described to the model in ``mode``: only read tools in Read-only, else all it has.
+
+    Offering is not granting: the agent keeps its whole tool list, so a call
+    the model guesses at anyway meets the mode's refusal, which says how to
+    allow it -- not a bare "not granted".
+    """
+    offered = set()
+    for tool_id in tool_ids:
+        tool = registry.get(tool_id)
+        if tool is None:
+            continue
+        if mode is ChatMode.READ_ONLY and tool.policy.action_class in GOVERNED:
+            continue
+        offered.add(tool_id)
+    return frozenset(offered)
 
 
 def mode_allowing(mode: ChatMode, action: ActionClass) -> ChatMode | None:

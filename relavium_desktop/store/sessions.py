@@ -64,6 +64,15 @@ MIGRATIONS = [
     """
     DROP TABLE chat_tool_events
     """,
+    # The modes were renamed (issue 13).  ``accept-edits`` used to ask before
+    # every edit -- what ``confirm`` ("Ask before acting") does now -- and now
+    # approves edits inside the project unasked; a session stored under the
+    # old meaning keeps the behaviour it had.  ``ask``/``plan`` were both
+    # read-only and are stored under the one id that says so.
+    """
+    UPDATE chat_sessions SET mode = 'confirm' WHERE mode = 'accept-edits';
+    UPDATE chat_sessions SET mode = 'read-only' WHERE mode IN ('ask', 'plan')
+    """,
 ]
 
 MAX_TITLE_CHARS = 200

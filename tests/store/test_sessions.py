@@ -102,3 +102,18 @@ def test_an_older_history_db_loses_the_unread_tool_events_table_and_keeps_its_se
     assert "chat_tool_events" not in tables and "chat_messages" in tables
     version = conn.execute("SELECT version FROM schema_versions WHERE component = 'sessions'").fetchone()[0]
     assert version == len(MIGRATIONS)
+
+
+def test_sessions_stored_under_the_old_mode_names_keep_their_behaviour(relavium_home: Path) -> None:
+    """``accept-edits`` asked before every edit before the modes were renamed: it is ``confirm`` now."""
+    conn = open_db(history_db_path(relavium_home))
+    migrate(conn, "sessions", MIGRATIONS[:2])  # a history.db from before the rename
+    for sid, mode in (("s1", "accept-edits"), ("s2", "ask"), ("s3", "plan"), ("s4", "auto")):
+        conn.execute("INSERT INTO chat_sessions(id, title, agent_id, mode, created_at, updated_at) "
+                     "VALUES(?, ?, 'chat', ?, 0, 0)", (sid, sid, mode))
+    s = store(relavium_home)
+    assert {i.id: i.mode for i in s.list_sessions()} == {
+        "s1": "confirm", "s2": "read-only", "s3": "read-only", "s4": "auto"}
+    # Migrated once: a session created now under the new meaning keeps it.
+    fresh = s.create(title="new", agent_id="chat", mode="accept-edits")
+    assert store(relavium_home).get(fresh.id).mode == "accept-edits"

@@ -158,7 +158,7 @@ def test_first_opens_from_many_connections_migrate_once(tmp_path: Path) -> None:
 
     assert _run_threads([opener(c) for c in conns]) == []
     versions = dict(conns[0].execute("SELECT component, version FROM schema_versions").fetchall())
-    assert versions == {"runs": 2, "sessions": 2, "grants": 1, "folder_grants": 1}
+    assert versions == {"runs": 2, "sessions": 3, "grants": 1, "folder_grants": 1}
     for c in conns:
         c.close()
 

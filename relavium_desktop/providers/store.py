@@ -241,6 +241,11 @@ class ProviderStore:
                 raise self._unknown(name, current)
             doc, section = self._edit_doc()
             del section[name]
+            if not section and section is not doc:
+                # The removed entry's leading comment would otherwise be dumped above a bare
+                # "{}" -- YAML that does not parse -- so the emptied list starts afresh.
+                doc["providers"] = CommentedMap()
+                doc.ca.items.pop("providers", None)
             self._write(doc)
 
     def _unknown(self, name: str, current: Mapping[str, ProviderEntry]) -> ProviderConfigError:

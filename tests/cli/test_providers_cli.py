@@ -172,14 +172,14 @@ def test_models_offline_fall_back_with_a_note_then_cache_and_refresh(
 
     add_local(capsys, "box", llm_server.base_url)
     code, first, _ = main(capsys, "providers", "models", "box", "--json")
-    assert first["source"] == "live" and len(llm_server.requests) == 1
+    assert first["source"] == "live" and len(llm_server.list_requests) == 1
     llm_server.models = ["newer"]
     code, cached, _ = main(capsys, "providers", "models", "box", "--json")
     assert cached["source"] == "cache" and cached["fetchedAt"] == first["fetchedAt"]
-    assert len(llm_server.requests) == 1  # no network for a fresh cache
+    assert len(llm_server.list_requests) == 1  # no network for a fresh cache
     code, fresh, _ = main(capsys, "providers", "models", "box", "--refresh", "--json")
     assert fresh["source"] == "live" and [m["id"] for m in fresh["models"]] == ["newer"]
-    assert len(llm_server.requests) == 2
+    assert len(llm_server.list_requests) == 2
     llm_server.models_status = 401
     code, rejected, _ = main(capsys, "providers", "models", "box", "--refresh", "--json")
     assert code == 0 and rejected["source"] == "cache" and "key was rejected" in rejected["note"]

@@ -52,7 +52,7 @@ async def test_anthropic_list_pages_with_after_id_and_sends_its_headers(
     assert listed.source == "live" and listed.note is None and listed.fetched_at is not None
     assert [m.id for m in listed.models] == MODELS  # provider order (newest first, as Anthropic sends)
     assert listed.models[0].display_name == "M One"
-    sent = llm_server.requests
+    sent = llm_server.list_requests
     assert [r.dialect for r in sent] == ["anthropic-models"] * 3
     assert [r.path for r in sent] == ["/v1/models?limit=1000", "/v1/models?limit=1000&after_id=m-two",
                                       "/v1/models?limit=1000&after_id=m-four"]
@@ -63,14 +63,14 @@ async def test_openai_compatible_list_sends_the_bearer_key(llm_server: ScriptedL
     llm_server.models = MODELS
     listed = await fetch_models("ollama", entry(llm_server.base_url, "openai"), home=relavium_home)
     assert listed.source == "live" and [m.id for m in listed.models] == MODELS
-    assert [(r.dialect, r.path) for r in llm_server.requests] == [("openai-models", "/v1/models")]
-    assert llm_server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+    assert [(r.dialect, r.path) for r in llm_server.list_requests] == [("openai-models", "/v1/models")]
+    assert llm_server.list_requests[0].headers["authorization"] == f"Bearer {KEY}"
 
 
 async def test_a_keyless_server_is_asked_without_a_key(llm_server: ScriptedLLMServer, relavium_home: Path) -> None:
     listed = await fetch_models("lm", entry(llm_server.base_url, "openai", api_key=None), home=relavium_home)
     assert [m.id for m in listed.models] == ["scripted-large", "scripted-small"]
-    assert "authorization" not in llm_server.requests[0].headers
+    assert "authorization" not in llm_server.list_requests[0].headers
 
 
 async def test_gemini_list_pages_keeps_chat_models_and_strips_the_prefix(
@@ -81,7 +81,7 @@ async def test_gemini_list_pages_keeps_chat_models_and_strips_the_prefix(
     listed = await fetch_models("gem", entry(llm_server.base_url, "gemini"), home=relavium_home)
     assert [m.id for m in listed.models] == ["gemini-a", "gemini-b", "gemini-c"]
     assert listed.models[0].display_name == "Gemini A"
-    sent = llm_server.requests
+    sent = llm_server.list_requests
     assert [r.path for r in sent] == ["/v1beta/models?pageSize=1000", "/v1beta/models?pageSize=1000&pageToken=3"]
     assert all(r.dialect == "gemini-models" and r.headers["x-goog-api-key"] == KEY for r in sent)
 
@@ -107,9 +107,9 @@ async def test_a_fresh_cache_answers_without_the_network_and_refresh_refetches(
     llm_server.models = ["second"]
     hit = await fetch_models("p", e, home=relavium_home)
     assert hit.source == "cache" and hit.note is None and hit.fetched_at == live.fetched_at
-    assert [m.id for m in hit.models] == ["first"] and len(llm_server.requests) == 1
+    assert [m.id for m in hit.models] == ["first"] and len(llm_server.list_requests) == 1
     fresh = await fetch_models("p", e, home=relavium_home, refresh=True)
-    assert fresh.source == "live" and [m.id for m in fresh.models] == ["second"] and len(llm_server.requests) == 2
+    assert fresh.source == "live" and [m.id for m in fresh.models] == ["second"] and len(llm_server.list_requests) == 2
     assert [m.id for m in (cached_models(relavium_home, "p", e.base_url) or fresh).models] == ["second"]
 
 
@@ -135,7 +135,7 @@ async def test_a_stale_cache_is_refetched_and_is_the_fallback_when_that_fails(
     assert stale is not None and stale.note is not None and "out of date" in stale.note
     llm_server.models_status = 503
     listed = await fetch_models("p", e, home=relavium_home)
-    assert len(llm_server.requests) == 2
+    assert len(llm_server.list_requests) == 2
     assert listed.source == "cache" and [m.id for m in listed.models] == ["scripted-large", "scripted-small"]
     assert listed.note is not None and "HTTP 503" in listed.note and "cached" in listed.note
 
@@ -163,7 +163,7 @@ async def test_a_missing_key_or_a_refused_address_falls_back_without_a_request(
     no_opt_in = ProviderEntry(kind="openai", base_url=llm_server.base_url + "/v1", api_key=None)
     refused = await fetch_models("q", no_opt_in, home=relavium_home)
     assert refused.source == "defaults" and refused.note is not None and "allow_local" in refused.note
-    assert llm_server.requests == []
+    assert llm_server.list_requests == []
 
 
 async def test_a_wrong_base_url_falls_back_with_the_status(llm_server: ScriptedLLMServer, relavium_home: Path) -> None:

@@ -213,3 +213,13 @@ def test_entries_returns_a_copy(tmp_path: Path) -> None:
     store = ProviderStore(tmp_path / "providers.yaml")
     store.entries().pop("anthropic")
     assert "anthropic" in store.entries()
+
+
+def test_removing_the_last_provider_leaves_a_file_that_reads_back(tmp_path: Path) -> None:
+    path = tmp_path / "providers.yaml"
+    path.write_text("# mine\nproviders:\n  # the gateway\n  gateway:\n    kind: openai\n"
+                    "    base_url: https://gateway.example.com/v1\n    api_key: env:G  # in my profile\n")
+    store = ProviderStore(path)
+    store.remove("gateway")
+    assert store.entries() == {}
+    assert ProviderStore(path).entries() == {} and path.read_text().startswith("# mine")

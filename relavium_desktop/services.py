@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,10 +39,6 @@ log = logging.getLogger(__name__)
 
 AGENTS_DIR = "agents"  # under $RELAVIUM_HOME: the user's own *.agent.yaml files
 AGENT_FILE_GLOB = "*.agent.yaml"
-
-# A provider entry's endpoint as the user overrode it (Settings → Providers):
-# (base_url, allow_local), or None to keep the entry's own.
-EndpointOverride = Callable[[str], tuple[str, bool] | None]
 
 
 # -- tools and host ---------------------------------------------------------------
@@ -111,27 +106,18 @@ def provider_entries(home: Path | None = None, settings_file: Path | None = None
     return provider_store(home, settings_file).entries()
 
 
-def provider_set(
-    home: Path | None = None,
-    settings_file: Path | None = None,
-    endpoint_override: EndpointOverride | None = None,
-) -> ProviderSet:
+def provider_set(home: Path | None = None, settings_file: Path | None = None) -> ProviderSet:
     """The provider entries (``providers.yaml``), keys and the SSRF-guarded client.
 
     The same settings file and ``secret:``/``env:`` key references for the
-    CLI and the desktop; the desktop adds its saved endpoint overrides.
-    Raises ``ProviderConfigError`` for an unreadable or invalid file.
+    CLI, workflows and the desktop -- the app edits that file, it keeps no
+    provider settings of its own.  Raises ``ProviderConfigError`` for an
+    unreadable or invalid file.
     """
     from relavium_desktop.providers.factory import ProviderSet
     from relavium_desktop.providers.wiring import host_client_factory, host_resolver, host_validate_base_url
 
-    entries = provider_entries(home, settings_file)
-    if endpoint_override is not None:
-        for name, entry in list(entries.items()):
-            override = endpoint_override(name)
-            if override is not None and override[0] and override[0] != entry.base_url:
-                entries[name] = entry.model_copy(update={"base_url": override[0], "allow_local": override[1]})
-    return ProviderSet(entries, resolve_secret=host_resolver(), validate_base_url=host_validate_base_url,
+    return ProviderSet(provider_entries(home, settings_file), resolve_secret=host_resolver(), validate_base_url=host_validate_base_url,
                        client_factory=host_client_factory)
 
 

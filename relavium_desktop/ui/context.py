@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.ui import app_settings as keys
-from relavium_desktop.ui.qt import QFileDialog, QObject, QSettings, QWidget, Signal
+from relavium_desktop.ui.qt import QFileDialog, QFileSystemWatcher, QObject, QSettings, QWidget, Signal
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.agent.modes import ConfirmHook
     from relavium_desktop.host.desktop_os import DesktopOs
+    from relavium_desktop.providers.store import ProviderStore
     from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.ui.approval import ApprovalController
 
@@ -44,6 +45,8 @@ class AppContext(QObject):
 
     project_changed = Signal(str)  # the canonical project folder
     mode_changed = Signal(str)  # one of app_settings.MODES
+    # providers.yaml changed: saved here, by `relavium providers`, or by hand in an editor.
+    providers_changed = Signal()
 
     def __init__(
         self,
@@ -62,11 +65,13 @@ class AppContext(QObject):
         self.grants: GrantStore | None = None
         self.approvals: ApprovalController | None = None
         self._services_ready = False
+        self._providers: ProviderStore | None = None
+        self._providers_stamp: object = None
+        self._watcher: QFileSystemWatcher | None = None
 
         saved = self.settings.value(keys.KEY_PROJECT, "")
         self._project = saved if isinstance(saved, str) and saved and Path(saved).is_dir() else ""
-        mode = str(self.settings.value(keys.KEY_MODE, keys.DEFAULT_MODE))
-        self._mode = mode if mode in keys.MODES else keys.DEFAULT_MODE
+        self._mode = keys.read_mode(self.settings)
 
     # -- project and mode -------------------------------------------------------
 
@@ -85,8 +90,10 @@ class AppContext(QObject):
         return self._mode
 
     def set_mode(self, mode: str) -> None:
-        if mode not in keys.MODES:
-            raise ValueError(f"unknown chat mode {mode!r}")
+        """Switch mode; upstream ids (``ask``, ``plan``) are accepted as the mode they name."""
+        from relavium_desktop.engine.agent.mode_ids import parse_mode
+
+        mode = str(parse_mode(mode))
         if mode == self._mode:
             return
         self._mode = mode
@@ -114,6 +121,45 @@ class AppContext(QObject):
             notify_enabled=lambda: self.notifications_enabled(keys.KEY_NOTIFY_APPROVALS),
         )
         self._services_ready = True
+
+    # -- providers.yaml -------------------------------------------------------------
+
+    def provider_store(self) -> ProviderStore:
+        """The one provider file every surface reads; watched for outside edits once asked for."""
+        if self._providers is None:
+            from relavium_desktop import services
+            from relavium_desktop.ui.settings.provider_migration import migrate_ini_providers
+
+            self._providers = services.provider_store()
+            migrate_ini_providers(self.settings, self._providers)
+            self._providers_stamp = self._providers.stamp()
+            self._watch_providers()
+        return self._providers
+
+    def _watch_providers(self) -> None:
+        assert self._providers is not None
+        path = self._providers.path
+        watcher = QFileSystemWatcher(self)
+        # The folder too: a save replaces the file (atomic rename), which ends a file watch,
+        # and a file that does not exist yet cannot be watched at all.
+        path.parent.mkdir(parents=True, exist_ok=True)
+        watcher.addPath(str(path.parent))
+        if path.exists():
+            watcher.addPath(str(path))
+        watcher.fileChanged.connect(lambda _p: self.check_providers())
+        watcher.directoryChanged.connect(lambda _p: self.check_providers())
+        self._watcher = watcher
+
+    def check_providers(self) -> None:
+        """Emit ``providers_changed`` if providers.yaml differs from what was last seen."""
+        store = self.provider_store()
+        stamp = store.stamp()
+        watcher = self._watcher
+        if watcher is not None and stamp is not None and str(store.path) not in watcher.files():
+            watcher.addPath(str(store.path))
+        if stamp != self._providers_stamp:
+            self._providers_stamp = stamp
+            self.providers_changed.emit()
 
     def approval_hook(self) -> ConfirmHook | None:
         """The engine's approval question, answered by the permission dialog (once services exist)."""

@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     # ``X as X`` marks a re-export for the type checker (pyproject lets this file spell it).
     from PySide6.QtCore import QByteArray as QByteArray
     from PySide6.QtCore import QEvent as QEvent
+    from PySide6.QtCore import QFileSystemWatcher as QFileSystemWatcher
     from PySide6.QtCore import QLineF as QLineF
+    from PySide6.QtCore import QModelIndex as QModelIndex
     from PySide6.QtCore import QObject as QObject
     from PySide6.QtCore import QPointF as QPointF
     from PySide6.QtCore import QSettings as QSettings
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import Signal as Signal
     from PySide6.QtCore import Slot as Slot
     from PySide6.QtGui import QAction as QAction
+    from PySide6.QtGui import QActionGroup as QActionGroup
     from PySide6.QtGui import QBrush as QBrush
     from PySide6.QtGui import QCloseEvent as QCloseEvent
     from PySide6.QtGui import QColor as QColor
@@ -45,6 +48,8 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QPen as QPen
     from PySide6.QtGui import QPixmap as QPixmap
     from PySide6.QtGui import QShortcut as QShortcut
+    from PySide6.QtGui import QStandardItem as QStandardItem
+    from PySide6.QtGui import QStandardItemModel as QStandardItemModel
     from PySide6.QtGui import QTextCursor as QTextCursor
     from PySide6.QtGui import QTextDocument as QTextDocument
     from PySide6.QtNetwork import QLocalServer as QLocalServer
@@ -62,6 +67,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QGraphicsScene as QGraphicsScene
     from PySide6.QtWidgets import QGraphicsSimpleTextItem as QGraphicsSimpleTextItem
     from PySide6.QtWidgets import QGraphicsView as QGraphicsView
+    from PySide6.QtWidgets import QGridLayout as QGridLayout
     from PySide6.QtWidgets import QGroupBox as QGroupBox
     from PySide6.QtWidgets import QHBoxLayout as QHBoxLayout
     from PySide6.QtWidgets import QHeaderView as QHeaderView
@@ -79,11 +85,15 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QSizePolicy as QSizePolicy
     from PySide6.QtWidgets import QSplitter as QSplitter
     from PySide6.QtWidgets import QStackedWidget as QStackedWidget
+    from PySide6.QtWidgets import QStyle as QStyle
+    from PySide6.QtWidgets import QStyleOptionComboBox as QStyleOptionComboBox
+    from PySide6.QtWidgets import QStylePainter as QStylePainter
     from PySide6.QtWidgets import QSystemTrayIcon as QSystemTrayIcon
     from PySide6.QtWidgets import QTableWidget as QTableWidget
     from PySide6.QtWidgets import QTableWidgetItem as QTableWidgetItem
     from PySide6.QtWidgets import QTabWidget as QTabWidget
     from PySide6.QtWidgets import QTextBrowser as QTextBrowser
+    from PySide6.QtWidgets import QToolButton as QToolButton
     from PySide6.QtWidgets import QVBoxLayout as QVBoxLayout
     from PySide6.QtWidgets import QWidget as QWidget
 else:

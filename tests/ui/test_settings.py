@@ -80,21 +80,26 @@ def test_missing_keyring_backend_is_explained_not_a_crash(
     assert KEY not in page.banner.text()
 
 
-def test_local_endpoint_needs_the_opt_in(make_window, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_endpoint_needs_the_opt_in(make_window, relavium_home: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     window = make_window()
-    row = window.show_settings("providers").providers.rows["openai"]
+    page = window.show_settings("providers").providers
+    row = page.rows["openai"]
     row.base_url.setText("http://127.0.0.1:8080/v1")
     row.save_endpoint.click()
     assert "allow_local" in row.endpoint_status.text()
-    assert window.context.settings.value("providers/openai/base_url") is None
+    assert not (relavium_home / "providers.yaml").exists()
     row.allow_local.setChecked(True)
     row.save_endpoint.click()
+    row = page.rows["openai"]  # rebuilt from the file it was just saved to
     assert row.endpoint_status.text() == "Saved."
-    assert window.context.settings.value("providers/openai/base_url") == "http://127.0.0.1:8080/v1"
+    assert window.context.provider_store().entries()["openai"].base_url == "http://127.0.0.1:8080/v1"
+    assert window.context.settings.value("providers/openai/base_url") is None  # never the ini any more
     row.base_url.setText("https://user:pw@example.com/v1")
     row.save_endpoint.click()
-    assert "credentials" in row.endpoint_status.text()
+    assert "credentials" in page.rows["openai"].endpoint_status.text()
+    assert "user:pw" not in (relavium_home / "providers.yaml").read_text()
 
 
 def test_notification_and_shortcut_settings_apply_and_persist(make_window, monkeypatch) -> None:

@@ -1,34 +1,42 @@
-"""Settings → Providers: API keys (keyring only) and base URLs.
+"""Settings → Providers: the named providers of providers.yaml, their keys, endpoints and tests.
+
+The page edits ``$RELAVIUM_HOME/providers.yaml`` -- the file ``relavium
+agent run`` and ``relavium run`` read -- in place, so a provider added here is
+the provider the command line uses, and comments a user wrote in the file
+survive.  When the file changes on disk (the CLI, an editor) the page is
+rebuilt from it.
 
 A key typed here goes straight to the OS keyring through the host's
 SecretStore, in a worker thread (keyring calls block on D-Bus); the field is
 cleared right after and only the last four characters are ever shown again.
-Nothing about a key is written to the settings file, history.db or the log.
-If no keyring backend is usable the page says why and how to fix it instead
-of failing.
+The file holds only the reference (``secret:NAME``).  If no keyring backend
+is usable the page says why and how to fix it instead of failing.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from relavium_desktop.host.secrets import SecretStore, SecretStoreError, parse_ref
 from relavium_desktop.providers.config import (
     DEFAULT_ENTRIES,
     ProviderConfigError,
+    ProviderEntry,
     basic_validate_base_url,
 )
 from relavium_desktop.ui.qt import (
     QCheckBox,
+    QComboBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
-    QSettings,
+    QScrollArea,
     Qt,
     QVBoxLayout,
     QWidget,
@@ -36,13 +44,24 @@ from relavium_desktop.ui.qt import (
 )
 from relavium_desktop.ui.tasks import spawn
 
-TITLES = {"anthropic": "Anthropic", "openai": "OpenAI / OpenAI-compatible", "gemini": "Google Gemini"}
+if TYPE_CHECKING:
+    from relavium_desktop.providers.check import ConnectionResult
+    from relavium_desktop.providers.store import ProviderStore
+    from relavium_desktop.ui.context import AppContext
+
+KIND_TITLES = {"anthropic": "Anthropic", "openai": "OpenAI or compatible", "gemini": "Google Gemini"}
+
+
+def key_ref_for(name: str) -> str:
+    """The keyring reference a key typed for provider ``name`` is stored under."""
+    safe = "".join(c if c.isalnum() else "_" for c in name).upper()
+    return f"secret:{safe}_API_KEY"
 
 
 @dataclass
 class ProviderRow:
     name: str
-    secret_name: str
+    box: QGroupBox
     status: QLabel
     key_edit: QLineEdit
     save_key: QPushButton
@@ -53,64 +72,124 @@ class ProviderRow:
     endpoint_status: QLabel
     test_button: QPushButton
     test_status: QLabel
+    remove_provider: QPushButton
 
 
 class ProvidersPage(QWidget):
-    changed = Signal()  # a keyring operation finished (tests and the chat view listen)
+    changed = Signal()  # a keyring or file operation finished (tests and the chat view listen)
     connection_tested = Signal(str, object)  # provider name, ConnectionResult
+    setup_requested = Signal()  # "Run the setup guide again"
 
-    def __init__(self, settings: QSettings, store: SecretStore | None = None, home: Path | None = None) -> None:
+    def __init__(self, context: AppContext, store: SecretStore | None = None) -> None:
         super().__init__()
-        self._settings = settings
-        self._store = store or SecretStore()
-        self._home = home
+        self.context = context
+        self._settings = context.settings
+        self._secrets = store or SecretStore()
+        self._hints: dict[str, str] | None = None  # secret name -> hint; None until read
+        self._keyring_error: str | None = None
+        self.rows: dict[str, ProviderRow] = {}
+
         self.banner = QLabel()
         self.banner.setObjectName("keyringBanner")
         self.banner.setWordWrap(True)
         self.banner.setVisible(False)
         self.banner.setStyleSheet("QLabel { background: #fef3c7; color: #78350f; padding: 8px; }")
+        self.file_error = QLabel()
+        self.file_error.setObjectName("providersFileError")
+        self.file_error.setWordWrap(True)
+        self.file_error.setTextFormat(Qt.TextFormat.PlainText)
+        self.file_error.setVisible(False)
+        intro = QLabel(
+            "Models come from the providers below. They are kept in providers.yaml in the Relavium data "
+            "folder, which the relavium command line reads too. Keys stay in your system keyring."
+        )
+        intro.setWordWrap(True)
+        self.setup_button = QPushButton("Run the setup guide again")
+        self.setup_button.setAutoDefault(False)
+        self.setup_button.clicked.connect(self.setup_requested)
+        top = QHBoxLayout()
+        top.addWidget(intro, 1)
+        top.addWidget(self.setup_button)
+
+        self._list = QWidget()
+        self._list_layout = QVBoxLayout(self._list)
+        self._list_layout.setContentsMargins(0, 0, 0, 0)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self._list)
+
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
-        self.rows: dict[str, ProviderRow] = {}
-        for name, entry in DEFAULT_ENTRIES.items():
-            assert entry.api_key is not None
-            row = self._build_row(name, parse_ref(entry.api_key), entry.base_url)
-            self.rows[name] = row
-            layout.addWidget(self._group(row))
-        layout.addStretch(1)
+        layout.addLayout(top)
+        layout.addWidget(self.file_error)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self._add_form())
+        context.providers_changed.connect(self.rebuild)
+        self.rebuild()
         # No keyring call until the tab is shown: probing the keyring is slow
         # (D-Bus) and keyring caches which backends are viable per process.
 
-    # -- layout ---------------------------------------------------------------
+    # -- the list of providers ------------------------------------------------------
 
-    def _build_row(self, name: str, secret_name: str, default_url: str) -> ProviderRow:
+    def rebuild(self) -> None:
+        """One group per provider in providers.yaml, in the file's order."""
+        for row in self.rows.values():
+            row.box.deleteLater()
+        self.rows.clear()
+        try:
+            entries = self.context.provider_store().entries()
+        except ProviderConfigError as exc:
+            self.file_error.setText(f"providers.yaml cannot be used as it is: {exc}. Fix the file, "
+                                    "or remove it to start again from the defaults.")
+            self.file_error.setVisible(True)
+            entries = {}
+        else:
+            self.file_error.setVisible(False)
+        while self._list_layout.count():
+            item = self._list_layout.takeAt(0)
+            if item is not None and item.widget() is not None:
+                item.widget().deleteLater()  # type: ignore[union-attr]
+        if not entries:
+            empty = QLabel("No providers yet. Add one below, or run the setup guide.")
+            empty.setObjectName("providersEmpty")
+            self._list_layout.addWidget(empty)
+        for name, entry in entries.items():
+            row = self._build_row(name, entry)
+            self.rows[name] = row
+            self._list_layout.addWidget(row.box)
+        self._list_layout.addStretch(1)
+        self._show_key_states()
+
+    def _build_row(self, name: str, entry: ProviderEntry) -> ProviderRow:
+        box = QGroupBox(f"{name} — {KIND_TITLES[entry.kind]}")
+        box.setObjectName(f"provider_{name}")
         key_edit = QLineEdit()
         key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         key_edit.setPlaceholderText("Paste an API key to add or replace it")
         key_edit.setObjectName(f"{name}KeyEdit")
-        base_url = QLineEdit(str(self._settings.value(f"providers/{name}/base_url", default_url)))
+        base_url = QLineEdit(entry.base_url)
         allow_local = QCheckBox("Allow a local endpoint (http://localhost, LAN address)")
-        allow_local.setChecked(str(self._settings.value(f"providers/{name}/allow_local", "false")) == "true")
+        allow_local.setChecked(entry.allow_local)
         row = ProviderRow(
-            name=name, secret_name=secret_name, status=QLabel("…"), key_edit=key_edit,
-            save_key=QPushButton("Save key"), remove_key=QPushButton("Remove key"), base_url=base_url,
-            allow_local=allow_local, save_endpoint=QPushButton("Save endpoint"), endpoint_status=QLabel(),
+            name=name, box=box, status=QLabel("…"), key_edit=key_edit, save_key=QPushButton("Save key"),
+            remove_key=QPushButton("Remove key"), base_url=base_url, allow_local=allow_local,
+            save_endpoint=QPushButton("Save endpoint"), endpoint_status=QLabel(),
             test_button=QPushButton("Test connection"), test_status=QLabel(),
+            remove_provider=QPushButton("Remove provider"),
         )
         row.test_button.setObjectName(f"{name}TestConnection")
-        row.test_status.setWordWrap(True)
-        row.test_status.setTextFormat(Qt.TextFormat.PlainText)
+        for label in (row.test_status, row.endpoint_status):
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.PlainText)
         row.test_button.clicked.connect(lambda: self.test_connection(name))
         row.save_key.clicked.connect(lambda: self.save_key(name))
         row.remove_key.clicked.connect(lambda: spawn(self.remove_key(name)))
         row.save_endpoint.clicked.connect(lambda: self.save_endpoint(name))
+        row.remove_provider.clicked.connect(lambda: self.remove_provider(name))
         key_edit.returnPressed.connect(lambda: self.save_key(name))
-        for b in (row.save_key, row.remove_key, row.save_endpoint, row.test_button):
+        for b in (row.save_key, row.remove_key, row.save_endpoint, row.test_button, row.remove_provider):
             b.setAutoDefault(False)
-        return row
 
-    def _group(self, row: ProviderRow) -> QGroupBox:
-        box = QGroupBox(TITLES.get(row.name, row.name))
         form = QFormLayout(box)
         form.addRow("API key:", row.status)
         keys = QHBoxLayout()
@@ -127,33 +206,62 @@ class ProvidersPage(QWidget):
         test = QHBoxLayout()
         test.addWidget(row.test_button)
         test.addWidget(row.test_status, 1)
+        test.addWidget(row.remove_provider)
         form.addRow("", test)
-        return box
+        return row
 
-    # -- keyring ----------------------------------------------------------------
+    def _entry(self, name: str) -> ProviderEntry | None:
+        try:
+            return self.context.provider_store().entries().get(name)
+        except ProviderConfigError:
+            return None
+
+    # -- keys ---------------------------------------------------------------------------
+
+    def _show_key_states(self) -> None:
+        """Each row's key line, from the last keyring read (the file says which reference)."""
+        import os
+
+        for name, row in self.rows.items():
+            entry = self._entry(name)
+            ref = entry.api_key if entry is not None else None
+            row.remove_key.setEnabled(False)
+            if ref is None:
+                row.status.setText("No key needed (local server)")
+            elif ref.startswith("env:"):
+                var = ref[4:]
+                row.status.setText(f"From the environment variable {var}: "
+                                   + ("set" if os.environ.get(var) else "not set"))
+            elif self._keyring_error is not None:
+                row.status.setText("Unavailable (no keyring)")
+            elif self._hints is None:
+                row.status.setText("…")
+            else:
+                hint = self._hints.get(parse_ref(ref))
+                row.status.setText(f"Stored in the keyring: {hint}" if hint else "Not set")
+                row.remove_key.setEnabled(hint is not None)
 
     def _unavailable(self, exc: SecretStoreError) -> None:
+        self._keyring_error = str(exc)
         self.banner.setText(f"API keys cannot be stored right now. {exc}")
         self.banner.setVisible(True)
 
     def refresh(self) -> None:
+        self.context.check_providers()
         spawn(self._refresh())
 
     async def _refresh(self) -> None:
         try:
-            entries = await asyncio.to_thread(self._store.list)
+            entries = await asyncio.to_thread(self._secrets.list)
         except SecretStoreError as exc:
             self._unavailable(exc)
-            for row in self.rows.values():
-                row.status.setText("Unavailable (no keyring)")
+            self._show_key_states()
             self.changed.emit()
             return
+        self._keyring_error = None
         self.banner.setVisible(False)
-        hints = {e.name: e.hint for e in entries}
-        for row in self.rows.values():
-            hint = hints.get(row.secret_name)
-            row.status.setText(f"Stored in the keyring: {hint}" if hint else "Not set")
-            row.remove_key.setEnabled(hint is not None)
+        self._hints = {e.name: e.hint for e in entries}
+        self._show_key_states()
         self.changed.emit()
 
     def save_key(self, name: str) -> None:
@@ -161,30 +269,49 @@ class ProvidersPage(QWidget):
         value = row.key_edit.text().strip()
         row.key_edit.clear()  # never keep the key in a widget longer than needed
         if value:
-            spawn(self._store_key(row, value))
+            spawn(self._store_key(name, value))
 
-    async def _store_key(self, row: ProviderRow, value: str) -> None:
+    async def _store_key(self, name: str, value: str) -> None:
+        entry = self._entry(name)
+        ref = entry.api_key if entry is not None else None
+        if ref is None or not ref.startswith("secret:"):
+            # The key goes to the keyring; the file is pointed at it (never at the value).
+            ref = key_ref_for(name)
+        secret = parse_ref(ref)
         try:
             # A closure, not call arguments: loop/executor debug logging prints the
             # arguments of what it runs, and the key must never reach a log.
-            await asyncio.to_thread(lambda: self._store.set(row.secret_name, value))
+            await asyncio.to_thread(lambda: self._secrets.set(secret, value))
         except SecretStoreError as exc:
             self._unavailable(exc)
             self.changed.emit()
             return
+        if entry is not None and entry.api_key != ref:
+            self._edit(lambda store: store.update(name, api_key=ref))
         await self._refresh()
 
     async def remove_key(self, name: str) -> None:
-        row = self.rows[name]
+        entry = self._entry(name)
+        if entry is None or entry.api_key is None or not entry.api_key.startswith("secret:"):
+            return
         try:
-            await asyncio.to_thread(self._store.delete, row.secret_name)
+            await asyncio.to_thread(self._secrets.delete, parse_ref(entry.api_key))
         except SecretStoreError as exc:
             self._unavailable(exc)
             self.changed.emit()
             return
         await self._refresh()
 
-    # -- endpoint -----------------------------------------------------------------
+    # -- the file ---------------------------------------------------------------------
+
+    def _edit(self, change: Callable[[ProviderStore], object]) -> str | None:
+        """Apply ``change(store)`` to providers.yaml; the error in words, or None."""
+        try:
+            change(self.context.provider_store())
+        except (ProviderConfigError, OSError, ValueError) as exc:
+            return str(exc) if not isinstance(exc, OSError) else f"providers.yaml cannot be written: {exc.strerror}"
+        self.context.check_providers()
+        return None
 
     def save_endpoint(self, name: str) -> None:
         row = self.rows[name]
@@ -195,9 +322,74 @@ class ProvidersPage(QWidget):
         except ProviderConfigError as exc:
             row.endpoint_status.setText(str(exc))
             return
-        self._settings.setValue(f"providers/{name}/base_url", url)
-        self._settings.setValue(f"providers/{name}/allow_local", "true" if allow_local else "false")
-        row.endpoint_status.setText("Saved.")
+        error = self._edit(lambda store: store.update(name, base_url=url, allow_local=allow_local))
+        row = self.rows.get(name, row)  # the page may have been rebuilt from the saved file
+        row.endpoint_status.setText(error or "Saved.")
+
+    def remove_provider(self, name: str) -> None:
+        error = self._edit(lambda store: store.remove(name))
+        if error:
+            self.file_error.setText(error)
+            self.file_error.setVisible(True)
+        self.changed.emit()
+
+    # -- adding -----------------------------------------------------------------------
+
+    def _add_form(self) -> QGroupBox:
+        box = QGroupBox("Add a provider")
+        self.add_name = QLineEdit()
+        self.add_name.setObjectName("addProviderName")
+        self.add_name.setPlaceholderText("a short name, e.g. openrouter or ollama")
+        self.add_kind = QComboBox()
+        for kind, title in KIND_TITLES.items():
+            self.add_kind.addItem(title, kind)
+        self.add_kind.setCurrentIndex(1)
+        self.add_url = QLineEdit(DEFAULT_ENTRIES["openai"].base_url)
+        self.add_local = QCheckBox("Allow a local endpoint (a server you run yourself)")
+        self.add_button = QPushButton("Add provider")
+        self.add_button.setObjectName("addProviderButton")
+        self.add_button.setAutoDefault(False)
+        self.add_status = QLabel()
+        self.add_status.setWordWrap(True)
+        self.add_status.setTextFormat(Qt.TextFormat.PlainText)
+        self.add_kind.currentIndexChanged.connect(self._kind_picked)
+        self.add_button.clicked.connect(self.add_provider)
+        form = QFormLayout(box)
+        form.addRow("Name:", self.add_name)
+        form.addRow("Kind:", self.add_kind)
+        form.addRow("Base URL:", self.add_url)
+        form.addRow("", self.add_local)
+        row = QHBoxLayout()
+        row.addWidget(self.add_button)
+        row.addWidget(self.add_status, 1)
+        form.addRow("", row)
+        return box
+
+    def _kind_picked(self, _index: int) -> None:
+        kind = str(self.add_kind.currentData())
+        defaults = {e.base_url for e in DEFAULT_ENTRIES.values()}
+        if not self.add_url.text().strip() or self.add_url.text().strip() in defaults:
+            self.add_url.setText(DEFAULT_ENTRIES[kind].base_url)
+
+    def add_provider(self) -> None:
+        name = self.add_name.text().strip()
+        kind = str(self.add_kind.currentData())
+        url = self.add_url.text().strip()
+        local = self.add_local.isChecked()
+        try:
+            basic_validate_base_url(url, local)
+            entry = ProviderEntry(kind=kind, base_url=url, allow_local=local,  # type: ignore[arg-type]
+                                  api_key=None if local else key_ref_for(name or "provider"))
+        except (ProviderConfigError, ValueError) as exc:
+            self.add_status.setText(str(exc).splitlines()[0])
+            return
+        error = self._edit(lambda store: store.add(name, entry))
+        if error:
+            self.add_status.setText(error)
+            return
+        self.add_status.setText(f"Added {name}. Paste its key above, then test the connection.")
+        self.add_name.clear()
+        self.changed.emit()
 
     # -- test connection ------------------------------------------------------------
 
@@ -206,23 +398,22 @@ class ProvidersPage(QWidget):
         row = self.rows[name]
         row.test_button.setEnabled(False)
         row.test_status.setText("Testing…")
-        spawn(self._test_connection(row))
+        spawn(self._test_connection(name, row.base_url.text(), row.allow_local.isChecked()))
 
-    async def _test_connection(self, row: ProviderRow) -> None:
-        from relavium_desktop.ui.settings.connection import ConnectionResult, run_connection_test
+    async def _test_connection(self, name: str, base_url: str, allow_local: bool) -> None:
+        from relavium_desktop.host.datadir import data_dir
+        from relavium_desktop.providers.check import ConnectionResult, run_connection_test
 
-        if self._home is None:
-            from relavium_desktop.host.datadir import data_dir
-
-            self._home = data_dir()
         route = self._settings.value("chat/model")  # the chat's model picker (ui/chat/backend.KEY_MODEL)
+        result: ConnectionResult
         try:
-            result = await run_connection_test(self._home, row.name, row.base_url.text(),
-                                               row.allow_local.isChecked(),
+            result = await run_connection_test(data_dir(), name, base_url, allow_local,
                                                route if isinstance(route, str) else None)
         except Exception as exc:  # noqa: BLE001 -- an unreadable providers.yaml etc.: say so, never crash
             result = ConnectionResult("config", f"The provider settings are not usable: {type(exc).__name__}")
-        row.test_status.setText(("✓ " if result.ok else "✗ ") + result.message)
-        row.test_status.setStyleSheet("color: #166534;" if result.ok else "color: #991b1b;")
-        row.test_button.setEnabled(True)
-        self.connection_tested.emit(row.name, result)
+        row = self.rows.get(name)
+        if row is not None:
+            row.test_status.setText(("✓ " if result.ok else "✗ ") + result.message)
+            row.test_status.setStyleSheet("color: #166534;" if result.ok else "color: #991b1b;")
+            row.test_button.setEnabled(True)
+        self.connection_tested.emit(name, result)

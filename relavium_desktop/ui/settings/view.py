@@ -23,7 +23,7 @@ class SettingsView(QWidget):
     def __init__(self, context: AppContext) -> None:
         super().__init__()
         self.setObjectName("settingsView")
-        self.providers = ProvidersPage(context.settings)
+        self.providers = ProvidersPage(context)
         self.permissions = PermissionsPage(context)
         self.chat_tools = ChatToolsPage(context)
         self.notifications = NotificationsPage(context.settings)

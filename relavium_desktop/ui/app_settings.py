@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from relavium_desktop.engine.agent.mode_ids import MODE_IDS, ChatMode
+from relavium_desktop.engine.agent import mode_ids
 from relavium_desktop.host.datadir import data_dir
 from relavium_desktop.ui.qt import QSettings
 
@@ -19,6 +19,11 @@ FILE_NAME = "desktop-settings.ini"
 KEY_GEOMETRY = "window/geometry"
 KEY_PROJECT = "project/last"
 KEY_MODE = "chat/mode"
+# Set once the stored mode has been read with the current meaning of the ids (see read_mode).
+KEY_MODE_SCHEME = "chat/mode_scheme"
+MODE_SCHEME = 2
+# The first-run flow: "done" once a provider worked or the user skipped it.
+KEY_WELCOME_DONE = "welcome/done"
 KEY_NOTIFY_RUNS = "notifications/runs"
 KEY_NOTIFY_APPROVALS = "notifications/approvals"
 KEY_SHORTCUT_CLIPBOARD = "shortcuts/process_clipboard"
@@ -26,13 +31,10 @@ KEY_SHORTCUT_CLIPBOARD = "shortcuts/process_clipboard"
 KEY_SPILL_RETENTION_DAYS = "storage/spill_retention_days"
 
 DEFAULT_CLIPBOARD_SHORTCUT = "Ctrl+Shift+V"
-# The chat modes come from engine.agent.mode_ids (enum only: the first paint
-# does not wait for pydantic); the UI adds only their labels, in picker order.
-MODE_LABELS: dict[str, str] = {
-    ChatMode.READ_ONLY: "Read-only", ChatMode.CONFIRM: "Ask first", ChatMode.ACCEPT_EDITS: "Accept edits", ChatMode.AUTO: "Auto",
-}
-MODES = MODE_IDS
-DEFAULT_MODE: str = ChatMode.ACCEPT_EDITS
+# The chat modes, their titles and descriptions come from engine.agent.mode_ids
+# (enum only: the first paint does not wait for pydantic), in menu order.
+MODES = mode_ids.MODE_IDS
+DEFAULT_MODE: str = mode_ids.DEFAULT_MODE
 DEFAULT_SPILL_RETENTION_DAYS = 7
 
 
@@ -45,6 +47,29 @@ def read_bool(settings: QSettings, key: str, default: bool) -> bool:
     if isinstance(value, str):
         return value.lower() in ("1", "true", "yes")
     return bool(value)
+
+
+def read_mode(settings: QSettings) -> str:
+    """The saved chat mode as a canonical id; upstream ids are read as the mode they name.
+
+    Before the modes were renamed, ``accept-edits`` was the default and asked
+    before every edit -- what "Ask before acting" does now -- so a value saved
+    under the old scheme keeps the behaviour the user had, once; afterwards
+    ``accept-edits`` means "Auto-approve edits".
+    """
+    raw = str(settings.value(KEY_MODE, DEFAULT_MODE))
+    scheme = settings.value(KEY_MODE_SCHEME)
+    if scheme is None:
+        if raw == mode_ids.ChatMode.ACCEPT_EDITS:
+            raw = mode_ids.ChatMode.CONFIRM
+        settings.setValue(KEY_MODE_SCHEME, MODE_SCHEME)
+    try:
+        mode = str(mode_ids.parse_mode(raw))
+    except ValueError:
+        mode = DEFAULT_MODE
+    if mode != raw or settings.value(KEY_MODE) is None:
+        settings.setValue(KEY_MODE, mode)
+    return mode
 
 
 def read_retention_days(settings: QSettings) -> float:

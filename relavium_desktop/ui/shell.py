@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.context import AppContext, FolderPicker
+from relavium_desktop.ui.mode_picker import ModePicker
 from relavium_desktop.ui.qt import (
     QApplication,
     QCloseEvent,
-    QComboBox,
     QHBoxLayout,
     QKeySequence,
     QLabel,
@@ -47,11 +47,14 @@ from relavium_desktop.ui.qt import (
 
 if TYPE_CHECKING:
     import threading
+    from collections.abc import Sequence
 
+    from relavium_desktop.host.egress.local_servers import LocalServerKind
     from relavium_desktop.ui.quick_panel import ClipboardRunner, QuickPanel
     from relavium_desktop.ui.runs.view import RunsView
     from relavium_desktop.ui.settings.view import SettingsView
     from relavium_desktop.ui.tray import Tray
+    from relavium_desktop.ui.welcome import WelcomeView
     from relavium_desktop.ui.workflows.view import WorkflowsView
 
 NAV_CHAT, NAV_WORKFLOWS, NAV_RUNS, NAV_SETTINGS = range(4)
@@ -83,8 +86,10 @@ class MainWindow(QMainWindow):
         settings: QSettings | None = None,
         folder_picker: FolderPicker | None = None,
         clipboard_runner: ClipboardRunner | None = None,
+        local_servers: Sequence[LocalServerKind] | None = None,
     ) -> None:
         super().__init__()
+        self.local_servers = local_servers  # where "Look for a local model server" looks (default: the usual ports)
         self.context = AppContext(self, settings=settings, folder_picker=folder_picker)
         self.clipboard_runner = clipboard_runner
         self._painted = False
@@ -94,6 +99,7 @@ class MainWindow(QMainWindow):
         self.workflows_view: WorkflowsView | None = None  # built on first use
         self.runs_view: RunsView | None = None
         self.spill_sweep: threading.Thread | None = None  # started after the first paint
+        self.welcome_view: WelcomeView | None = None  # the first-run flow, while it is needed
 
         self.setWindowTitle("Relavium Desktop")
         self.setObjectName("mainWindow")
@@ -110,16 +116,16 @@ class MainWindow(QMainWindow):
         self.project_button.setAutoDefault(False)
         self.project_button.clicked.connect(self.choose_project)
         row.addWidget(self.project_button)
+        self.project_note = QLabel("No project — tools are off")
+        self.project_note.setObjectName("projectNote")
+        self.project_note.setToolTip("Chat works without a project; choose a folder to let agents read and "
+                                     "change files and run commands in it.")
+        row.addWidget(self.project_note)
         row.addStretch(1)
-        row.addWidget(QLabel("Mode:"))
-        self.mode_combo = QComboBox()
-        self.mode_combo.setObjectName("modeCombo")
-        for mode, label in keys.MODE_LABELS.items():
-            self.mode_combo.addItem(label, mode)
-        self.mode_combo.setCurrentIndex(keys.MODES.index(self.context.mode))
-        self.mode_combo.currentIndexChanged.connect(lambda index: self.context.set_mode(keys.MODES[index]))
-        self.context.mode_changed.connect(lambda mode: self.mode_combo.setCurrentIndex(keys.MODES.index(mode)))
-        row.addWidget(self.mode_combo)
+        self.mode_picker = ModePicker(self.context.mode)
+        self.mode_picker.picked.connect(self.context.set_mode)
+        self.context.mode_changed.connect(self.mode_picker.show_mode)
+        row.addWidget(self.mode_picker)
         self.context.project_changed.connect(lambda _project: self._show_project())
         self._show_project()
 
@@ -159,6 +165,8 @@ class MainWindow(QMainWindow):
         column.addWidget(body, 1)
         self.setCentralWidget(root)
         self.nav.setCurrentRow(NAV_CHAT)
+        if self.first_run_certain():
+            self.show_welcome()
 
         shortcut = self.context.settings.value(keys.KEY_SHORTCUT_CLIPBOARD, keys.DEFAULT_CLIPBOARD_SHORTCUT)
         self.clipboard_shortcut = QShortcut(QKeySequence(str(shortcut)), self)
@@ -181,6 +189,7 @@ class MainWindow(QMainWindow):
         """Build what the first screen does not need: stores, notifier, tray; sweep old spills."""
         self.context.ensure_services()
         self.start_spill_sweep()
+        self.check_first_run()
         if self.tray is None:
             from relavium_desktop.ui.tray import Tray
 
@@ -208,8 +217,66 @@ class MainWindow(QMainWindow):
 
     # -- project ------------------------------------------------------------------
 
+    # -- first run ------------------------------------------------------------------
+
+    def first_run_certain(self) -> bool:
+        """A fresh data folder: no provider file and the flow never finished -- welcome at once.
+
+        Decided from one file check, so the welcome is the first screen
+        painted rather than a switch after a chat flashed up.
+        """
+        from relavium_desktop.host.datadir import data_dir
+        from relavium_desktop.providers.wiring import PROVIDERS_FILE
+
+        return not self.context.settings.value(keys.KEY_WELCOME_DONE) and not (data_dir() / PROVIDERS_FILE).exists()
+
+    def check_first_run(self) -> None:
+        """After the first paint: open the welcome flow if no configured provider has a key."""
+        from relavium_desktop.ui.tasks import spawn
+
+        if self.context.settings.value(keys.KEY_WELCOME_DONE) or self.welcome_view is not None:
+            return
+        spawn(self._check_first_run())
+
+    async def _check_first_run(self) -> None:
+        from relavium_desktop.ui.welcome import FirstRunCheck
+
+        if await FirstRunCheck.usable_providers(self.context):
+            # A provider is already set up (keys from an earlier version, the CLI, the environment).
+            self.context.settings.setValue(keys.KEY_WELCOME_DONE, "done")
+        elif self.welcome_view is None and not self.context.settings.value(keys.KEY_WELCOME_DONE):
+            self.show_welcome()
+
+    def show_welcome(self) -> WelcomeView:
+        """The first-run flow in place of the chat (also "Run the setup guide again" in Settings)."""
+        from relavium_desktop.ui.welcome import WelcomeView
+
+        if self.welcome_view is None:
+            self.welcome_view = WelcomeView(self.context, self.local_servers)
+            self.welcome_view.finished.connect(self._welcome_finished)
+            self.welcome_view.choose_project.connect(self.choose_project)
+            self.pages.addWidget(self.welcome_view)
+        self.nav.blockSignals(True)
+        self.nav.clearSelection()
+        self.nav.setCurrentRow(-1)
+        self.nav.blockSignals(False)
+        self.pages.setCurrentWidget(self.welcome_view)
+        return self.welcome_view
+
+    def _welcome_finished(self, _how: str) -> None:
+        view = self.welcome_view
+        self.welcome_view = None
+        self.nav.setCurrentRow(NAV_CHAT)
+        self.pages.setCurrentWidget(self.chat_view)
+        if view is not None:
+            self.pages.removeWidget(view)
+            view.deleteLater()
+        self.chat_view.refresh_models()  # the provider and model picked in the flow
+        self.chat_view.composer.setFocus()
+
     def _show_project(self) -> None:
         project = self.context.project
+        self.project_note.setVisible(not project)
         if project:
             self.project_button.setText(Path(project).name or project)
             self.project_button.setToolTip(project)
@@ -289,6 +356,7 @@ class MainWindow(QMainWindow):
             self.context.ensure_services()
             self.settings_view = SettingsView(self.context)
             self.settings_view.shortcut_changed.connect(self.clipboard_shortcut.setKey)
+            self.settings_view.providers.setup_requested.connect(self.show_welcome)
             self.replace_page(NAV_SETTINGS, self.settings_view)
         if self.nav.currentRow() != NAV_SETTINGS:
             self.nav.setCurrentRow(NAV_SETTINGS)

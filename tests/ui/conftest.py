@@ -89,7 +89,14 @@ def make_window(qtbot, qloop, folder_picker) -> Iterator[Callable[..., object]]:
 
     windows: list[MainWindow] = []
 
-    def make(**kw: object) -> MainWindow:
+    def make(*, welcome: bool = False, **kw: object) -> MainWindow:
+        """A window; ``welcome=False`` is a returning user (the first-run flow was finished before)."""
+        from relavium_desktop.ui import app_settings as keys
+
+        if not welcome:
+            settings = keys.ui_settings()
+            settings.setValue(keys.KEY_WELCOME_DONE, "done")
+            settings.sync()
         kw.setdefault("folder_picker", folder_picker)
         window = MainWindow(**kw)  # type: ignore[arg-type]
         qtbot.addWidget(window)

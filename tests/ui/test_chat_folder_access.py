@@ -56,7 +56,7 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
     make_window,
 ) -> None:
     window = chat.window()
-    window.context.set_mode("accept-edits")
+    window.context.set_mode("confirm")
     offer = chat.folder_offer
 
     # 1. Refused: outside the project.  The chat offers the folder grant.

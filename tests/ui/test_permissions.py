@@ -183,7 +183,7 @@ def test_one_session_cache_for_the_dialog_and_the_chat_modes(window, qtbot) -> N
             return ApprovalDecision(True, "session")
 
     asker = Asker()
-    hook = SessionApprovals(ChatMode.ACCEPT_EDITS, asker, shared).regime().hook
+    hook = SessionApprovals(ChatMode.CONFIRM, asker, shared).regime().hook
     assert hook is not None
     seen = asyncio.ensure_future(hook(write_req("src/a.py")))
     qtbot.waitUntil(seen.done)
@@ -212,7 +212,7 @@ def test_governed_call_in_accept_edits_mode_asks_and_each_answer_reaches_the_too
     window, qtbot, project: Path
 ) -> None:
     registry = ToolRegistry(BUILTIN_TOOLS, build_host(HostSettings(workspace=project)))
-    approvals = SessionApprovals(ChatMode.ACCEPT_EDITS, window.context.approvals.confirm)
+    approvals = SessionApprovals(ChatMode.CONFIRM, window.context.approvals.confirm)
     ctx = ToolDispatchContext(run_id="r1", node_id="chat", granted_tool_ids=frozenset({"write_file"}),
                               approval=approvals.regime())
     opened: list[PermissionDialog] = []

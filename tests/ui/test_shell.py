@@ -22,15 +22,15 @@ def test_window_shows_navigation_project_and_mode(make_window, qtbot) -> None:
     assert [i.text() for i in nav if not i.isHidden()] == ["Chat", "Workflows", "Runs / History", "Settings"]
     assert window.project_button.text() == "Choose a project folder…"
     assert window.context.mode == keys.DEFAULT_MODE
-    assert window.project_button.isVisible() and window.mode_combo.isVisible()
+    assert window.project_button.isVisible() and window.mode_picker.isVisible()
     window.nav.setCurrentRow(NAV_WORKFLOWS)
     assert window.pages.currentWidget() is window.workflows_view
     window.nav.setCurrentRow(NAV_RUNS)
     assert window.pages.currentWidget() is window.runs_view
-    assert window.project_button.isVisible() and window.mode_combo.isVisible()
+    assert window.project_button.isVisible() and window.mode_picker.isVisible()
     window.nav.setCurrentRow(NAV_SETTINGS)
     assert window.pages.currentWidget() is window.settings_view
-    assert window.project_button.isVisible() and window.mode_combo.isVisible()
+    assert window.project_button.isVisible() and window.mode_picker.isVisible()
     window.nav.setCurrentRow(NAV_CHAT)
     assert window.pages.currentIndex() == NAV_CHAT
 
@@ -47,14 +47,14 @@ def test_project_geometry_and_mode_are_restored_on_the_next_start(
     assert folder_picker.calls == 1
     assert window.project_button.text() == "project"
     assert window.project_button.toolTip() == os.path.realpath(project)
-    window.context.set_mode("plan")
+    window.context.set_mode("plan")  # an upstream id: stored as the mode it names
     window.resize(QSize(712, 534))
     window.close()
 
     again = make_window()
     assert again.context.project == os.path.realpath(project)
     assert again.project_button.text() == "project"
-    assert again.context.mode == "plan"
+    assert again.context.mode == "read-only"
     assert again.size() == QSize(712, 534)
 
 
@@ -168,9 +168,30 @@ def test_no_running_instance_means_no_forward(qloop) -> None:
 
 def test_the_picker_offers_exactly_the_engine_chat_modes() -> None:
     from relavium_desktop.engine.agent.mode_ids import ChatMode
+    from relavium_desktop.ui.mode_picker import ModePicker
 
-    assert tuple(mode.value for mode in ChatMode) == keys.MODES == tuple(keys.MODE_LABELS)
+    assert tuple(mode.value for mode in ChatMode) == keys.MODES
+    assert tuple(ModePicker(keys.DEFAULT_MODE).actions_by_mode) == keys.MODES
     assert keys.DEFAULT_MODE in keys.MODES
+
+
+def test_a_mode_saved_by_an_earlier_version_keeps_its_behaviour(make_window, relavium_home: Path) -> None:
+    """``accept-edits`` was the old default and asked before every edit: that is "Ask before acting" now."""
+    settings = keys.ui_settings()
+    settings.setValue(keys.KEY_MODE, "accept-edits")
+    settings.sync()
+    window = make_window()
+    assert window.context.mode == "confirm"
+    window.context.set_mode("accept-edits")  # chosen under the new meaning: kept
+    window.close()
+    assert make_window().context.mode == "accept-edits"
+
+
+def test_an_upstream_mode_id_in_the_settings_is_read_as_the_mode_it_names(make_window) -> None:
+    settings = keys.ui_settings()
+    settings.setValue(keys.KEY_MODE, "ask")
+    settings.sync()
+    assert make_window().context.mode == "read-only"
 
 
 def test_no_view_imports_the_shell() -> None:
@@ -190,11 +211,12 @@ def test_views_take_the_context_and_ask_the_window_through_intents(
     chat = window.chat_view
     assert chat.context is window.context
     folder_picker.answers.append(str(project))
+    chat.folder_offer.offer_project("read_file")
     with qtbot.waitSignal(chat.choose_project), qtbot.waitSignal(window.context.project_changed) as changed:
-        chat._banner_action("project")  # the "Choose a project" button of the chat's banner
+        chat.folder_offer.project_button.click()  # "Choose a project folder…" of the chat's offer bar
     assert folder_picker.calls == 1  # the window answered the intent with its folder dialog
     assert changed.args == [os.path.realpath(project)]
     assert window.project_button.toolTip() == os.path.realpath(project)
     with qtbot.waitSignal(window.context.mode_changed) as mode:
         window.context.set_mode("plan")
-    assert mode.args == ["plan"] and window.mode_combo.currentData() == "plan"
+    assert mode.args == ["read-only"] and window.mode_picker.current_mode() == "read-only"

@@ -3,14 +3,12 @@
 The chat view is a widget; this module is where it meets the rest of the
 app: the session store (history.db), the provider set (the same
 ``$RELAVIUM_HOME/providers.yaml`` and keyring/env key references the CLI
-uses, plus the endpoint overrides saved in Settings → Providers), the tool
-host for the active project and the agent files a user can pick.  Nothing
-here is built before the first paint; every piece is made on first use.
+uses), the tool host for the active project and the agent files a user can
+pick.  Nothing here is built before the first paint; every piece is made on
+first use.
 
-Which tools a mode offers is decided here (not in the engine): ``ask`` and
-``plan`` offer only read-class tools, so the model is never invited to call
-something the mode would deny anyway; ``accept-edits`` and ``auto`` offer the
-agent's full tool list and the engine's approval regime governs each call.
+Which tools a mode offers is the engine's rule (``modes.offered_tools``),
+shared with ``relavium chat``.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from relavium_desktop.engine.agent.mode_ids import ChatMode
 from relavium_desktop.engine.agent.modes import ConfirmHook, SessionApprovals, SessionGrants
 from relavium_desktop.engine.agent.spec import AgentSpec
-from relavium_desktop.engine.tools.tooldef import ActionClass, ToolPolicy
+from relavium_desktop.engine.tools.tooldef import ToolPolicy
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.host import OsCapability, ToolHost
@@ -40,7 +38,6 @@ log = logging.getLogger(__name__)
 KEY_POLICY = "chat/policy"  # JSON: {"allowedCommands": [...], "allowedDomains": [...]}
 KEY_AGENT = "chat/agent"
 KEY_MODEL = "chat/model"  # "provider/model" override of the agent's own route
-READ_ONLY_MODES = (ChatMode.READ_ONLY,)  # "ask" and "plan" parse to it (mode_ids.MODE_ALIASES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,52 +73,6 @@ def with_route(spec: AgentSpec, route: str | None) -> AgentSpec:
     if not provider.strip() or not model.strip():
         return spec
     return spec.model_copy(update={"provider": provider.strip(), "model": model.strip()})
-
-
-def tools_for_mode(spec: AgentSpec, mode: ChatMode, registry: ToolRegistry) -> list[str]:
-    """The tool ids offered to the model in ``mode`` (only read tools in Read-only)."""
-    offered = []
-    for tool_id in spec.tools:
-        tool = registry.get(tool_id)
-        if tool is None:
-            continue
-        if mode in READ_ONLY_MODES and tool.policy.action_class is not ActionClass.READ:
-            continue
-        offered.append(tool_id)
-    return offered
-
-
-def provider_set(home: Path, settings: QSettings | None) -> ProviderSet:
-    """The CLI's provider entries with Settings → Providers' endpoint overrides on top."""
-    from relavium_desktop.services import provider_set as build_provider_set
-
-    if settings is None:
-        return build_provider_set(home)
-    saved = settings
-
-    def endpoint(name: str) -> tuple[str, bool] | None:
-        url = saved.value(f"providers/{name}/base_url")
-        if not isinstance(url, str) or not url:
-            return None
-        return url, str(saved.value(f"providers/{name}/allow_local", "false")) == "true"
-
-    return build_provider_set(home, endpoint_override=endpoint)
-
-
-def configured_routes(home: Path) -> list[str]:
-    """``provider/model`` suggestions for the model picker: each entry × the known models of its kind."""
-    from relavium_desktop.engine.agent.pricing import PRICES_PER_MTOK
-    from relavium_desktop.providers.config import ProviderConfigError
-    from relavium_desktop.services import provider_entries
-
-    try:
-        entries = provider_entries(home)
-    except ProviderConfigError as exc:
-        log.warning("provider settings unreadable: %s", exc)
-        return []
-    prefixes = {"anthropic": "claude", "openai": "gpt", "gemini": "gemini"}
-    return [f"{name}/{model}" for name, entry in entries.items()
-            for model in PRICES_PER_MTOK if model.startswith(prefixes[entry.kind])]
 
 
 def policy_from(settings: QSettings | None) -> ToolPolicy:
@@ -160,8 +111,16 @@ class ChatBackend:
         return self._store
 
     def providers(self) -> ProviderSet:
-        # Rebuilt per turn: a key or endpoint saved in Settings applies to the next message.
-        return provider_set(self.home, self.settings)
+        """providers.yaml as it is now: a key or endpoint saved anywhere applies to the next message."""
+        from relavium_desktop.services import provider_set
+
+        return provider_set(self.home)
+
+    def no_project_registry(self) -> ToolRegistry:
+        """The tools with no host behind them: chat without a project folder (every OS tool fails closed)."""
+        from relavium_desktop.services import tool_registry
+
+        return tool_registry()
 
     async def registry(self, project: str, session_id: str | None = None) -> ToolRegistry:
         """The tool registry over the project's host for ``session_id`` (pinning runs in a thread).
@@ -205,9 +164,18 @@ class ChatBackend:
         mode: ChatMode,
         confirm: ConfirmHook | None,
         grants: SessionGrants | None = None,
-        in_project: Callable[[str], bool] | None = None,
+        project: str = "",
     ) -> SessionApprovals:
-        # grants: the dialog's own session cache; in_project: what "Auto-approve edits" may write unasked.
+        """The session's regime; ``grants`` is the dialog's own session cache.
+
+        "Auto-approve edits" writes unasked only what the host places inside
+        ``project`` (realpath, so a symlink out or a granted outside folder asks).
+        """
+        from functools import partial
+
+        from relavium_desktop.host.fs.inside import inside_workspace
+
+        in_project = partial(inside_workspace, Path(project)) if project else None
         return SessionApprovals(mode, confirm, grants, in_project=in_project)
 
     def close(self) -> None:

@@ -16,8 +16,6 @@ from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, QWidget, Si
 ACTION_ADD_KEY = "add_key"
 ACTION_PROVIDERS = "providers"
 ACTION_RETRY = "retry"
-ACTION_PROJECT = "project"
-NO_PROJECT = "no_project"
 
 
 class BannerText(NamedTuple):
@@ -27,9 +25,6 @@ class BannerText(NamedTuple):
 
 
 def describe(code: str) -> BannerText:
-    if code == NO_PROJECT:
-        return BannerText("Choose a project folder first: agents work only inside it.", "Choose a project",
-                          ACTION_PROJECT)
     if code == "provider_auth":
         return BannerText("The provider rejected the API key, or none is set.", "Add an API key", ACTION_ADD_KEY)
     if code == "provider_rate_limit":

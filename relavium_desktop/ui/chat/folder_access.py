@@ -39,6 +39,7 @@ def start_folder(tool_input: Any) -> str:
 class FolderAccessOffer(QWidget):
     granted = Signal(str)  # the canonical folder now allowed for the project
     retry_requested = Signal()
+    project_requested = Signal()  # "Choose a project folder…": the window owns the dialog
 
     def __init__(self, context: AppContext) -> None:
         super().__init__()
@@ -47,22 +48,29 @@ class FolderAccessOffer(QWidget):
         self.setAutoFillBackground(True)
         self._context = context
         self._tool_input: Any = None
+        self._wants_project = False  # offer_project is showing: a chosen project answers it
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.allow_button = QPushButton(ALLOW_LABEL)
         self.allow_button.setObjectName("allowFolderButton")
-        self.retry_button = QPushButton("Ask again")
+        self.project_button = QPushButton("Choose a project folder…")
+        self.project_button.setObjectName("offerProjectButton")
+        self.retry_button = QPushButton("Continue")
+        self.retry_button.setObjectName("offerContinueButton")
         self.dismiss = QPushButton("Dismiss")
-        for b in (self.allow_button, self.retry_button, self.dismiss):
+        for b in (self.allow_button, self.project_button, self.retry_button, self.dismiss):
             b.setAutoDefault(False)
         self.allow_button.clicked.connect(self.choose_folder)
+        self.project_button.clicked.connect(self.project_requested)
+        context.project_changed.connect(self._project_chosen)
         self.retry_button.clicked.connect(self._retry)
         self.dismiss.clicked.connect(self.hide)
         row = QHBoxLayout(self)
         row.setContentsMargins(8, 6, 8, 6)
         row.addWidget(self.label, 1)
         row.addWidget(self.allow_button)
+        row.addWidget(self.project_button)
         row.addWidget(self.retry_button)
         row.addWidget(self.dismiss)
         self.setVisible(False)
@@ -74,9 +82,31 @@ class FolderAccessOffer(QWidget):
             f"{tool_id} was refused: the path is outside the project folder. You can allow this "
             "project to use one more folder (protected files inside it stay off-limits)."
         )
+        self._wants_project = False
         self.allow_button.setVisible(True)
+        self.project_button.setVisible(False)
         self.retry_button.setVisible(False)
         self.setVisible(True)
+
+    def offer_project(self, tool_id: str) -> None:
+        """Show the offer after ``tool_id`` was refused because no project folder is chosen."""
+        self.label.setText(
+            f"{tool_id} needs a project folder, and none is chosen, so file and command tools are off. "
+            "Choose the folder the agent may work in to turn them on for this chat."
+        )
+        self._wants_project = True
+        self.allow_button.setVisible(False)
+        self.project_button.setVisible(True)
+        self.retry_button.setVisible(False)
+        self.setVisible(True)
+
+    def _project_chosen(self, project: str) -> None:
+        if not (self._wants_project and self.isVisible()):
+            return
+        self._wants_project = False
+        self.label.setText(f"Tools are on for {project}. Continue to let the agent try again.")
+        self.project_button.setVisible(False)
+        self.retry_button.setVisible(True)
 
     def choose_folder(self) -> None:
         context = self._context

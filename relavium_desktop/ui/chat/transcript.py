@@ -238,6 +238,18 @@ class Transcript(QScrollArea):
     def cards(self) -> list[ToolCard]:
         return [b for b in self.blocks if isinstance(b, ToolCard)]
 
+    def plain_text(self) -> str:
+        """The conversation as a person reads it: messages, and each tool call with its outcome."""
+        parts: list[str] = []
+        for block in self.blocks:
+            if isinstance(block, MessageBlock):
+                parts.append(block.shown_text())
+            elif isinstance(block, ToolCard):
+                parts.append(f"{block.tool_id}: {block.status_label.text()}")
+                if block.result_view.isVisibleTo(block):
+                    parts.append(block.result_view.toPlainText())
+        return "\n".join(parts)
+
     # -- streaming ----------------------------------------------------------------
 
     def stream(self, token: str) -> None:

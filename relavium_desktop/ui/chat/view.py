@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 from relavium_desktop.engine.agent.pricing import USD_TO_MICROCENTS, usd_to_microcents
 from relavium_desktop.ui.chat.banner import (
     ACTION_ADD_KEY,
-    ACTION_PROJECT,
     ACTION_PROVIDERS,
     ACTION_RETRY,
-    NO_PROJECT,
     ErrorBanner,
 )
 from relavium_desktop.ui.chat.composer import Composer
 from relavium_desktop.ui.chat.folder_access import FolderAccessOffer
+from relavium_desktop.ui.chat.mode_offer import ModeSwitchOffer
+from relavium_desktop.ui.chat.model_choice import ModelChoice
 from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
 from relavium_desktop.ui.chat.transcript import Transcript
 from relavium_desktop.ui.qt import (
@@ -86,20 +86,17 @@ class ChatView(QWidget):
         self.agent_combo = QComboBox()
         self.agent_combo.setObjectName("agentCombo")
         self.agent_combo.currentIndexChanged.connect(self._agent_picked)
-        self.model_combo = QComboBox()
-        self.model_combo.setObjectName("modelCombo")
-        self.model_combo.setEditable(True)
-        self.model_combo.setMinimumContentsLength(14)
-        self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.model_combo.setToolTip("provider/model — the agent's own route unless you pick another")
-        self.model_combo.currentTextChanged.connect(self._model_picked)
+        self.models = ModelChoice(context)
+        self.model_combo = self.models.picker
+        self.model_combo.route_changed.connect(self._model_picked)
+        context.providers_changed.connect(self.refresh_models)
         self.usage_label = QLabel("0 tokens")
         self.usage_label.setObjectName("usageLabel")
         top = QHBoxLayout()
-        top.addWidget(QLabel("Agent:"))
+        self.agent_combo.setToolTip("The agent: its instructions and tools")
         top.addWidget(self.agent_combo)
         top.addWidget(QLabel("Model:"))
-        top.addWidget(self.model_combo)
+        top.addWidget(self.model_combo, 1)
         top.addStretch(1)
 
         self.transcript = Transcript()
@@ -107,7 +104,14 @@ class ChatView(QWidget):
         self.banner.action_requested.connect(self._banner_action)
         self.folder_offer = FolderAccessOffer(context)
         self.folder_offer.retry_requested.connect(self._retry_last)
+        self.folder_offer.project_requested.connect(self.choose_project)
+        self.mode_offer = ModeSwitchOffer(context)
+        self.mode_offer.retry_requested.connect(self._retry_last)
         self._last_call_input: Any = None
+        self._turn_mode: Any = None  # the ChatMode of the running turn
+        self._approvals_project = ""
+        self._registry: Any = None  # the running turn's ToolRegistry (refusals look up the tool's class)
+        self._offer_shown = False  # a refusal put an offer up: the failed-turn banner stays down
         self.composer = Composer()
         self.composer.submitted.connect(self.send)
         self.send_button = QPushButton("Send")
@@ -134,6 +138,7 @@ class ChatView(QWidget):
         main.addWidget(self.transcript, 1)
         main.addWidget(self.banner)
         main.addWidget(self.folder_offer)
+        main.addWidget(self.mode_offer)
         status_row = QHBoxLayout()
         status_row.addWidget(self.status, 1)
         status_row.addWidget(self.usage_label)
@@ -180,18 +185,18 @@ class ChatView(QWidget):
         self._fill_models()
 
     def _fill_models(self) -> None:
-        from relavium_desktop.ui.chat.backend import KEY_MODEL, configured_routes
+        from relavium_desktop.ui.chat.backend import KEY_MODEL
 
         assert self.backend is not None
         spec = self.agent()
-        own = f"{spec.provider}/{spec.model}"
-        routes = [own] + [r for r in configured_routes(self.backend.home) if r != own]
         saved = self.context.settings.value(KEY_MODEL)
-        self.model_combo.blockSignals(True)
-        self.model_combo.clear()
-        self.model_combo.addItems(routes)
-        self.model_combo.setCurrentText(saved if isinstance(saved, str) and saved else own)
-        self.model_combo.blockSignals(False)
+        self.models.fill(saved if isinstance(saved, str) and saved else f"{spec.provider}/{spec.model}",
+                         self.backend.home)
+
+    def refresh_models(self) -> None:
+        """List what providers.yaml now names (changed in Settings, the welcome flow, the CLI, an editor)."""
+        if self.backend is not None:
+            self._fill_models()
 
     def agent(self) -> Any:
         index = max(self.agent_combo.currentIndex(), 0)
@@ -205,14 +210,14 @@ class ChatView(QWidget):
             self.context.settings.remove(KEY_MODEL)
             self._fill_models()
 
-    def _model_picked(self, text: str) -> None:
+    def _model_picked(self, route: str) -> None:
         from relavium_desktop.ui.chat.backend import KEY_MODEL
 
-        self.context.settings.setValue(KEY_MODEL, text.strip())
+        self.context.settings.setValue(KEY_MODEL, route.strip())
 
     def set_route(self, route: str) -> None:
-        """Pick ``provider/model`` (as the editable model picker does)."""
-        self.model_combo.setCurrentText(route)
+        """Pick ``provider/model`` (listed under "Other" when no provider lists it)."""
+        self.model_combo.set_route(route)
 
     # -- sessions -------------------------------------------------------------------
 
@@ -247,7 +252,7 @@ class ChatView(QWidget):
 
     def open_session(self, session_id: str) -> None:
         """Resume a stored session: its transcript, usage and mode."""
-        from relavium_desktop.engine.agent.mode_ids import ChatMode
+        from relavium_desktop.engine.agent.mode_ids import parse_mode
 
         if self.busy or session_id == self.session_id:
             return
@@ -263,8 +268,12 @@ class ChatView(QWidget):
         self.transcript.clear()
         self._render_history(backend.store.messages(session_id))
         self._set_usage(backend.store.usage_by_model(session_id))
-        if info.mode in (m.value for m in ChatMode) and info.mode != self.context.mode:
-            self.context.set_mode(info.mode)
+        try:
+            mode = str(parse_mode(info.mode))
+        except ValueError:
+            mode = self.context.mode  # a mode this version does not know: keep the current one
+        if mode != self.context.mode:
+            self.context.set_mode(mode)
 
     def rename_session(self, session_id: str, title: str) -> None:
         backend = self.ensure_loaded()
@@ -344,16 +353,25 @@ class ChatView(QWidget):
         return self._turn is not None and not self._turn.done()
 
     def send(self, text: str) -> None:
+        """Send ``text`` as the next message; with no project the chat runs without tools."""
         text = text.strip()
         if not text or self.busy:
-            return
-        if not self.context.project:
-            self.banner.show_error({"code": NO_PROJECT, "message": "Your message is still in the box."})
             return
         from relavium_desktop.ui.tasks import spawn
 
         self.composer.clear()
         self._turn = spawn(self._run_turn(text))
+
+    def continue_turn(self) -> None:
+        """Carry on from the stored history (after a failure, a refusal or a new folder/mode).
+
+        Nothing is sent twice: the user's message is already in the session.
+        """
+        if self.busy or self.session_id is None:
+            return
+        from relavium_desktop.ui.tasks import spawn
+
+        self._turn = spawn(self._run_turn(None))
 
     def stop(self) -> None:
         """Cancel the running turn: the provider stream, a pending approval and any running tool."""
@@ -362,39 +380,56 @@ class ChatView(QWidget):
             self.status.setText("Stopping…")
             self._turn.cancel()
 
-    async def _run_turn(self, text: str) -> None:
+    async def _run_turn(self, text: str | None) -> None:
+        """One turn: ``text`` as a new message, or None to continue the stored history."""
         import asyncio
 
         from relavium_desktop.engine.agent.chat import ChatSession
-        from relavium_desktop.engine.agent.mode_ids import ChatMode
-        from relavium_desktop.ui.chat.backend import policy_from, tools_for_mode, with_route
+        from relavium_desktop.engine.agent.mode_ids import parse_mode
+        from relavium_desktop.engine.agent.modes import offered_tools
+        from relavium_desktop.ui.chat.backend import policy_from, with_route
 
         backend = self.ensure_loaded()
-        self._last_text = text
+        if text is not None:
+            self._last_text = text
         self.banner.hide()
         self.folder_offer.hide()
+        self.mode_offer.hide()
         self._set_running(True)
+        self._offer_shown = False
         outcome = "failed"
         try:
             if self.session_id is None:
+                assert text is not None
                 self._create_session(text)
             assert self.session_id is not None
-            self.transcript.add_message("user", text)
-            mode = ChatMode(self.context.mode)
-            registry = await backend.registry(self.context.project, self.session_id)
-            spec = with_route(self.agent(), self.model_combo.currentText())
-            spec = spec.model_copy(update={"tools": tools_for_mode(spec, mode, registry)})
-            if self._approvals is None or self._approvals.mode is not mode:
+            if text is not None:
+                self.transcript.add_message("user", text)
+            mode = parse_mode(self.context.mode)
+            project = self.context.project
+            spec = with_route(self.agent(), self.model_combo.route())
+            if project:
+                registry = await backend.registry(project, self.session_id)
+                offered = offered_tools(spec.tools, mode, registry)
+            else:
+                # No folder to work in: no file or command tool is granted or offered; a call the
+                # model makes anyway is refused, and the view offers the folder picker in place.
+                registry = backend.no_project_registry()
+                spec, offered = spec.model_copy(update={"tools": []}), frozenset()
+            self._turn_mode = mode
+            if self._approvals is None or self._approvals.mode is not mode or self._approvals_project != project:
                 dialog = self.context.approvals  # one session-grant cache for the modes and the dialog
-                grants = dialog.session_grants(self.context.project) if dialog is not None else None
-                self._approvals = backend.approvals(mode, self.context.approval_hook(), grants)
+                grants = dialog.session_grants(project) if dialog is not None and project else None
+                self._approvals = backend.approvals(mode, self.context.approval_hook(), grants, project=project)
+                self._approvals_project = project
             session = ChatSession(
                 session_id=self.session_id, spec=spec, providers=backend.providers(), registry=registry,
                 store=backend.store, approvals=self._approvals, emit=lambda event: self._on_event(event.to_wire()),
-                policy=policy_from(self.context.settings),
+                policy=policy_from(self.context.settings), offered_tools=offered,
             )
+            self._registry = registry
             self.status.setText("Working…")
-            result: LoopResult = await session.send(text)
+            result: LoopResult = await (session.send(text) if text is not None else session.resume())
             outcome = result.status
         except asyncio.CancelledError:
             outcome = "cancelled"
@@ -434,8 +469,8 @@ class ChatView(QWidget):
         elif kind == "agent:tool_result":
             self.transcript.tool_result(event)
             error = event.get("error")
-            if isinstance(error, dict) and error.get("reason") == "outside_scope":
-                self.folder_offer.offer(str(event.get("toolId", "?")), self._last_call_input)
+            if isinstance(error, dict):
+                self._offer_for_refusal(str(event.get("toolId", "?")), error)
         elif kind == "cost:updated":
             self._add_usage(event)
         elif kind == "agent:provider_fallback":
@@ -443,7 +478,8 @@ class ChatView(QWidget):
         elif kind == "chat:turn_failed":
             self.transcript.end_stream()
             error = event.get("error")
-            self.banner.show_error(error if isinstance(error, dict) else {})
+            if not self._offer_shown:  # the offer already says what happened and how to go on
+                self.banner.show_error(error if isinstance(error, dict) else {})
         elif kind == "chat:turn_cancelled":
             self.transcript.end_stream()
             self.transcript.cancel_open_cards()
@@ -492,19 +528,34 @@ class ChatView(QWidget):
         grants = self.context.grants
         return grants.folders.roots(project) if grants is not None and project else ()
 
+    def _offer_for_refusal(self, tool_id: str, error: dict[str, Any]) -> None:
+        """Put up the way forward for a refusal: a folder to choose, or a mode that allows the call."""
+        from relavium_desktop.engine.agent.modes import mode_allowing
+
+        reason = error.get("reason")
+        if reason == "outside_scope":
+            self.folder_offer.offer(tool_id, self._last_call_input)
+            self._offer_shown = True
+        elif reason == "not_granted" and not self.context.project and tool_id in self.agent().tools:
+            self.folder_offer.offer_project(tool_id)
+            self._offer_shown = True
+        elif reason == "user_rejected" and self._turn_mode is not None and self._registry is not None:
+            tool = self._registry.get(tool_id)
+            allowing = mode_allowing(self._turn_mode, tool.policy.action_class) if tool is not None else None
+            if allowing is not None:
+                self.mode_offer.offer(tool_id, str(error.get("message", "")), self._turn_mode, allowing)
+                self._offer_shown = True
+
     def _retry_last(self) -> None:
-        if self._last_text:
-            self.send(self._last_text)
+        """Carry the refused or failed turn on (its message is already stored)."""
+        self.continue_turn()
 
     def _banner_action(self, action: str) -> None:
         if action in (ACTION_ADD_KEY, ACTION_PROVIDERS):
             self.open_settings.emit("providers")
-        elif action == ACTION_PROJECT:
+        elif action == ACTION_RETRY:
             self.banner.hide()
-            self.choose_project.emit()
-        elif action == ACTION_RETRY and self._last_text:
-            self.banner.hide()
-            self.send(self._last_text)
+            self.continue_turn()
 
     async def run_clipboard_action(self, action: ClipboardAction, text: str) -> str:
         """The quick panel's runner: the selected agent's route, no tools."""
@@ -512,7 +563,7 @@ class ChatView(QWidget):
         from relavium_desktop.ui.chat.one_shot import ask_once
 
         backend = self.ensure_loaded()
-        spec = with_route(self.agent(), self.model_combo.currentText())
+        spec = with_route(self.agent(), self.model_combo.route())
         return await ask_once(spec, backend.providers(), action.render(text))
 
     def open_from_clipboard(self, prompt: str, result: str) -> None:

@@ -1,0 +1,438 @@
+"""The first-run flow: connect a provider, store and test its key, pick a model, choose a folder.
+
+Shown instead of an empty chat while no provider can answer, so setup is
+four short steps instead of one error at a time.  Every step can be
+skipped, and the whole flow can be run again from Settings → Providers.
+What it writes is what the rest of the app reads: the provider goes into
+providers.yaml (through the context's store), the key into the keyring
+(the file names it as ``secret:NAME``), the model into the chat's picker
+setting, the folder into the project.
+
+Local model servers are looked for only when the user clicks "Look for a
+local model server": contacting a port on this machine is an explicit
+opt-in, and only the loopback address is tried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.qt import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QStackedWidget,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from relavium_desktop.ui.tasks import spawn
+
+if TYPE_CHECKING:
+    from relavium_desktop.host.egress.local_servers import FoundServer, LocalServerKind
+    from relavium_desktop.providers.config import ProviderEntry
+    from relavium_desktop.ui.context import AppContext
+
+STEP_PROVIDER, STEP_KEY, STEP_MODEL, STEP_PROJECT = range(4)
+STEP_TITLES = ("Connect a model provider", "Add your API key", "Pick a model", "Choose a project folder")
+
+
+@dataclass(frozen=True, slots=True)
+class CloudChoice:
+    name: str  # the provider's name in providers.yaml
+    label: str
+    kind: str
+    base_url: str
+    key_help: str
+
+
+CLOUD_CHOICES: tuple[CloudChoice, ...] = (
+    CloudChoice("anthropic", "Anthropic (Claude)", "anthropic", "https://api.anthropic.com",
+                "Create a key at console.anthropic.com → API keys."),
+    CloudChoice("openai", "OpenAI", "openai", "https://api.openai.com/v1",
+                "Create a key at platform.openai.com → API keys."),
+    CloudChoice("gemini", "Google Gemini", "gemini", "https://generativelanguage.googleapis.com",
+                "Create a key in Google AI Studio → Get API key."),
+    CloudChoice("openrouter", "OpenRouter", "openai", "https://openrouter.ai/api/v1",
+                "Create a key at openrouter.ai → Keys."),
+)
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(text)
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * 1.5)
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
+def _text(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
+
+
+class WelcomeView(QWidget):
+    finished = Signal(str)  # "done" (a provider was set up) or "skipped"
+    choose_project = Signal()  # the window owns the folder dialog
+    step_changed = Signal(int)
+
+    def __init__(self, context: AppContext, local_candidates: Sequence[LocalServerKind] | None = None) -> None:
+        super().__init__()
+        self.setObjectName("welcomeView")
+        self.context = context
+        self._candidates = local_candidates
+        self.provider: str | None = None  # the provider set up in step 1
+        self.found: list[FoundServer] = []
+        self._task: asyncio.Task[Any] | None = None
+
+        self.step_label = QLabel()
+        self.step_label.setObjectName("welcomeStep")
+        self.skip_all = QPushButton("Skip setup")
+        self.skip_all.setObjectName("welcomeSkipAll")
+        self.skip_all.setFlat(True)
+        self.skip_all.clicked.connect(lambda: self.finish("skipped"))
+        top = QHBoxLayout()
+        top.addWidget(self.step_label, 1)
+        top.addWidget(self.skip_all)
+
+        self.steps = QStackedWidget()
+        self.steps.addWidget(self._provider_step())
+        self.steps.addWidget(self._key_step())
+        self.steps.addWidget(self._model_step())
+        self.steps.addWidget(self._project_step())
+
+        self.back_button = QPushButton("Back")
+        self.skip_button = QPushButton("Skip this step")
+        self.skip_button.setObjectName("welcomeSkipStep")
+        self.next_button = QPushButton("Next")
+        self.next_button.setObjectName("welcomeNext")
+        for b in (self.back_button, self.skip_button, self.next_button, self.skip_all):
+            b.setAutoDefault(False)
+        self.back_button.clicked.connect(lambda: self.go(self.steps.currentIndex() - 1))
+        self.skip_button.clicked.connect(self.next_step)
+        self.next_button.clicked.connect(self.next_step)
+        nav = QHBoxLayout()
+        nav.addWidget(self.back_button)
+        nav.addStretch(1)
+        nav.addWidget(self.skip_button)
+        nav.addWidget(self.next_button)
+
+        column = QVBoxLayout()
+        column.addWidget(_heading("Welcome to Relavium"))
+        column.addWidget(_text("A few steps and you are chatting. Each one can be skipped and done later in "
+                               "Settings."))
+        column.addLayout(top)
+        column.addWidget(self.steps, 1)
+        column.addLayout(nav)
+        frame = QWidget()
+        frame.setMaximumWidth(720)
+        frame.setLayout(column)
+        outer = QHBoxLayout(self)
+        outer.addStretch(1)
+        outer.addWidget(frame, 4)
+        outer.addStretch(1)
+        context.project_changed.connect(self._project_chosen)
+        self.go(STEP_PROVIDER)
+
+    # -- steps -------------------------------------------------------------------------
+
+    def _provider_step(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(_text("Chat needs a model. Use a cloud provider with your API key, or a model "
+                               "server running on this computer (Ollama, LM Studio)."))
+        self.cloud_buttons: dict[str, QPushButton] = {}
+        for choice in CLOUD_CHOICES:
+            button = QPushButton(choice.label)
+            button.setObjectName(f"welcome_{choice.name}")
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _c=False, ch=choice: self.pick_cloud(ch))
+            self.cloud_buttons[choice.name] = button
+            layout.addWidget(button)
+        self.look_button = QPushButton("Look for a local model server")
+        self.look_button.setObjectName("welcomeLookLocal")
+        self.look_button.setAutoDefault(False)
+        self.look_button.setToolTip("Checks this computer only (127.0.0.1), on the ports Ollama and LM Studio "
+                                    "use. Nothing is contacted until you click.")
+        self.look_button.clicked.connect(self.look_for_local)
+        layout.addWidget(self.look_button)
+        self.local_status = _text("")
+        self.local_status.setObjectName("welcomeLocalStatus")
+        layout.addWidget(self.local_status)
+        self.local_list = QListWidget()
+        self.local_list.setObjectName("welcomeLocalList")
+        self.local_list.setVisible(False)
+        self.local_list.itemActivated.connect(lambda item: self.pick_local(self.local_list.row(item)))
+        self.local_list.itemClicked.connect(lambda item: self.pick_local(self.local_list.row(item)))
+        layout.addWidget(self.local_list)
+        self.provider_status = _text("")
+        self.provider_status.setObjectName("welcomeProviderStatus")
+        layout.addWidget(self.provider_status)
+        layout.addStretch(1)
+        return page
+
+    def _key_step(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        self.key_help = _text("")
+        layout.addWidget(self.key_help)
+        self.key_edit = QLineEdit()
+        self.key_edit.setObjectName("welcomeKey")
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText("Paste the API key")
+        self.key_edit.returnPressed.connect(self.save_and_test)
+        self.test_button = QPushButton("Save and test")
+        self.test_button.setObjectName("welcomeTestKey")
+        self.test_button.setAutoDefault(False)
+        self.test_button.clicked.connect(self.save_and_test)
+        row = QHBoxLayout()
+        row.addWidget(self.key_edit, 1)
+        row.addWidget(self.test_button)
+        layout.addLayout(row)
+        layout.addWidget(_text("The key is stored in your system keyring, never in a file."))
+        self.key_status = _text("")
+        self.key_status.setObjectName("welcomeKeyStatus")
+        layout.addWidget(self.key_status)
+        layout.addStretch(1)
+        return page
+
+    def _model_step(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        self.model_status = _text("")
+        self.model_status.setObjectName("welcomeModelStatus")
+        layout.addWidget(self.model_status)
+        self.model_list = QListWidget()
+        self.model_list.setObjectName("welcomeModels")
+        self.model_list.currentRowChanged.connect(self._model_picked)
+        layout.addWidget(self.model_list, 1)
+        return page
+
+    def _project_step(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(_text("Agents read and change files only inside the project folder you choose. "
+                               "Without one, chat still works, with file and command tools off."))
+        self.project_button = QPushButton("Choose a project folder…")
+        self.project_button.setObjectName("welcomeChooseProject")
+        self.project_button.setAutoDefault(False)
+        self.project_button.clicked.connect(self.choose_project)
+        layout.addWidget(self.project_button)
+        self.project_status = _text("")
+        self.project_status.setObjectName("welcomeProjectStatus")
+        layout.addWidget(self.project_status)
+        layout.addStretch(1)
+        return page
+
+    # -- navigation -----------------------------------------------------------------
+
+    def go(self, step: int) -> None:
+        step = max(STEP_PROVIDER, min(STEP_PROJECT, step))
+        if step == STEP_KEY and not self._needs_key():
+            step = STEP_MODEL if self.steps.currentIndex() < STEP_KEY else STEP_PROVIDER
+        self.steps.setCurrentIndex(step)
+        self.step_label.setText(f"Step {step + 1} of 4 · {STEP_TITLES[step]}")
+        self.back_button.setEnabled(step > STEP_PROVIDER)
+        self.next_button.setText("Start chatting" if step == STEP_PROJECT else "Next")
+        if step == STEP_MODEL:
+            self.load_models()
+        if step == STEP_PROJECT:
+            self._project_chosen(self.context.project)
+        self.step_changed.emit(step)
+
+    def next_step(self) -> None:
+        if self.steps.currentIndex() == STEP_PROJECT:
+            self.finish("done" if self.provider else "skipped")
+        else:
+            self.go(self.steps.currentIndex() + 1)
+
+    def finish(self, how: str) -> None:
+        self.context.settings.setValue(keys.KEY_WELCOME_DONE, how)
+        self.context.check_providers()
+        self.finished.emit(how)
+
+    # -- step 1: the provider -------------------------------------------------------------
+
+    def _entry(self, name: str) -> ProviderEntry | None:
+        from relavium_desktop.providers.config import ProviderConfigError
+
+        try:
+            return self.context.provider_store().entries().get(name)
+        except ProviderConfigError:
+            return None
+
+    def _save_provider(self, name: str, entry: ProviderEntry) -> bool:
+        """Add ``name`` to providers.yaml, or point the existing entry at this endpoint."""
+        from relavium_desktop.providers.config import ProviderConfigError
+
+        store = self.context.provider_store()
+        try:
+            existing = self._entry(name)
+            if existing is None:
+                store.add(name, entry)
+            else:
+                # A keyless local server stays keyless; a cloud entry keeps the key reference it had.
+                key = None if entry.api_key is None else existing.api_key or entry.api_key
+                store.update(name, kind=entry.kind, base_url=entry.base_url, allow_local=entry.allow_local,
+                             api_key=key)
+        except (ProviderConfigError, OSError, ValueError) as exc:
+            self.provider_status.setText(f"Could not save the provider: {exc}")
+            return False
+        self.provider = name
+        self.context.check_providers()
+        return True
+
+    def pick_cloud(self, choice: CloudChoice) -> None:
+        from relavium_desktop.providers.config import ProviderEntry
+        from relavium_desktop.ui.settings.providers import key_ref_for
+
+        existing = self._entry(choice.name)
+        ref = existing.api_key if existing is not None and existing.api_key else key_ref_for(choice.name)
+        entry = ProviderEntry(kind=choice.kind, base_url=choice.base_url, api_key=ref)  # type: ignore[arg-type]
+        if self._save_provider(choice.name, entry):
+            self.key_help.setText(f"Paste your {choice.label} API key. {choice.key_help}")
+            self.key_status.setText("")
+            self.go(STEP_KEY)
+
+    def look_for_local(self) -> None:
+        self.look_button.setEnabled(False)
+        self.local_status.setText("Looking on this computer…")
+        self._task = spawn(self._look())
+
+    async def _look(self) -> None:
+        from relavium_desktop.host.egress.local_servers import KNOWN_LOCAL_SERVERS, find_local_servers
+
+        try:
+            self.found = await find_local_servers(self._candidates or KNOWN_LOCAL_SERVERS)
+        finally:
+            self.look_button.setEnabled(True)
+        self.local_list.clear()
+        for server in self.found:
+            count = len(server.models)
+            self.local_list.addItem(QListWidgetItem(
+                f"{server.label} at {server.base_url} · {count} model{'s' if count != 1 else ''}"))
+        self.local_list.setVisible(bool(self.found))
+        self.local_status.setText(
+            "Found — pick one to use it." if self.found else
+            "No local model server answered. Start Ollama or LM Studio (with its server on) and look again, "
+            "or pick a cloud provider.")
+
+    def pick_local(self, row: int) -> None:
+        from relavium_desktop.providers.config import ProviderEntry
+
+        if not 0 <= row < len(self.found):
+            return
+        server = self.found[row]
+        entry = ProviderEntry(kind="openai", base_url=server.base_url, api_key=None, allow_local=True)
+        if self._save_provider(server.name, entry):
+            self.go(STEP_MODEL)
+
+    # -- step 2: the key -----------------------------------------------------------------
+
+    def _needs_key(self) -> bool:
+        entry = self._entry(self.provider) if self.provider else None
+        return entry is not None and entry.api_key is not None
+
+    def save_and_test(self) -> None:
+        value = self.key_edit.text().strip()
+        self.key_edit.clear()  # never keep a key in a widget longer than needed
+        if not self.provider:
+            return
+        self.test_button.setEnabled(False)
+        self.key_status.setText("Saving the key and testing…")
+        self._task = spawn(self._save_and_test(self.provider, value))
+
+    async def _save_and_test(self, name: str, value: str) -> None:
+        from relavium_desktop.host.datadir import data_dir
+        from relavium_desktop.host.secrets import SecretStore, SecretStoreError, parse_ref
+        from relavium_desktop.providers.check import test_provider
+
+        try:
+            entry = self._entry(name)
+            if value and entry is not None and entry.api_key and entry.api_key.startswith("secret:"):
+                secret = parse_ref(entry.api_key)
+                try:
+                    # A closure, not call arguments: executor debug logging prints arguments.
+                    await asyncio.to_thread(lambda: SecretStore().set(secret, value))
+                except SecretStoreError as exc:
+                    self.key_status.setText(f"The key could not be stored: {exc}")
+                    return
+            result = await test_provider(data_dir(), name)
+            self.key_status.setText(("✓ " if result.ok else "✗ ") + result.message)
+            if result.ok:
+                self.context.settings.setValue(keys.KEY_WELCOME_DONE, "done")
+        finally:
+            self.test_button.setEnabled(True)
+
+    # -- step 3: the model ---------------------------------------------------------------
+
+    def load_models(self) -> None:
+        self.model_list.clear()
+        if not self.provider:
+            self.model_status.setText("No provider was set up, so there is no model to pick yet.")
+            return
+        self.model_status.setText("Asking the provider for its models…")
+        self._task = spawn(self._load_models(self.provider))
+
+    async def _load_models(self, name: str) -> None:
+        from relavium_desktop.host.datadir import data_dir
+        from relavium_desktop.providers.models import fetch_models
+
+        entry = self._entry(name)
+        if entry is None:
+            return
+        listed = await fetch_models(name, entry, home=data_dir())
+        self.model_list.blockSignals(True)
+        self.model_list.clear()
+        for model in listed.models:
+            label = f"{model.display_name}  ({model.id})" if model.display_name else model.id
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, f"{name}/{model.id}")
+            self.model_list.addItem(item)
+        self.model_list.blockSignals(False)
+        note = f" {listed.note}" if listed.note else ""
+        self.model_status.setText(f"Models of {name}. Pick the one chat should use.{note}")
+
+    def _model_picked(self, row: int) -> None:
+        from relavium_desktop.ui.chat.backend import KEY_MODEL
+
+        item = self.model_list.item(row) if row >= 0 else None
+        route = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        if isinstance(route, str):
+            self.context.settings.setValue(KEY_MODEL, route)
+
+    # -- step 4: the project -------------------------------------------------------------
+
+    def _project_chosen(self, project: str) -> None:
+        self.project_status.setText(f"Project: {project}" if project else "No project yet — that is fine.")
+
+
+class FirstRunCheck:
+    """Whether the welcome flow should open: not yet done, and no provider can answer."""
+
+    @staticmethod
+    def done(context: AppContext) -> bool:
+        return bool(context.settings.value(keys.KEY_WELCOME_DONE))
+
+    @staticmethod
+    async def usable_providers(context: AppContext) -> list[str]:
+        """Providers whose key is present or not needed (reads the keyring in a thread)."""
+        from relavium_desktop.providers.config import ProviderConfigError
+        from relavium_desktop.providers.readiness import provider_statuses, usable
+
+        try:
+            entries = context.provider_store().entries()
+        except ProviderConfigError:
+            return []
+        return usable(await asyncio.to_thread(provider_statuses, entries))

@@ -37,7 +37,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 EXAMPLES = REPO / "resources" / "examples"
-SHOTS = ("main-window.png", "workflows.png", "permission-dialog.png", "settings-permissions.png")
+SHOTS = ("welcome.png", "welcome-models.png", "main-window.png", "model-picker.png", "workflows.png",
+         "permission-dialog.png", "settings-permissions.png", "settings-providers.png")
+# What the scripted server lists at GET /v1/models, as a local Ollama would.
+LOCAL_MODELS = ("llama3.2:3b", "qwen2.5-coder:7b", "deepseek-r1:8b-llama-distill-q4_K_M", "gpt-4o-mini")
 DEMO_KEY_ENV = "RELAVIUM_DEMO_KEY"  # a placeholder key: the scripted server ignores it
 ROUTE = "openai/gpt-4o-mini"
 
@@ -104,6 +107,15 @@ class ScriptedModel:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                body = json.dumps({"object": "list", "data": [
+                    {"id": m, "object": "model", "created": 0, "owned_by": "demo"} for m in LOCAL_MODELS]}).encode()
+                self.send_response(200 if self.path.endswith("/models") else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 reply = model.replies.popleft() if model.replies else {"text": "(end of the demo script)"}
@@ -122,6 +134,10 @@ class ScriptedModel:
     def base_url(self) -> str:
         host, port = self._httpd.server_address[:2]
         return f"http://{host!s}:{port}/v1"
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
 
     @staticmethod
     def chunks(reply: dict[str, Any]) -> list[bytes]:
@@ -190,11 +206,15 @@ def _demo_project(root: Path) -> Path:
 
 
 def _providers(home: Path, base_url: str) -> None:
-    """providers.yaml as a user writes it: a local endpoint opted in, the key by env reference."""
+    """providers.yaml as a user keeps it: a key-less local server, a gateway keyed by env reference, a cloud."""
     home.mkdir(parents=True, exist_ok=True)
     os.environ[DEMO_KEY_ENV] = "sk-demo-not-a-real-key-0000000000"
-    entry = {"kind": "openai", "base_url": base_url, "api_key": f"env:{DEMO_KEY_ENV}", "allow_local": True}
-    (home / "providers.yaml").write_text(json.dumps({"providers": {"openai": entry}}))
+    (home / "providers.yaml").write_text(json.dumps({"providers": {
+        "openai": {"kind": "openai", "base_url": base_url, "api_key": f"env:{DEMO_KEY_ENV}", "allow_local": True},
+        "ollama": {"kind": "openai", "base_url": base_url, "api_key": None, "allow_local": True},
+        "anthropic": {"kind": "anthropic", "base_url": "https://api.anthropic.com",
+                      "api_key": "secret:ANTHROPIC_API_KEY"},
+    }}))
 
 
 # -- shots ----------------------------------------------------------------------------
@@ -218,7 +238,7 @@ async def _chat(window: Any, out: Path) -> None:
     view = window.chat_view
     backend = view.ensure_loaded()
     for question, answer in OLDER_SESSIONS:  # earlier sessions, stored as a finished chat stores them
-        info = backend.store.create(title=question, agent_id="chat", mode="ask")
+        info = backend.store.create(title=question, agent_id="chat", mode="confirm")
         backend.store.append_message(info.id, Message.user(question))
         backend.store.append_message(info.id, Message("assistant", (TextPart(answer),)))
         await asyncio.sleep(0.01)  # distinct updated_at, so the list order is stable
@@ -298,11 +318,54 @@ def _grant_demo_permissions(window: Any, project: Path) -> None:
         "run_command", ActionClass.PROCESS, "npm test", {"command": "npm", "args": ["test"]}, "chat"))
 
 
-async def _shoot(out: Path, project: Path) -> None:
+async def _welcome(out: Path, port: int) -> None:
+    """The first start on a fresh data folder: the welcome flow finds the local model server."""
+    from relavium_desktop.host.egress.local_servers import LocalServerKind
+    from relavium_desktop.ui.shell import MainWindow
+
+    window = MainWindow(local_servers=[LocalServerKind("Ollama", "ollama", port)])
+    window.resize(1280, 800)
+    window.show()
+    welcome = window.welcome_view
+    if welcome is None:
+        raise RuntimeError("screenshots: a fresh data folder did not open the welcome flow")
+    welcome.look_for_local()
+    await _until(lambda: welcome.local_list.count() == 1, "the local model server")
+    await _settle()
+    window.grab().save(str(out / "welcome.png"))
+    welcome.pick_local(0)
+    await _until(lambda: welcome.model_list.count() == len(LOCAL_MODELS), "the local model list")
+    welcome.model_list.setCurrentRow(1)
+    await _settle()
+    window.grab().save(str(out / "welcome-models.png"))
+    welcome.skip_all.click()
+    window.close()
+
+
+async def _model_picker(window: Any, out: Path) -> None:
+    """The picker open: models grouped under each provider with its readiness."""
+    from relavium_desktop.ui.qt import QGuiApplication
+
+    view = window.chat_view
+    await _until(lambda: not view.models.busy and view.models.fetched, "the model lists")
+    view.model_combo.showPopup()
+    await _settle()
+    popup = view.model_combo.view().window()
+    top_left = window.mapToGlobal(window.rect().topLeft())
+    bottom = max(popup.geometry().bottom() + 12 - top_left.y(), window.height())
+    screen = QGuiApplication.primaryScreen()
+    screen.grabWindow(0, top_left.x(), top_left.y(), window.width(), min(bottom, 900)).save(
+        str(out / "model-picker.png"))
+    view.model_combo.hidePopup()
+
+
+async def _shoot(out: Path, project: Path, model: ScriptedModel, home: Path) -> None:
     from relavium_desktop.ui.qt import QApplication
     from relavium_desktop.ui.shell import MainWindow
 
     app = QApplication.instance()
+    await _welcome(out, model.port)
+    _providers(home, model.base_url)
     window = MainWindow()
     window.context.set_project(str(project))
     window.resize(1280, 800)
@@ -312,12 +375,18 @@ async def _shoot(out: Path, project: Path) -> None:
     _grant_demo_permissions(window, project)
 
     await _chat(window, out)
+    await _model_picker(window, out)
     await _workflows(window, out)
     await _permission(window, project, out)
 
     window.show_settings("permissions")
     await _settle()
     window.grab().save(str(out / "settings-permissions.png"))
+    window.show_settings("providers")
+    await _until(lambda: all(r.status.text() != "…" for r in window.settings_view.providers.rows.values()),
+                 "the provider key states")
+    await _settle()
+    window.grab().save(str(out / "settings-providers.png"))
     window.close()
     if app is not None:
         app.processEvents()
@@ -342,7 +411,6 @@ def main() -> int:
         home = Path(tmp) / "home"
         os.environ["RELAVIUM_HOME"] = str(home)
         os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
-        _providers(home, model.base_url)
         project = _demo_project(Path(tmp))
         import qasync
 
@@ -353,7 +421,7 @@ def main() -> int:
         loop = qasync.QEventLoop(app)
         asyncio.set_event_loop(loop)
         with loop:
-            loop.run_until_complete(_shoot(out, project))
+            loop.run_until_complete(_shoot(out, project, model, home))
     for name in SHOTS:
         print(out / name)
     return 0

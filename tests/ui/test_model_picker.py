@@ -116,3 +116,34 @@ def test_a_route_no_provider_lists_is_kept_under_other(loaded) -> None:
     texts = [text for text, _r, _s in rows(loaded.model_combo)]
     assert texts.index("other — not in any provider's list") < texts.index("somewhere/custom-model")
     assert texts[-1] == REFRESH_LABEL
+
+
+def test_with_no_model_chosen_the_picker_moves_off_a_provider_that_is_not_ready(
+    make_window, qtbot, relavium_home: Path, llm_server: ScriptedLLMServer,
+) -> None:
+    """Only a local server is set up: the built-in agent's cloud route would fail, so a ready model is picked."""
+    from relavium_desktop.ui.chat.backend import KEY_MODEL
+
+    llm_server.models = ["llama3.2:3b"]
+    (relavium_home / "providers.yaml").write_text(json.dumps({"providers": {
+        "anthropic": {"kind": "anthropic", "base_url": "https://api.anthropic.com",
+                      "api_key": "env:RELAVIUM_NO_SUCH_KEY"},
+        "local": {"kind": "openai", "base_url": llm_server.base_url + "/v1", "api_key": None, "allow_local": True},
+    }}))
+    view = make_window().chat_view
+    with qtbot.waitSignal(view.models.updated, timeout=20_000):
+        view.ensure_loaded()
+    assert view.model_combo.route() == "local/llama3.2:3b"
+    assert view.context.settings.value(KEY_MODEL) == "local/llama3.2:3b"
+
+
+def test_a_model_the_user_chose_is_never_switched(make_window, qtbot, three_providers: str) -> None:
+    from relavium_desktop.ui.chat.backend import KEY_MODEL
+
+    window = make_window()
+    window.context.settings.setValue(KEY_MODEL, "cloud/claude-sonnet-4")
+    view = window.chat_view
+    with qtbot.waitSignal(view.models.updated, timeout=20_000):
+        view.ensure_loaded()
+    assert view.model_combo.route() == "cloud/claude-sonnet-4"  # no key yet, but the user's choice
+    assert window.context.settings.value(KEY_MODEL) == "cloud/claude-sonnet-4"

@@ -70,6 +70,7 @@ class ModelChoice(QObject):
         self.entries: dict[str, ProviderEntry] = {}
         self.error = ""  # providers.yaml's problem, in words, when it cannot be read
         self._own_route = ""
+        self._auto_pick = False
         self._task: asyncio.Task[Any] | None = None
 
     # -- state ---------------------------------------------------------------------
@@ -97,13 +98,32 @@ class ModelChoice(QObject):
     def _paint(self) -> None:
         self.picker.set_groups(self._groups(), self.picker.route() or self._own_route)
 
+    def _pick_a_ready_model(self) -> None:
+        if not self._auto_pick:
+            return
+        self._auto_pick = False
+        ready = set(self.ready_providers())
+        if self.picker.route().split("/", 1)[0] in ready:
+            return
+        for group in self.picker.groups:
+            if group.name in ready and group.ready and group.models:
+                self.picker.set_route(f"{group.name}/{group.models[0]}")  # notifies: the choice is saved
+                return
+
     # -- filling ---------------------------------------------------------------------
 
-    def fill(self, route: str, home: Path) -> None:
-        """Fill at once from the file and the cache with ``route`` picked, then learn more in a task."""
+    def fill(self, route: str, home: Path, *, chosen: bool = True) -> None:
+        """Fill at once from the file and the cache with ``route`` picked, then learn more in a task.
+
+        ``chosen=False`` says ``route`` is only the agent's default: if its
+        provider turns out not to be ready and another is, the picker moves
+        to that provider's first model, so a user who set up only a local
+        server is not left on a cloud model they have no key for.
+        """
         from relavium_desktop.providers.models import cached_models
 
         self._own_route = route
+        self._auto_pick = not chosen
         self._read_entries()
         for name, entry in self.entries.items():
             if name not in self.lists:
@@ -142,6 +162,7 @@ class ModelChoice(QObject):
                 self.lists[name] = listed
                 self.fetched.add(name)
             self._paint()
+            self._pick_a_ready_model()
         finally:
             self.busy = False
         self.updated.emit()

@@ -190,8 +190,10 @@ class ChatView(QWidget):
         assert self.backend is not None
         spec = self.agent()
         saved = self.context.settings.value(KEY_MODEL)
-        self.models.fill(saved if isinstance(saved, str) and saved else f"{spec.provider}/{spec.model}",
-                         self.backend.home)
+        if isinstance(saved, str) and saved:
+            self.models.fill(saved, self.backend.home)
+        else:  # the agent's own route, until the user picks one
+            self.models.fill(f"{spec.provider}/{spec.model}", self.backend.home, chosen=False)
 
     def refresh_models(self) -> None:
         """List what providers.yaml now names (changed in Settings, the welcome flow, the CLI, an editor)."""

@@ -1,0 +1,60 @@
+"""The welcome flow's key step against a real Secret Service (gnome-keyring on a private bus).
+
+The provider is the scripted server (real HTTP, OpenAI wire format) set up as
+an OpenAI-compatible entry whose key reference is ``secret:``: the pasted key
+must land in the keyring only, be used for the test request, and appear in no
+file, setting or label.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from relavium_desktop.host.secrets import SERVICE
+from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.welcome import STEP_KEY, STEP_MODEL
+from tests.fixtures.desktop_bus import desktop_bus, desktop_bus_env  # noqa: F401
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
+
+KEY = "sk-test-WELCOMEKEY0123456789abcdefghij"
+
+
+def test_the_pasted_key_goes_to_the_keyring_and_is_tested(
+    desktop_bus_env: dict[str, str],  # noqa: F811
+    make_window, qtbot, relavium_home: Path, llm_server: ScriptedLLMServer,
+) -> None:
+    import keyring.backend
+
+    if "saved_result" in vars(keyring.backend.get_all_keyring):  # an earlier test probed without a bus
+        keyring.backend.get_all_keyring.reset()
+    (relavium_home / "providers.yaml").write_text(json.dumps({"providers": {"work": {
+        "kind": "openai", "base_url": llm_server.base_url + "/v1", "api_key": "secret:WORK_API_KEY",
+        "allow_local": True}}}))
+    window = make_window(welcome=True)
+    window.after_first_paint()
+    qtbot.waitUntil(lambda: window.welcome_view is not None, timeout=15_000)  # the key is not there yet
+    welcome = window.welcome_view
+    welcome.provider = "work"  # as if picked in step 1
+    welcome.go(STEP_KEY)
+    assert welcome.steps.currentIndex() == STEP_KEY
+
+    llm_server.script(Reply.say("ok"))
+    qtbot.keyClicks(welcome.key_edit, KEY)
+    welcome.test_button.click()
+    assert welcome.key_edit.text() == ""
+    qtbot.waitUntil(lambda: welcome.key_status.text().startswith(("✓", "✗")), timeout=20_000)
+    assert welcome.key_status.text().startswith("✓ Connected"), welcome.key_status.text()
+    assert llm_server.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+    assert window.context.settings.value(keys.KEY_WELCOME_DONE) == "done"
+
+    import keyring.backends.SecretService
+
+    assert keyring.backends.SecretService.Keyring().get_password(SERVICE, "WORK_API_KEY") == KEY
+    window.context.settings.sync()
+    for path in relavium_home.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path.name
+    assert KEY not in welcome.key_status.text()
+    welcome.next_button.click()
+    assert welcome.steps.currentIndex() == STEP_MODEL

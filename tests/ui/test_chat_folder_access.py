@@ -83,7 +83,7 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
     assert grant.project == os.path.realpath(project) and grant.folder == os.path.realpath(outside)
     assert "Allowed for this project" in offer.label.text() and offer.retry_button.isVisibleTo(chat)
 
-    # 3. "Ask again" re-sends the message; the host now has the folder as a root.
+    # 3. "Continue" asks again (the refused turn ended with an answer); the folder is now a root.
     llm_server.script(read(outside / "notes.txt"), Reply.say("Friday."))
     with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
         offer.retry_button.click()

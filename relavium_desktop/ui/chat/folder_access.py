@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, Qt, QWidget, Signal
+from relavium_desktop.ui.chat.offer_bar import OfferBar
+from relavium_desktop.ui.qt import Signal
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
@@ -36,77 +37,48 @@ def start_folder(tool_input: Any) -> str:
     return str(Path.home())
 
 
-class FolderAccessOffer(QWidget):
+class FolderAccessOffer(OfferBar):
     granted = Signal(str)  # the canonical folder now allowed for the project
     retry_requested = Signal()
     project_requested = Signal()  # "Choose a project folder…": the window owns the dialog
 
     def __init__(self, context: AppContext) -> None:
-        super().__init__()
-        self.setObjectName("folderAccessOffer")
-        self.setStyleSheet("#folderAccessOffer { background: #e0f2fe; } QLabel { color: #0c4a6e; }")
-        self.setAutoFillBackground(True)
+        super().__init__("folderAccessOffer", ("#e0f2fe", "#0c4a6e"))
         self._context = context
         self._tool_input: Any = None
         self._wants_project = False  # offer_project is showing: a chosen project answers it
-        self.label = QLabel()
-        self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.allow_button = QPushButton(ALLOW_LABEL)
-        self.allow_button.setObjectName("allowFolderButton")
-        self.project_button = QPushButton("Choose a project folder…")
-        self.project_button.setObjectName("offerProjectButton")
-        self.retry_button = QPushButton("Continue")
-        self.retry_button.setObjectName("offerContinueButton")
-        self.dismiss = QPushButton("Dismiss")
-        for b in (self.allow_button, self.project_button, self.retry_button, self.dismiss):
-            b.setAutoDefault(False)
+        self.allow_button = self.button(ALLOW_LABEL, "allowFolderButton")
+        self.project_button = self.button("Choose a project folder…", "offerProjectButton")
+        self.retry_button = self.button("Continue", "offerContinueButton")
         self.allow_button.clicked.connect(self.choose_folder)
         self.project_button.clicked.connect(self.project_requested)
-        context.project_changed.connect(self._project_chosen)
         self.retry_button.clicked.connect(self._retry)
-        self.dismiss.clicked.connect(self.hide)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(8, 6, 8, 6)
-        row.addWidget(self.label, 1)
-        row.addWidget(self.allow_button)
-        row.addWidget(self.project_button)
-        row.addWidget(self.retry_button)
-        row.addWidget(self.dismiss)
-        self.setVisible(False)
+        context.project_changed.connect(self._project_chosen)
 
     def offer(self, tool_id: str, tool_input: Any) -> None:
         """Show the offer after ``tool_id`` was refused for a path outside the project."""
         self._tool_input = tool_input
-        self.label.setText(
-            f"{tool_id} was refused: the path is outside the project folder. You can allow this "
-            "project to use one more folder (protected files inside it stay off-limits)."
-        )
         self._wants_project = False
-        self.allow_button.setVisible(True)
-        self.project_button.setVisible(False)
-        self.retry_button.setVisible(False)
-        self.setVisible(True)
+        self.show_step(
+            f"{tool_id} was refused: the path is outside the project folder. You can allow this "
+            "project to use one more folder (protected files inside it stay off-limits).",
+            self.allow_button,
+        )
 
     def offer_project(self, tool_id: str) -> None:
         """Show the offer after ``tool_id`` was refused because no project folder is chosen."""
-        self.label.setText(
-            f"{tool_id} needs a project folder, and none is chosen, so file and command tools are off. "
-            "Choose the folder the agent may work in to turn them on for this chat."
-        )
         self._wants_project = True
-        self.allow_button.setVisible(False)
-        self.project_button.setVisible(True)
-        self.retry_button.setVisible(False)
-        self.setVisible(True)
+        self.show_step(
+            f"{tool_id} needs a project folder, and none is chosen, so file and command tools are off. "
+            "Choose the folder the agent may work in to turn them on for this chat.",
+            self.project_button,
+        )
 
     def _project_chosen(self, project: str) -> None:
         if not (self._wants_project and self.isVisible()):
             return
         self._wants_project = False
-        self.label.setText(f"Tools are on for {project}. Continue to let the agent try again.")
-        self.project_button.setVisible(False)
-        self.retry_button.setVisible(True)
+        self.show_step(f"Tools are on for {project}. Continue to let the agent try again.", self.retry_button)
 
     def choose_folder(self) -> None:
         context = self._context
@@ -123,11 +95,8 @@ class FolderAccessOffer(QWidget):
         except ValueError as exc:
             self.label.setText(f"That folder cannot be allowed: {exc}.")
             return
-        self.label.setText(
-            f"Allowed for this project: {grant.folder}. Revoke it any time in Settings → Permissions."
-        )
-        self.allow_button.setVisible(False)
-        self.retry_button.setVisible(True)
+        self.show_step(f"Allowed for this project: {grant.folder}. Revoke it any time in Settings → Permissions.",
+                       self.retry_button)
         self.granted.emit(grant.folder)
 
     def _retry(self) -> None:

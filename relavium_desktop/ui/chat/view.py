@@ -365,14 +365,25 @@ class ChatView(QWidget):
         self._turn = spawn(self._run_turn(text))
 
     def continue_turn(self) -> None:
-        """Carry on from the stored history (after a failure, a refusal or a new folder/mode).
+        """Carry on after a failure, a refusal, or a new folder or mode.
 
-        Nothing is sent twice: the user's message is already in the session.
+        A turn that stopped (an error, a refused call) resumes from the stored
+        history, so the user's message is not stored and sent twice.  A turn
+        that ended with an answer (the model was told a path is outside the
+        project and said so) has nothing to resume: the question is asked
+        again, as a new message the user sees.
         """
-        if self.busy or self.session_id is None:
+        if self.busy or self.session_id is None or self.backend is None:
             return
         from relavium_desktop.ui.tasks import spawn
 
+        history = self.backend.store.messages(self.session_id)
+        last = history[-1] if history else None
+        if last is not None and last.role == "assistant" and not last.tool_calls:
+            asked = [m.text for m in history if m.role == "user" and m.text]
+            if asked:
+                self.send(asked[-1])
+            return
         self._turn = spawn(self._run_turn(None))
 
     def stop(self) -> None:

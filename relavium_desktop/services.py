@@ -92,8 +92,8 @@ def provider_store(home: Path | None = None, settings_file: Path | None = None) 
     read the same cached entries and see an edit as soon as the file changes.
     """
     from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.providers import PROVIDERS_FILE
     from relavium_desktop.providers.store import store_for
-    from relavium_desktop.providers.wiring import PROVIDERS_FILE
 
     return store_for(settings_file or (home or data_dir()) / PROVIDERS_FILE)
 

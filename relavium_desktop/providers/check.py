@@ -50,8 +50,8 @@ class ConnectionResult:
 
 
 def _entries(home: Path) -> dict[str, ProviderEntry]:
+    from relavium_desktop.providers import PROVIDERS_FILE
     from relavium_desktop.providers.store import store_for
-    from relavium_desktop.providers.wiring import PROVIDERS_FILE
 
     return store_for(home / PROVIDERS_FILE).entries()
 

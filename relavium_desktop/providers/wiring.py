@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 
+from relavium_desktop.providers import PROVIDERS_FILE
 from relavium_desktop.providers.config import (
     ALLOW_LOCAL_OPT_IN,
     DEFAULT_ENTRIES,
@@ -23,8 +24,6 @@ from relavium_desktop.providers.config import (
 )
 from relavium_desktop.providers.factory import ProviderSet
 from relavium_desktop.providers.store import store_for
-
-PROVIDERS_FILE = "providers.yaml"
 
 
 def keyring_resolver() -> SecretResolver:

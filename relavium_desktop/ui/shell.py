@@ -226,7 +226,7 @@ class MainWindow(QMainWindow):
         painted rather than a switch after a chat flashed up.
         """
         from relavium_desktop.host.datadir import data_dir
-        from relavium_desktop.providers.wiring import PROVIDERS_FILE
+        from relavium_desktop.providers import PROVIDERS_FILE
 
         return not self.context.settings.value(keys.KEY_WELCOME_DONE) and not (data_dir() / PROVIDERS_FILE).exists()
 

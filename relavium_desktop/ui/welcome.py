@@ -15,7 +15,6 @@ opt-in, and only the loopback address is tried.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -34,9 +33,11 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
-from relavium_desktop.ui.tasks import spawn
 
+# asyncio loads after the first paint: a fresh start paints this view first.
 if TYPE_CHECKING:
+    import asyncio
+
     from relavium_desktop.host.egress.local_servers import FoundServer, LocalServerKind
     from relavium_desktop.providers.config import ProviderEntry
     from relavium_desktop.ui.context import AppContext
@@ -306,6 +307,8 @@ class WelcomeView(QWidget):
             self.go(STEP_KEY)
 
     def look_for_local(self) -> None:
+        from relavium_desktop.ui.tasks import spawn
+
         self.look_button.setEnabled(False)
         self.local_status.setText("Looking on this computer…")
         self._task = spawn(self._look())
@@ -345,6 +348,8 @@ class WelcomeView(QWidget):
         return entry is not None and entry.api_key is not None
 
     def save_and_test(self) -> None:
+        from relavium_desktop.ui.tasks import spawn
+
         value = self.key_edit.text().strip()
         self.key_edit.clear()  # never keep a key in a widget longer than needed
         if not self.provider:
@@ -354,6 +359,8 @@ class WelcomeView(QWidget):
         self._task = spawn(self._save_and_test(self.provider, value))
 
     async def _save_and_test(self, name: str, value: str) -> None:
+        import asyncio
+
         from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.host.secrets import SecretStore, SecretStoreError, parse_ref
         from relavium_desktop.providers.check import test_provider
@@ -378,6 +385,8 @@ class WelcomeView(QWidget):
     # -- step 3: the model ---------------------------------------------------------------
 
     def load_models(self) -> None:
+        from relavium_desktop.ui.tasks import spawn
+
         self.model_list.clear()
         if not self.provider:
             self.model_status.setText("No provider was set up, so there is no model to pick yet.")
@@ -428,6 +437,8 @@ class FirstRunCheck:
     @staticmethod
     async def usable_providers(context: AppContext) -> list[str]:
         """Providers whose key is present or not needed (reads the keyring in a thread)."""
+        import asyncio
+
         from relavium_desktop.providers.config import ProviderConfigError
         from relavium_desktop.providers.readiness import provider_statuses, usable
 

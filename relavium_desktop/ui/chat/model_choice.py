@@ -11,7 +11,6 @@ adding one would give them.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +19,10 @@ from typing import TYPE_CHECKING, Any
 from relavium_desktop.ui.chat.model_picker import ModelPicker, ProviderGroup
 from relavium_desktop.ui.qt import QObject, Signal
 
+# asyncio loads after the first paint (the window is built before the event loop exists).
 if TYPE_CHECKING:
+    import asyncio
+
     from relavium_desktop.providers.config import ProviderEntry
     from relavium_desktop.providers.models import ModelList
     from relavium_desktop.providers.readiness import ProviderStatus
@@ -142,6 +144,8 @@ class ModelChoice(QObject):
         self._task = spawn(self._learn(home or data_dir(), force))
 
     async def _learn(self, home: Path, force: bool) -> None:
+        import asyncio
+
         from relavium_desktop.providers.models import fetch_models
         from relavium_desktop.providers.readiness import provider_statuses
 

@@ -1,4 +1,4 @@
-"""The desktop app's own preferences (window, project, mode, notifications).
+"""The desktop app's own preferences (window, project, mode, notifications, appearance).
 
 Stored with QSettings as an INI file inside the data dir, so everything the
 app keeps lives under one root and tests (which set ``RELAVIUM_HOME``) never
@@ -29,6 +29,9 @@ KEY_NOTIFY_APPROVALS = "notifications/approvals"
 KEY_SHORTCUT_CLIPBOARD = "shortcuts/process_clipboard"
 # Days spilled tool output ($RELAVIUM_HOME/runs/) is kept before the start-up sweep; 0 keeps it.
 KEY_SPILL_RETENTION_DAYS = "storage/spill_retention_days"
+# Settings -> Appearance: "light", "dark" or "system" (follow the desktop), and the text size in points.
+KEY_THEME = "appearance/theme"
+KEY_FONT_PT = "appearance/font_pt"
 
 DEFAULT_CLIPBOARD_SHORTCUT = "Ctrl+Shift+V"
 # The chat modes, their titles and descriptions come from engine.agent.mode_ids
@@ -36,6 +39,10 @@ DEFAULT_CLIPBOARD_SHORTCUT = "Ctrl+Shift+V"
 MODES = mode_ids.MODE_IDS
 DEFAULT_MODE: str = mode_ids.DEFAULT_MODE
 DEFAULT_SPILL_RETENTION_DAYS = 7
+THEME_CHOICES = ("light", "dark", "system")
+DEFAULT_THEME = "system"
+# Text sizes Settings -> Appearance offers; 0 stored means "the desktop's own size".
+FONT_PT_RANGE = (8, 20)
 
 
 def ui_settings() -> QSettings:
@@ -80,3 +87,19 @@ def read_retention_days(settings: QSettings) -> float:
     except (TypeError, ValueError):
         return float(DEFAULT_SPILL_RETENTION_DAYS)
     return days if math.isfinite(days) and days >= 0 else float(DEFAULT_SPILL_RETENTION_DAYS)
+
+
+def read_theme(settings: QSettings) -> str:
+    """The saved theme choice, or "system" when missing or not one of the choices."""
+    value = str(settings.value(KEY_THEME, DEFAULT_THEME))
+    return value if value in THEME_CHOICES else DEFAULT_THEME
+
+
+def read_font_pt(settings: QSettings) -> int:
+    """The saved text size in points, 0 (the desktop's size) when missing or out of range."""
+    try:
+        value = int(settings.value(KEY_FONT_PT, 0))  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return 0
+    low, high = FONT_PT_RANGE
+    return value if low <= value <= high else 0

@@ -1,4 +1,4 @@
-"""What every view shares: settings, the project, the mode and the lazily built services.
+"""What every view shares: settings, the theme, the project, the mode and the lazily built services.
 
 Views get this object instead of the main window, so a view can read the
 state it shows and react to its changes without knowing how the window is
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.qt import QFileDialog, QFileSystemWatcher, QObject, QSettings, QWidget, Signal
+from relavium_desktop.ui.theme import Theme
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.agent.modes import ConfirmHook
@@ -72,6 +73,9 @@ class AppContext(QObject):
         saved = self.settings.value(keys.KEY_PROJECT, "")
         self._project = saved if isinstance(saved, str) and saved and Path(saved).is_dir() else ""
         self._mode = keys.read_mode(self.settings)
+        # Applied now, before the window builds its widgets: each is polished once, already themed.
+        self.theme = Theme(self.settings, self)
+        self.theme.apply()
 
     # -- project and mode -------------------------------------------------------
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QKeySequence as QKeySequence
     from PySide6.QtGui import QPainter as QPainter
     from PySide6.QtGui import QPaintEvent as QPaintEvent
+    from PySide6.QtGui import QPalette as QPalette
     from PySide6.QtGui import QPen as QPen
     from PySide6.QtGui import QPixmap as QPixmap
     from PySide6.QtGui import QShortcut as QShortcut

@@ -19,6 +19,7 @@ from typing import Any
 from relavium_desktop.engine.agent.outcome import UsageRecord
 from relavium_desktop.engine.agent.session import SessionInfo, storable_message
 from relavium_desktop.engine.llm.messages import Message
+from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.store.db import migrate, write_tx
 
 MIGRATIONS = [
@@ -73,9 +74,42 @@ MIGRATIONS = [
     UPDATE chat_sessions SET mode = 'confirm' WHERE mode = 'accept-edits';
     UPDATE chat_sessions SET mode = 'read-only' WHERE mode IN ('ask', 'plan')
     """,
+    # Search over what was said (issue 14).  ``search_text`` is the message's
+    # readable text, masked like the stored parts and case-folded; NULL means
+    # "not indexed yet" -- rows written before this migration are filled in
+    # by the store when it opens (the text has to be read out of parts_json
+    # in Python: SQLite's lower() folds ASCII only).
+    """
+    ALTER TABLE chat_messages ADD COLUMN search_text TEXT
+    """,
 ]
 
 MAX_TITLE_CHARS = 200
+
+
+def folded(text: str) -> str:
+    """``text`` as search compares it: case-folded (Unicode, not just ASCII), whitespace collapsed."""
+    return " ".join(text.casefold().split())
+
+
+def searchable_text(message: Message) -> str:
+    """What a search looks through in a stored (already masked) message.
+
+    Only the words of the conversation (user and assistant text): tool
+    arguments and results are file contents and command output, which would
+    make nearly every search match every chat that read a file.
+    """
+    if message.role not in ("user", "assistant"):
+        return ""
+    return folded(message.text)
+
+
+def _stored_text(role: str, parts_json: str) -> str:
+    """:func:`searchable_text` of a stored row; a row this version cannot read is just not searchable."""
+    try:
+        return searchable_text(Message.from_json({"role": role, "parts": json.loads(parts_json)}))
+    except (ValueError, TypeError, KeyError):  # json.JSONDecodeError is a ValueError
+        return ""
 
 
 class SqliteSessionStore:
@@ -86,6 +120,21 @@ class SqliteSessionStore:
         self._clock = clock
         self._lock = threading.Lock()
         migrate(conn, "sessions", MIGRATIONS)
+        self._index_unindexed()
+
+    def _index_unindexed(self) -> None:
+        """Fill ``search_text`` for messages stored before search existed (once per database)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT session_id, seq, role, parts_json FROM chat_messages WHERE search_text IS NULL"
+            ).fetchall()
+            if not rows:
+                return
+            texts = [(_stored_text(r["role"], r["parts_json"]), r["session_id"], r["seq"]) for r in rows]
+            with write_tx(self._conn):
+                self._conn.executemany(
+                    "UPDATE chat_messages SET search_text = ? WHERE session_id = ? AND seq = ? "
+                    "AND search_text IS NULL", texts)
 
     def create(self, *, title: str, agent_id: str, mode: str) -> SessionInfo:
         now = self._clock()
@@ -114,6 +163,22 @@ class SqliteSessionStore:
             rows = self._conn.execute(self._SELECT + " ORDER BY s.updated_at DESC, s.id").fetchall()
         return [self._info(r) for r in rows]
 
+    def search(self, query: str) -> list[SessionInfo]:
+        """Sessions whose title or conversation contains ``query``, newest first like :meth:`list_sessions`.
+
+        Case-insensitive substring match on the *stored* text, which is
+        masked: a credential that was in a message cannot be found by typing
+        it.  An empty query lists every session.
+        """
+        needle = folded(query)
+        if not needle:
+            return self.list_sessions()
+        with self._lock:
+            hits = {r[0] for r in self._conn.execute(
+                "SELECT DISTINCT session_id FROM chat_messages WHERE instr(search_text, ?) > 0", (needle,))}
+        return [info for info in self.list_sessions()
+                if info.id in hits or needle in folded(mask_text(info.title))]
+
     def rename(self, session_id: str, title: str) -> bool:
         with self._lock:
             cur = self._conn.execute("UPDATE chat_sessions SET title = ?, updated_at = ? WHERE id = ?",
@@ -140,8 +205,9 @@ class SqliteSessionStore:
         with self._lock, write_tx(self._conn):
             seq = self._next_seq("chat_messages", session_id)
             self._conn.execute(
-                "INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at) VALUES(?,?,?,?,?)",
-                (session_id, seq, stored.role, json.dumps(stored.to_json()["parts"]), now),
+                "INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at, search_text) "
+                "VALUES(?,?,?,?,?,?)",
+                (session_id, seq, stored.role, json.dumps(stored.to_json()["parts"]), now, searchable_text(stored)),
             )
             self._conn.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (now, session_id))
 

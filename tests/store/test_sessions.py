@@ -117,3 +117,52 @@ def test_sessions_stored_under_the_old_mode_names_keep_their_behaviour(relavium_
     # Migrated once: a session created now under the new meaning keeps it.
     fresh = s.create(title="new", agent_id="chat", mode="accept-edits")
     assert store(relavium_home).get(fresh.id).mode == "accept-edits"
+
+
+def _chat(s: SqliteSessionStore, title: str, *turns: Message) -> str:
+    sid = s.create(title=title, agent_id="chat", mode="auto").id
+    for m in turns:
+        s.append_message(sid, m)
+    return sid
+
+
+def test_search_finds_a_chat_by_a_word_said_only_in_the_conversation(relavium_home: Path) -> None:
+    s = store(relavium_home)
+    pricing = _chat(s, "Pricing bug", Message.user("why is the total wrong?"),
+                    Message("assistant", (TextPart("The discount is applied twice in Straße.py"),)))
+    other = _chat(s, "Holiday plans", Message.user("Where should we go in May?"))
+    assert [i.id for i in s.search("discount")] == [pricing]
+    assert [i.id for i in s.search("DISCOUNT  is")] == [pricing]  # case and spacing do not matter
+    assert [i.id for i in s.search("STRASSE")] == [pricing]  # Unicode case folding, not ASCII only
+    assert [i.id for i in s.search("holiday")] == [other]  # the title counts too
+    assert s.search("nowhere said") == []
+    assert {i.id for i in s.search("  ")} == {pricing, other}  # an empty query lists every chat
+
+
+def test_search_looks_at_masked_text_so_a_secret_cannot_be_found_by_its_value(relavium_home: Path) -> None:
+    s = store(relavium_home)
+    sid = _chat(s, f"check {TOKEN}", Message.user(f"is this token still valid: {TOKEN} ?"))
+    assert s.search(TOKEN) == [] and s.search(TOKEN[4:20].lower()) == []
+    assert [i.id for i in s.search("still valid")] == [sid]
+
+
+def test_search_skips_tool_output_so_reading_a_file_does_not_match_every_word_in_it(relavium_home: Path) -> None:
+    s = store(relavium_home)
+    _chat(s, "notes", Message.user("read notes.txt"),
+          Message("assistant", (ToolCallPart("c1", "read_file", {"path": "notes.txt"}),)),
+          Message("tool", (ToolResultPart("c1", "read_file", "buy marzipan"),)))
+    assert s.search("marzipan") == []
+    assert len(s.search("notes.txt")) == 1
+
+
+def test_chats_stored_before_search_existed_are_found_after_the_upgrade(relavium_home: Path) -> None:
+    conn = open_db(history_db_path(relavium_home))
+    migrate(conn, "sessions", MIGRATIONS[:3])  # a history.db from before search
+    conn.execute("INSERT INTO chat_sessions(id, title, agent_id, mode, created_at, updated_at) "
+                 "VALUES('s1', 'old chat', 'chat', 'auto', 0, 0)")
+    conn.execute("INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at) "
+                 """VALUES('s1', 0, 'user', '[{"kind": "text", "text": "Ask about the Lighthouse"}]', 0)""")
+    s = store(relavium_home)
+    assert [i.id for i in s.search("lighthouse")] == ["s1"]
+    s.append_message("s1", Message.user("and the harbour"))
+    assert [i.id for i in store(relavium_home).search("HARBOUR")] == ["s1"]

@@ -8,6 +8,7 @@ that a tool printed, and history.db outlives the run.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -21,7 +22,7 @@ from relavium_desktop.engine.llm.messages import (
     ToolCallPart,
     ToolResultPart,
 )
-from relavium_desktop.engine.tools.masking import clip, mask_text, mask_value
+from relavium_desktop.engine.tools.masking import MASK, clip, mask_text, mask_value
 
 # Per-part bound for stored tool results (the model-facing copy is already
 # bounded by the registry; this caps what history.db keeps per message).
@@ -79,9 +80,78 @@ def storable_message(message: Message) -> Message:
     return Message(message.role, tuple(_store_part(p) for p in message.parts))
 
 
-def title_from(messages: Sequence[Message], limit: int = 60) -> str:
+# A title has to fit the sessions list without wrapping; 48 characters is
+# about one line of the panel at its usual width.
+TITLE_CHARS = 48
+_PROTECT = "\ue000"  # stands in for a mask while markup is stripped ("***" looks like emphasis)
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n?(.*?)(?:^ {0,3}\1[ \t]*$|\Z)", re.M | re.S)
+_IMAGE_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_AUTOLINK_RE = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
+_LINE_MARK_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d{1,3}[.)][ \t]+)+", re.M)
+_RULE_RE = re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$", re.M)
+_EMPHASIS_RE = re.compile(r"(\*{1,3}|~~)(?=\S)(.+?)(?<=\S)\1")
+_UNDERSCORE_RE = re.compile(r"(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")  # not inside snake_case
+
+
+def _plain(markdown: str) -> str:
+    """The words a reader sees in ``markdown``, on one line: no fences, marks or link targets.
+
+    Prose wins over code: "why does this fail? ```...```" is titled by its
+    question; a message that is only a code block is titled by its code.
+    """
+    code: list[str] = []
+
+    def keep_code(match: re.Match[str]) -> str:
+        code.append(match.group(2))
+        return " "
+
+    prose = _FENCE_RE.sub(keep_code, markdown)
+    for pattern, repl in ((_IMAGE_RE, r"\1"), (_LINK_RE, r"\1"), (_AUTOLINK_RE, r"\1"), (_RULE_RE, " "),
+                          (_LINE_MARK_RE, ""), (_EMPHASIS_RE, r"\2"), (_UNDERSCORE_RE, r"\2")):
+        prose = pattern.sub(repl, prose)
+    words = " ".join(prose.replace("`", "").split())
+    return words or " ".join(" ".join(code).split())
+
+
+def _shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters at a word boundary, with an ellipsis when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:  # one very long word (a URL, a path) is cut where it is
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-–—") + "…"
+
+
+def short_title(text: str, limit: int = TITLE_CHARS) -> str:
+    """A list-sized title for ``text``: masked, markup stripped, whitespace collapsed, shortened.
+
+    Masking runs on the whole text first: a credential cut in half by the
+    shortening could no longer be recognised.  Empty when nothing readable is left.
+    """
+    masked = mask_text(text).replace(MASK, _PROTECT)
+    return _shorten(_plain(masked), limit).replace(_PROTECT, MASK)
+
+
+def title_from(messages: Sequence[Message], limit: int = TITLE_CHARS) -> str:
+    """A session's title: the first user message that has readable words, shortened."""
     for m in messages:
-        if m.role == "user" and m.text.strip():
-            text = " ".join(mask_text(m.text).split())
-            return text if len(text) <= limit else text[: limit - 1] + "…"
+        if m.role == "user":
+            title = short_title(m.text, limit)
+            if title:
+                return title
     return "New chat"
+
+
+def title_for_action(action_title: str, text: str, limit: int = TITLE_CHARS) -> str:
+    """The title of a chat opened from a clipboard action: "Summarize: first words of the text".
+
+    The rendered prompt (the action's instructions with the clipboard pasted
+    in) starts the same way for every run of an action, so it cannot tell two
+    chats apart; the action's name and the start of what it was run on can.
+    """
+    head = " ".join(mask_text(action_title).split()) or "Clipboard"
+    body = short_title(text, max(limit - len(head) - 2, 16))
+    return f"{head}: {body}" if body else head

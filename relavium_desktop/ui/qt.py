@@ -23,7 +23,10 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QLineF as QLineF
     from PySide6.QtCore import QModelIndex as QModelIndex
     from PySide6.QtCore import QObject as QObject
+    from PySide6.QtCore import QPersistentModelIndex as QPersistentModelIndex
     from PySide6.QtCore import QPointF as QPointF
+    from PySide6.QtCore import QRect as QRect
+    from PySide6.QtCore import QRectF as QRectF
     from PySide6.QtCore import QSettings as QSettings
     from PySide6.QtCore import QSize as QSize
     from PySide6.QtCore import Qt as Qt
@@ -39,24 +42,31 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QDesktopServices as QDesktopServices
     from PySide6.QtGui import QFont as QFont
     from PySide6.QtGui import QFontDatabase as QFontDatabase
+    from PySide6.QtGui import QFontMetrics as QFontMetrics
     from PySide6.QtGui import QGuiApplication as QGuiApplication
     from PySide6.QtGui import QIcon as QIcon
     from PySide6.QtGui import QKeyEvent as QKeyEvent
     from PySide6.QtGui import QKeySequence as QKeySequence
+    from PySide6.QtGui import QMouseEvent as QMouseEvent
     from PySide6.QtGui import QPainter as QPainter
+    from PySide6.QtGui import QPainterPath as QPainterPath
     from PySide6.QtGui import QPaintEvent as QPaintEvent
     from PySide6.QtGui import QPalette as QPalette
     from PySide6.QtGui import QPen as QPen
     from PySide6.QtGui import QPixmap as QPixmap
+    from PySide6.QtGui import QPolygonF as QPolygonF
+    from PySide6.QtGui import QResizeEvent as QResizeEvent
     from PySide6.QtGui import QShortcut as QShortcut
     from PySide6.QtGui import QStandardItem as QStandardItem
     from PySide6.QtGui import QStandardItemModel as QStandardItemModel
     from PySide6.QtGui import QTextCursor as QTextCursor
     from PySide6.QtGui import QTextDocument as QTextDocument
+    from PySide6.QtGui import QWheelEvent as QWheelEvent
     from PySide6.QtNetwork import QLocalServer as QLocalServer
     from PySide6.QtNetwork import QLocalSocket as QLocalSocket
     from PySide6.QtWidgets import QAbstractItemView as QAbstractItemView
     from PySide6.QtWidgets import QApplication as QApplication
+    from PySide6.QtWidgets import QButtonGroup as QButtonGroup
     from PySide6.QtWidgets import QCheckBox as QCheckBox
     from PySide6.QtWidgets import QComboBox as QComboBox
     from PySide6.QtWidgets import QDialog as QDialog
@@ -64,6 +74,8 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QFormLayout as QFormLayout
     from PySide6.QtWidgets import QFrame as QFrame
     from PySide6.QtWidgets import QGraphicsLineItem as QGraphicsLineItem
+    from PySide6.QtWidgets import QGraphicsPathItem as QGraphicsPathItem
+    from PySide6.QtWidgets import QGraphicsPolygonItem as QGraphicsPolygonItem
     from PySide6.QtWidgets import QGraphicsRectItem as QGraphicsRectItem
     from PySide6.QtWidgets import QGraphicsScene as QGraphicsScene
     from PySide6.QtWidgets import QGraphicsSimpleTextItem as QGraphicsSimpleTextItem
@@ -82,12 +94,16 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu as QMenu
     from PySide6.QtWidgets import QPlainTextEdit as QPlainTextEdit
     from PySide6.QtWidgets import QPushButton as QPushButton
+    from PySide6.QtWidgets import QRadioButton as QRadioButton
     from PySide6.QtWidgets import QScrollArea as QScrollArea
     from PySide6.QtWidgets import QSizePolicy as QSizePolicy
+    from PySide6.QtWidgets import QSpinBox as QSpinBox
     from PySide6.QtWidgets import QSplitter as QSplitter
     from PySide6.QtWidgets import QStackedWidget as QStackedWidget
     from PySide6.QtWidgets import QStyle as QStyle
+    from PySide6.QtWidgets import QStyledItemDelegate as QStyledItemDelegate
     from PySide6.QtWidgets import QStyleOptionComboBox as QStyleOptionComboBox
+    from PySide6.QtWidgets import QStyleOptionViewItem as QStyleOptionViewItem
     from PySide6.QtWidgets import QStylePainter as QStylePainter
     from PySide6.QtWidgets import QSystemTrayIcon as QSystemTrayIcon
     from PySide6.QtWidgets import QTableWidget as QTableWidget

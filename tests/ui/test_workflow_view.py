@@ -20,7 +20,9 @@ from relavium_desktop.store.runs import RunStore
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.qt import QGuiApplication
 from relavium_desktop.ui.shell import NAV_WORKFLOWS
+from relavium_desktop.ui.theme.palette import LIGHT
 from relavium_desktop.ui.workflows.gate import NOTIFICATION_TITLE, GateDialog
+from relavium_desktop.ui.workflows.list_row import STATUS_ROLE, status_words
 from tests.fixtures.desktop_bus import desktop_bus  # noqa: F401
 from tests.fixtures.notifications import NotificationDaemon, notification_daemon, notifications  # noqa: F401
 from tests.ui.workflow_samples import BRANCHY, RUN_TIMEOUT_MS
@@ -91,6 +93,11 @@ def open_view(make_window, qtbot, project: Path, *, notify: bool = False):
     return window, view
 
 
+def status_of(view, row: int) -> str:
+    """The last-run status a row reports (its icon's meaning, as the tooltip and screen readers say it)."""
+    return status_words(view.workflow_list.item(row).data(STATUS_ROLE))
+
+
 def run_and_wait(view, qtbot, *, timeout: int = RUN_TIMEOUT_MS):
     with qtbot.waitSignal(view.run_finished, timeout=timeout) as blocker:
         view.run_button.click()
@@ -105,18 +112,21 @@ def test_lists_workflows_by_file_with_last_run_status(make_window, qtbot, projec
                     "flows/clipboard-note.relavium.yaml", "flows/release-gate.relavium.yaml",
                     "flows/sleepy.relavium.yaml"]
     labels = [view.workflow_list.item(i).text() for i in range(view.workflow_list.count())]
-    assert labels[0] == "Branch and write\nflows/branchy.relavium.yaml · never run"
-    assert labels[1].endswith("· invalid")
+    assert labels[0] == "Branch and write · flows/branchy.relavium.yaml"
+    assert all("\n" not in label for label in labels)  # one line per workflow
+    assert status_of(view, 0) == "never run" and status_of(view, 1) == "invalid: open it to see why"
+    assert not view.workflow_list.item(1).icon().isNull()  # the status is an icon, not a mark in the text
 
     view.open_workflow("flows/branchy.relavium.yaml")
     view.inputs.set_value("n", "3")
     assert run_and_wait(view, qtbot).status == "completed"
-    assert view.workflow_list.item(0).text().endswith("· last run: completed")
+    assert status_of(view, 0) == "last run: completed"
     # The status comes from history.db: a fresh listing (as after a restart) shows it too.
     with qtbot.waitSignal(view.refreshed):
         view.refresh()
     assert view.entries[0].last_status == "completed"
-    assert view.workflow_list.item(0).text().endswith("· last run: completed")
+    assert status_of(view, 0) == "last run: completed"
+    assert view.workflow_list.item(0).toolTip().endswith("last run: completed")
 
 
 def test_open_fill_inputs_run_see_node_states_and_outputs(
@@ -152,7 +162,7 @@ def test_open_fill_inputs_run_see_node_states_and_outputs(
     qtbot.waitUntil(lambda: '"label": "low"' in view.timeline.details.toPlainText())
     assert '"word": "ahoy"' in view.timeline.details.toPlainText()
     view.timeline.select("save")
-    qtbot.waitUntil(lambda: "[tool ✓] write_file" in view.timeline.details.toPlainText())
+    qtbot.waitUntil(lambda: "Tool write_file (done)" in view.timeline.details.toPlainText())
     assert (project / "out" / "result.txt").read_text() == "ahoy-3"
     # The run's final outputs.
     finals = json.loads(view.outputs_view.toPlainText())
@@ -219,7 +229,7 @@ def gate_run(make_window, qtbot, project: Path, *, notify: bool = False):
 def test_gate_dialog_approve_resumes_the_run(make_window, qtbot, project: Path, flows: Path) -> None:
     _window, view, dialog, paused = gate_run(make_window, qtbot, project)
     assert dialog.findChild(type(dialog.comment), None) is not None
-    assert "Write the release note for 1.0?" in dialog.findChildren(type(view.title))[1].text()
+    assert dialog.message.text() == "Write the release note for 1.0?"
     with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
         dialog.approve_button.click()
     result = blocker.args[0]
@@ -323,7 +333,7 @@ def test_timeline_streams_agent_tokens_and_tool_cards(qtbot, qloop) -> None:
     """Agent events as the engine emits them (no LLM here: the events are fed in their documented shapes)."""
     from relavium_desktop.ui.workflows.timeline import RunTimeline
 
-    timeline = RunTimeline()
+    timeline = RunTimeline(LIGHT)
     qtbot.addWidget(timeline)
     timeline.set_nodes([("ask", "agent"), ("out", "output")])
     timeline.select("ask")
@@ -332,7 +342,7 @@ def test_timeline_streams_agent_tokens_and_tool_cards(qtbot, qloop) -> None:
         timeline.apply({"type": "agent:token", "nodeId": "ask", "token": token})
     timeline.apply({"type": "agent:tool_call", "nodeId": "ask", "toolId": "read_file",
                     "toolInput": {"path": "a.txt"}})
-    qtbot.waitUntil(lambda: '[tool …] read_file {"path": "a.txt"}' in timeline.details.toPlainText())
+    qtbot.waitUntil(lambda: 'Tool read_file (running) {"path": "a.txt"}' in timeline.details.toPlainText())
     assert "The file says hi." in timeline.details.toPlainText()
     timeline.apply({"type": "agent:tool_result", "nodeId": "ask", "toolId": "read_file", "success": True,
                     "outputSummary": "hi"})
@@ -343,8 +353,8 @@ def test_timeline_streams_agent_tokens_and_tool_cards(qtbot, qloop) -> None:
     timeline.apply({"type": "node:completed", "nodeId": "ask", "output": "The file says hi.", "durationMs": 12})
     qtbot.waitUntil(lambda: "Output:" in timeline.details.toPlainText())
     text = timeline.details.toPlainText()
-    assert "[tool ✓] read_file" in text and "\n    hi" in text
-    assert "[tool ✗] run_command rm -rf /\n    tool_denied: command 'rm' is not in allowedCommands" in text
+    assert "Tool read_file (done)" in text and "\n    hi" in text
+    assert "Tool run_command (failed) rm -rf /\n    tool_denied: command 'rm' is not in allowedCommands" in text
     assert timeline.state_of("ask") == "completed" and timeline.records["ask"].detail == "12 ms"
 
 

@@ -33,6 +33,7 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.tasks import spawn
+from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,27 +45,44 @@ log = logging.getLogger(__name__)
 APPROVE = "Approve"
 REJECT = "Reject"
 NOTIFICATION_TITLE = "A workflow is waiting for you"
+GATE_KINDS = {"approval": "approval", "input": "asks for input", "review": "review"}
 
 
 class GateDialog(QDialog):
     decided = Signal(object)  # GateDecision
 
-    def __init__(self, run_id: str, gate: JsonDict, parent: QWidget | None = None) -> None:
+    def __init__(self, run_id: str, gate: JsonDict, parent: QWidget | None = None, *, review: str = "") -> None:
         super().__init__(parent)
-        self.run_id = run_id
+        self.run_id = run_id  # kept to answer the right run; never shown
         self.gate = gate
         self.decision: GateDecision | None = None
         self.setObjectName("gateDialog")
         self.setWindowTitle(f"Human gate: {gate.get('nodeId')}")
-        self.resize(520, 300)
-        message = QLabel(mask_text(str(gate.get("message") or "Approve to continue.")))
-        message.setObjectName("gateMessage")
-        message.setWordWrap(True)
-        message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.resize(600, 460 if review else 300)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"Workflow run {run_id} is paused at {gate.get('nodeId')} "
-                                f"({gate.get('gateType', 'approval')})."))
-        layout.addWidget(message)
+        # The question first, large: it is what the person has to answer.
+        self.message = QLabel(mask_text(str(gate.get("message") or "Approve to continue.")))
+        self.message.setObjectName("gateMessage")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        set_tone(self.message, "title")
+        layout.addWidget(self.message)
+        self.where = QLabel(f"The workflow is paused at {gate.get('nodeId')} "
+                            f"({GATE_KINDS.get(str(gate.get('gateType')), 'approval')}).")
+        self.where.setObjectName("gateWhere")
+        self.where.setWordWrap(True)
+        set_tone(self.where, "muted")
+        layout.addWidget(self.where)
+        self.review: QPlainTextEdit | None = None
+        if review:
+            heading = QLabel("What you are approving")
+            set_tone(heading, "heading")
+            layout.addWidget(heading)
+            self.review = QPlainTextEdit(review)
+            self.review.setObjectName("gateReview")
+            self.review.setReadOnly(True)
+            set_surface(self.review, "card")
+            layout.addWidget(self.review, 2)
         self.payload: QPlainTextEdit | None = None
         if gate.get("gateType") in ("input", "review"):
             self.payload = QPlainTextEdit()
@@ -141,10 +159,11 @@ class GatePrompter(QObject):
         self.pending: GateDialog | None = None
         self.last_notification_id: str | None = None
 
-    def ask(self, run_id: str, gate: JsonDict) -> GateDialog:
+    def ask(self, run_id: str, gate: JsonDict, review: str = "") -> GateDialog:
+        """Open the dialog; ``review`` is the readable text of what the gate approves (may be empty)."""
         if self.pending is not None and self.pending.decision is None:
             self.pending.close()
-        dialog = GateDialog(run_id, gate, self._window)
+        dialog = GateDialog(run_id, gate, self._window, review=review)
         dialog.decided.connect(lambda d: self.decided.emit(run_id, str(gate.get("gateId")), d))
         dialog.finished.connect(lambda _code: self._forget(dialog))
         self.pending = dialog

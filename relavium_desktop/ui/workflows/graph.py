@@ -1,10 +1,16 @@
-"""A read-only drawing of a workflow's nodes and edges, in layers.
+"""A read-only drawing of a workflow's nodes and edges, in layers, that fits its pane.
 
 Each node sits in the layer after its deepest predecessor (a longest-path
 layering of the acyclic plan), nodes of a layer in authored order, so the
-drawing reads top to bottom the way the run flows.  Branch edges carry their
-``when`` key.  Node boxes are recoloured as node events arrive.  This is a
-viewer, not an editor: nothing here can change the workflow.
+drawing reads top to bottom the way the run flows.  Edges are arrows from
+border to border; branch edges carry their ``when`` key.  Node boxes take the
+palette colour of their state as node events arrive, and a running agent's
+box shows its latest streamed words (repainted on a timer, not per token).
+
+The drawing is fitted to the view when it opens and whenever the pane is
+resized, until the user zooms (Ctrl+wheel or the buttons) -- from then on
+their zoom stands until they press Fit.  Dragging pans.  This is a viewer,
+not an editor: nothing here can change the workflow.
 """
 
 from __future__ import annotations
@@ -12,35 +18,42 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from relavium_desktop.ui.qt import (
-    QBrush,
     QColor,
-    QGraphicsLineItem,
-    QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
-    QLineF,
     QPainter,
-    QPen,
-    QPointF,
+    QResizeEvent,
+    Qt,
+    QTimer,
+    QWheelEvent,
     QWidget,
 )
+from relavium_desktop.ui.workflows.graph_items import BOX_H, BOX_W, EdgeItem, NodeItem
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.plan import RunPlan
+    from relavium_desktop.ui.theme.palette import Palette
 
-BOX_W, BOX_H = 150.0, 44.0
 GAP_X, GAP_Y = 30.0, 46.0
+MARGIN = 12.0
+ZOOM_STEP = 1.25
+MIN_SCALE, MAX_SCALE = 0.2, 4.0
+MAX_FIT_SCALE = 1.5  # a two-node graph in a big pane should not turn into giant boxes
+STREAM_FLUSH_MS = 80
+STREAM_KEEP = 400  # characters of streamed text kept per node (the face shows fewer)
+# Wide enough for one box plus margins and a scrollbar: nodes are never clipped by the splitter.
+MIN_PANE_WIDTH = int(BOX_W + 2 * MARGIN + 40)
 
-STATE_COLORS = {
-    "pending": "#eceff1",
-    "running": "#fff3c4",
-    "waiting": "#ffe0b2",
-    "retrying": "#ffe0b2",
-    "completed": "#c8e6c9",
-    "failed": "#ffcdd2",
-    "skipped": "#e0e0e0",
-    "cancelled": "#e0e0e0",
+STATE_ROLES = {
+    "pending": "node_idle",
+    "running": "node_running",
+    "retrying": "node_running",
+    "waiting": "node_waiting",
+    "completed": "node_done",
+    "failed": "node_failed",
+    "skipped": "node_skipped",
+    "cancelled": "node_skipped",
 }
 
 
@@ -57,70 +70,167 @@ def layers(plan: RunPlan) -> list[list[str]]:
 
 
 class WorkflowGraph(QGraphicsView):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, palette: Palette, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("workflowGraph")
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setMinimumWidth(MIN_PANE_WIDTH)
         self.graph_scene = QGraphicsScene(self)
         self.setScene(self.graph_scene)
-        self.boxes: dict[str, QGraphicsRectItem] = {}
+        self.palette_now = palette
+        self.boxes: dict[str, NodeItem] = {}
+        self.arrows: list[EdgeItem] = []
+        self.tags: list[QGraphicsSimpleTextItem] = []
         self.edges: list[tuple[str, str, str | None]] = []
         self.states: dict[str, str] = {}
+        self.streams: dict[str, str] = {}
+        self.auto_fit = True
+        self._dirty_streams: set[str] = set()
+        self._stream_timer = QTimer(self)
+        self._stream_timer.setSingleShot(True)
+        self._stream_timer.setInterval(STREAM_FLUSH_MS)
+        self._stream_timer.timeout.connect(self._flush_streams)
+
+    # -- building ------------------------------------------------------------
 
     def show_plan(self, plan: RunPlan) -> None:
         self.graph_scene.clear()
         self.boxes.clear()
+        self.arrows.clear()
+        self.tags.clear()
         self.edges.clear()
         self.states.clear()
-        centers: dict[str, QPointF] = {}
+        self.streams.clear()
         grid = layers(plan)
         widest = max((len(row) for row in grid), default=1)
         for y, row in enumerate(grid):
             offset = (widest - len(row)) * (BOX_W + GAP_X) / 2
             for x, node_id in enumerate(row):
-                left = offset + x * (BOX_W + GAP_X)
-                top = y * (BOX_H + GAP_Y)
-                box = QGraphicsRectItem(left, top, BOX_W, BOX_H)
-                box.setBrush(QBrush(QColor(STATE_COLORS["pending"])))
-                box.setPen(QPen(QColor("#607d8b")))
-                box.setZValue(1)
-                node = plan.nodes[node_id]
-                label = QGraphicsSimpleTextItem(f"{node_id}\n{node.type}", box)
-                label.setPos(left + 8, top + 5)
-                box.setToolTip(f"{node_id} ({node.type})")
+                box = NodeItem(node_id, plan.nodes[node_id].type,
+                               offset + x * (BOX_W + GAP_X), y * (BOX_H + GAP_Y))
                 self.graph_scene.addItem(box)
                 self.boxes[node_id] = box
                 self.states[node_id] = "pending"
-                centers[node_id] = QPointF(left + BOX_W / 2, top + BOX_H / 2)
-        pen = QPen(QColor("#90a4ae"))
-        pen.setWidthF(1.5)
         for node_id in plan.order:
             for edge in plan.out_edges.get(node_id, []):
-                if edge.source not in centers or edge.target not in centers:
+                if edge.source not in self.boxes or edge.target not in self.boxes:
                     continue
-                a, b = centers[edge.source], centers[edge.target]
-                line = QGraphicsLineItem(QLineF(a.x(), a.y() + BOX_H / 2, b.x(), b.y() - BOX_H / 2))
-                line.setPen(pen)
-                self.graph_scene.addItem(line)
+                arrow = EdgeItem(self.boxes[edge.source], self.boxes[edge.target])
+                self.graph_scene.addItem(arrow)
+                self.arrows.append(arrow)
                 key = ",".join(sorted(edge.keys)) if edge.keys else None
                 self.edges.append((edge.source, edge.target, key))
                 if key:
                     tag = QGraphicsSimpleTextItem(key)
-                    tag.setPos((a.x() + b.x()) / 2 + 4, (a.y() + b.y()) / 2 - 8)
-                    tag.setBrush(QBrush(QColor("#455a64")))
+                    mid = (arrow.start + arrow.end) / 2
+                    tag.setPos(mid.x() + 4, mid.y() - 8)
                     tag.setZValue(2)
                     self.graph_scene.addItem(tag)
-        self.graph_scene.setSceneRect(self.graph_scene.itemsBoundingRect().adjusted(-10, -10, 10, 10))
+                    self.tags.append(tag)
+        self.graph_scene.setSceneRect(
+            self.graph_scene.itemsBoundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
+        self.set_palette(self.palette_now)
+        self.auto_fit = True
+        self.fit()
+
+    # -- colours -------------------------------------------------------------
+
+    def set_palette(self, palette: Palette) -> None:
+        """Repaint every item from ``palette`` (a theme switch)."""
+        self.palette_now = palette
+        edge = QColor(palette["edge"])
+        for arrow in self.arrows:
+            arrow.paint_with(edge)
+        for tag in self.tags:
+            tag.setBrush(QColor(palette["muted"]))
+        for node_id in self.boxes:
+            self._paint_node(node_id)
+        self.setBackgroundBrush(QColor(palette["surface"]))
+
+    def fill_of(self, node_id: str) -> QColor:
+        return QColor(self.palette_now[STATE_ROLES.get(self.states[node_id], "node_idle")])
+
+    def _paint_node(self, node_id: str) -> None:
+        p = self.palette_now
+        self.boxes[node_id].paint_with(self.fill_of(node_id), QColor(p["border"]), QColor(p["node_text"]))
 
     def set_state(self, node_id: str, state: str) -> None:
-        box = self.boxes.get(node_id)
-        if box is None:
+        if node_id not in self.boxes:
             return
         self.states[node_id] = state
-        box.setBrush(QBrush(QColor(STATE_COLORS.get(state, STATE_COLORS["pending"]))))
+        self._paint_node(node_id)
+        if state == "running":
+            self.streams[node_id] = ""
+            self.boxes[node_id].show_stream("")
+        elif state not in ("retrying",):
+            self._dirty_streams.discard(node_id)
 
     def reset_states(self) -> None:
         for node_id in self.boxes:
             self.set_state(node_id, "pending")
+            self.streams.pop(node_id, None)
+            self.boxes[node_id].show_stream("")
 
+    # -- streamed tokens -----------------------------------------------------
 
+    def stream_token(self, node_id: str, token: str) -> None:
+        """Add an agent's token; the box's face catches up on the next timer tick."""
+        if node_id not in self.boxes:
+            return
+        self.streams[node_id] = (self.streams.get(node_id, "") + token)[-STREAM_KEEP:]
+        self._dirty_streams.add(node_id)
+        if not self._stream_timer.isActive():
+            self._stream_timer.start()
+
+    def _flush_streams(self) -> None:
+        for node_id in self._dirty_streams:
+            if node_id in self.boxes:
+                self.boxes[node_id].show_stream(self.streams.get(node_id, ""))
+        self._dirty_streams.clear()
+
+    # -- zoom and fit --------------------------------------------------------
+
+    def scale_now(self) -> float:
+        return self.transform().m11()
+
+    def fit(self) -> None:
+        """Show the whole graph, centred, no larger than MAX_FIT_SCALE; resizing keeps it fitted."""
+        self.auto_fit = True
+        rect = self.graph_scene.sceneRect()
+        if rect.isEmpty():
+            return
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        if self.scale_now() > MAX_FIT_SCALE:
+            self.resetTransform()
+            self.scale(MAX_FIT_SCALE, MAX_FIT_SCALE)
+        self.centerOn(rect.center())
+
+    def zoom(self, factor: float) -> None:
+        """Zoom by ``factor`` within MIN_SCALE..MAX_SCALE; the view stops following resizes."""
+        target = min(MAX_SCALE, max(MIN_SCALE, self.scale_now() * factor))
+        if target != self.scale_now():
+            self.scale(target / self.scale_now(), target / self.scale_now())
+        self.auto_fit = False
+
+    def zoom_in(self) -> None:
+        self.zoom(ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self.zoom(1 / ZOOM_STEP)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            steps = event.angleDelta().y() / 120
+            if steps:
+                self.zoom(ZOOM_STEP ** steps)
+            event.accept()
+            return
+        super().wheelEvent(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.auto_fit:
+            self.fit()

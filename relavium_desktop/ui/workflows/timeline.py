@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QHeaderView,
+    QIcon,
     QLabel,
     QPlainTextEdit,
     QSplitter,
@@ -28,8 +29,23 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme.icons import icon
+
+if TYPE_CHECKING:
+    from relavium_desktop.ui.theme.palette import Palette
 
 FLUSH_MS = 30
+
+# A node state -> (icon, palette role tinting it) in the State column; no icon while pending.
+STATE_ICONS = {
+    "running": ("play", "info"),
+    "retrying": ("refresh", "warning"),
+    "waiting": ("pause", "warning"),
+    "completed": ("check", "success"),
+    "failed": ("x", "danger"),
+    "skipped": ("chevron-right", "muted"),
+    "cancelled": ("stop", "muted"),
+}
 
 NODE_STATE_BY_EVENT = {
     "node:started": "running",
@@ -49,8 +65,8 @@ class ToolCard:
     summary: str = ""
 
     def render(self) -> str:
-        mark = {"running": "…", "ok": "✓", "error": "✗"}[self.status]
-        text = f"[tool {mark}] {self.tool_id} {self.input_preview}".rstrip()
+        word = {"running": "running", "ok": "done", "error": "failed"}[self.status]
+        text = f"Tool {self.tool_id} ({word}) {self.input_preview}".rstrip()
         if self.summary:
             text += "\n    " + self.summary.replace("\n", "\n    ")
         return text
@@ -92,9 +108,10 @@ def _describe_error(error: Any) -> str:
 class RunTimeline(QWidget):
     node_state_changed = Signal(str, str)  # node id, state
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, palette: Palette, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("runTimeline")
+        self.palette_now = palette
         self.records: dict[str, NodeRecord] = {}
         self.order: list[str] = []
         self.table = QTableWidget(0, 3)
@@ -222,6 +239,19 @@ class RunTimeline(QWidget):
             item = self.table.item(row, col)
             if item is not None:
                 item.setText(text)
+        state_item = self.table.item(row, 1)
+        if state_item is not None:
+            state_item.setIcon(self.state_icon(record.state))
+
+    def state_icon(self, state: str) -> QIcon:
+        spec = STATE_ICONS.get(state)
+        return icon(spec[0], self.palette_now, spec[1]) if spec else QIcon()
+
+    def set_palette(self, palette: Palette) -> None:
+        """Re-tint the state icons for a new theme."""
+        self.palette_now = palette
+        for record in self.records.values():
+            self._update_row(record)
 
     def _touch(self, record: NodeRecord) -> None:
         if self.selected() == record.node_id and not self._flush.isActive():

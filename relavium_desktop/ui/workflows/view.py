@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.qt import (
+    QAbstractItemView,
     QFontDatabase,
     QHBoxLayout,
     QLabel,
@@ -31,17 +32,28 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.tasks import spawn
+from relavium_desktop.ui.theme import set_tone
 from relavium_desktop.ui.workflows.catalog import WorkflowEntry, last_statuses, scan_project
+from relavium_desktop.ui.workflows.examples import add_examples
 from relavium_desktop.ui.workflows.gate import GatePrompter
-from relavium_desktop.ui.workflows.graph import WorkflowGraph
+from relavium_desktop.ui.workflows.gate_payload import under_review
+from relavium_desktop.ui.workflows.graph_pane import GraphPane
 from relavium_desktop.ui.workflows.inputs_form import InputsForm
+from relavium_desktop.ui.workflows.list_row import WorkflowRowDelegate, fill_item
 from relavium_desktop.ui.workflows.run_notice import RunNotifier
 from relavium_desktop.ui.workflows.runner import WorkflowRunner
+from relavium_desktop.ui.workflows.splitter_memory import remember_sizes
 from relavium_desktop.ui.workflows.timeline import RunTimeline
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
     from relavium_desktop.ui.context import AppContext
+
+
+KEY_LIST_SPLIT = "workflows/list_split"
+KEY_BODY_SPLIT = "workflows/body_split"
+DEFAULT_LIST_SIZES = [260, 900]
+DEFAULT_BODY_SIZES = [520, 480]
 
 
 def _home() -> Path:
@@ -54,6 +66,7 @@ class WorkflowsView(QWidget):
     refreshed = Signal()
     run_finished = Signal(object)  # RunResult
     open_run = Signal(str)  # run id to show in Runs / History
+    examples_added = Signal(int)  # how many example files were copied
 
     def __init__(self, context: AppContext) -> None:
         super().__init__()
@@ -62,38 +75,56 @@ class WorkflowsView(QWidget):
         self.entries: list[WorkflowEntry] = []
         self.current: WorkflowEntry | None = None
         self.run_id: str | None = None
+        self.run_events: list[JsonDict] = []  # node events of the current run: what a gate reviews
+        palette = context.theme.palette
 
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
         # -- left: the project's workflows -------------------------------------
         self.workflow_list = QListWidget()
         self.workflow_list.setObjectName("workflowList")
+        self.row_delegate = WorkflowRowDelegate(palette, self.workflow_list)
+        self.workflow_list.setItemDelegate(self.row_delegate)
+        self.workflow_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.workflow_list.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.workflow_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.workflow_list.setUniformItemSizes(True)
+        self.workflow_list.setWordWrap(False)
         self.workflow_list.currentRowChanged.connect(self._picked)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setAutoDefault(False)
         self.refresh_button.clicked.connect(self.refresh)
         self.empty_label = QLabel("")
         self.empty_label.setWordWrap(True)
+        set_tone(self.empty_label, "muted")
+        self.examples_button = QPushButton("Add example workflows")
+        self.examples_button.setObjectName("addExamplesButton")
+        self.examples_button.setToolTip("Copy the bundled example workflows into this project's workflows folder")
+        self.examples_button.setAutoDefault(False)
+        self.examples_button.clicked.connect(self.add_examples)
+        self.examples_button.hide()
+        heading = QLabel("Workflows in this project")
+        set_tone(heading, "heading")
         left = QWidget()
         left_col = QVBoxLayout(left)
         left_col.setContentsMargins(0, 0, 0, 0)
-        left_col.addWidget(QLabel("Workflows in this project"))
+        left_col.addWidget(heading)
         left_col.addWidget(self.workflow_list, 1)
         left_col.addWidget(self.empty_label)
+        left_col.addWidget(self.examples_button)
         left_col.addWidget(self.refresh_button)
 
         # -- right: the open workflow ------------------------------------------
         self.title = QLabel("Open a workflow to see its graph and run it.")
         self.title.setObjectName("workflowTitle")
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
+        set_tone(self.title, "title")
         self.error_view = QPlainTextEdit()
         self.error_view.setObjectName("workflowErrors")
         self.error_view.setReadOnly(True)
         self.error_view.setFont(mono)
         self.error_view.hide()
-        self.graph = WorkflowGraph()
+        self.graph_pane = GraphPane(palette)
+        self.graph = self.graph_pane.graph
         self.inputs = InputsForm()
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("runButton")
@@ -112,7 +143,7 @@ class WorkflowsView(QWidget):
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.stop_button)
         buttons.addWidget(self.message, 1)
-        self.timeline = RunTimeline()
+        self.timeline = RunTimeline(palette)
         self.outputs_view = QPlainTextEdit()
         self.outputs_view.setObjectName("finalOutputs")
         self.outputs_view.setReadOnly(True)
@@ -130,9 +161,13 @@ class WorkflowsView(QWidget):
         controls_col.addWidget(self.outputs_view)
 
         self.body = QSplitter(Qt.Orientation.Horizontal)
-        self.body.addWidget(self.graph)
+        self.body.setObjectName("workflowBodySplit")
+        self.body.setChildrenCollapsible(False)
+        self.body.addWidget(self.graph_pane)
         self.body.addWidget(controls)
+        self.body.setStretchFactor(0, 1)
         self.body.setStretchFactor(1, 1)
+        remember_sizes(self.body, context.settings, KEY_BODY_SPLIT, DEFAULT_BODY_SIZES)
         right = QWidget()
         right_col = QVBoxLayout(right)
         right_col.setContentsMargins(0, 0, 0, 0)
@@ -142,10 +177,12 @@ class WorkflowsView(QWidget):
         self.body.hide()
 
         split = QSplitter(Qt.Orientation.Horizontal)
+        split.setObjectName("workflowListSplit")
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(1, 1)
-        split.setSizes([230, 800])
+        remember_sizes(split, context.settings, KEY_LIST_SPLIT, DEFAULT_LIST_SIZES)
+        self.split = split
         page = QVBoxLayout(self)
         page.addWidget(split)
 
@@ -173,6 +210,15 @@ class WorkflowsView(QWidget):
         )
         self.run_notices.open_requested.connect(self.open_run)
         context.project_changed.connect(lambda _p: self.refresh())
+        context.theme.changed.connect(self._retheme)
+
+    def _retheme(self) -> None:
+        palette = self.context.theme.palette
+        self.graph_pane.set_palette(palette)
+        self.timeline.set_palette(palette)
+        self.row_delegate.palette_now = palette
+        for row, entry in enumerate(self.entries):
+            fill_item(self.workflow_list.item(row), entry, palette)
 
     # -- the list --------------------------------------------------------------
 
@@ -194,15 +240,20 @@ class WorkflowsView(QWidget):
         self.entries = entries
         self.workflow_list.blockSignals(True)
         self.workflow_list.clear()
+        palette = self.context.theme.palette
         for entry in entries:
-            self.workflow_list.addItem(QListWidgetItem(self._label(entry)))
+            item = QListWidgetItem()
+            fill_item(item, entry, palette)
+            self.workflow_list.addItem(item)
         self.workflow_list.blockSignals(False)
         if not project:
             self.empty_label.setText("Choose a project folder to see its workflows.")
         elif not entries:
-            self.empty_label.setText("No *.relavium.yaml files in this project yet.")
+            self.empty_label.setText("No *.relavium.yaml files in this project yet. "
+                                     "Start from the examples, or write your own.")
         else:
             self.empty_label.setText("")
+        self.examples_button.setVisible(bool(project) and not entries)
         rels = [e.rel for e in entries]
         if keep in rels:
             self.workflow_list.setCurrentRow(rels.index(keep))
@@ -210,13 +261,24 @@ class WorkflowsView(QWidget):
             self._close_current()
         self.refreshed.emit()
 
-    @staticmethod
-    def _label(entry: WorkflowEntry) -> str:
-        if entry.error is not None:
-            status = "invalid"
-        else:
-            status = f"last run: {entry.last_status}" if entry.last_status else "never run"
-        return f"{entry.title}\n{entry.rel} · {status}"
+    def add_examples(self) -> None:
+        """Copy the bundled examples into ``<project>/workflows`` (never overwriting), then list them."""
+        spawn(self._add_examples())
+
+    async def _add_examples(self) -> None:
+        project = self.context.project
+        if not project:
+            return
+        self.examples_button.setEnabled(False)
+        try:
+            written = await asyncio.to_thread(add_examples, Path(project))
+        except OSError as exc:
+            self.empty_label.setText(f"Could not copy the examples: {exc.strerror or type(exc).__name__}")
+            return
+        finally:
+            self.examples_button.setEnabled(True)
+        self.examples_added.emit(len(written))
+        await self.reload()
 
     def _picked(self, row: int) -> None:
         if 0 <= row < len(self.entries):
@@ -283,6 +345,7 @@ class WorkflowsView(QWidget):
         self.context.ensure_services()
         self.timeline.reset()
         self.graph.reset_states()
+        self.run_events = []
         self.outputs_view.clear()
         self.message.setText("")
         self.runner.start(entry.loaded, values)
@@ -300,6 +363,10 @@ class WorkflowsView(QWidget):
             self.run_id = str(event.get("runId"))
         self.timeline.apply(event)
         kind = event.get("type")
+        if kind == "agent:token" and event.get("nodeId") is not None:
+            self.graph.stream_token(str(event["nodeId"]), str(event.get("token", "")))
+        elif isinstance(kind, str) and kind.startswith("node:"):
+            self.run_events.append(event)
         if kind in ("run:completed", "run:failed", "run:cancelled"):
             outputs = event.get("outputs", event.get("partialOutputs", {}))
             self.outputs_view.setPlainText(json.dumps(outputs, ensure_ascii=False, indent=2, default=str))
@@ -310,12 +377,19 @@ class WorkflowsView(QWidget):
             self.current.last_status = result.status
             row = self.entries.index(self.current) if self.current in self.entries else -1
             if row >= 0:
-                self.workflow_list.item(row).setText(self._label(self.current))
+                fill_item(self.workflow_list.item(row), self.current, self.context.theme.palette)
         if result.status == "paused" and result.pending_gates:
-            self.gates.ask(result.run_id, result.pending_gates[0])
+            self.gates.ask(result.run_id, result.pending_gates[0], self._review_of(result.pending_gates[0]))
             self._arm_gate_timeout(result.run_id, result.pending_gates[0])
         self.run_notices.run_ended(result, self.current.title if self.current is not None else "A workflow")
         self.run_finished.emit(result)
+
+    def _review_of(self, gate: JsonDict) -> str:
+        """Readable text of what ``gate`` approves: its predecessors' outputs in this run."""
+        node = str(gate.get("nodeId"))
+        loaded = self.current.loaded if self.current is not None else None
+        upstream = [e.source for e in loaded.plan.in_edges.get(node, [])] if loaded is not None else None
+        return under_review(self.run_events, node, upstream)
 
     def _arm_gate_timeout(self, run_id: str, gate: JsonDict) -> None:
         """While the window stays open, a gate's timeout_ms applies on time (its timeout_action)."""

@@ -45,7 +45,8 @@ def test_success_sends_one_minimal_request_with_the_key(qtbot, page, llm_server:
     llm_server.script(Reply.say("ok"))
     result, shown = run_test(qtbot, page, llm_server.base_url + "/v1", allow_local=True)
     assert result.outcome == "ok", shown
-    assert shown.startswith("✓ Connected: openai answered")
+    assert shown.startswith("Connected: openai answered")
+    assert page.rows["openai"].test_status.property("tone") == "success"  # shown in the success colour
     assert len(llm_server.requests) == 1
     sent = llm_server.requests[0]
     assert sent.headers.get("authorization") == f"Bearer {KEY}"
@@ -89,4 +90,5 @@ def test_nothing_listening_is_unreachable(qtbot, page) -> None:
         port = sock.getsockname()[1]
     result, shown = run_test(qtbot, page, f"http://127.0.0.1:{port}/v1", allow_local=True)
     assert result.outcome == "unreachable"
-    assert shown.startswith("✗ Unreachable:") and "connection failed" in shown
+    assert shown.startswith("Unreachable:") and "connection failed" in shown
+    assert page.rows["openai"].test_status.property("tone") == "danger"

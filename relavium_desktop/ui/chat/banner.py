@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, QWidget, Signal
+from relavium_desktop.ui.theme import set_surface
 
 ACTION_ADD_KEY = "add_key"
 ACTION_PROVIDERS = "providers"
@@ -50,8 +51,7 @@ class ErrorBanner(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("errorBanner")
-        self.setStyleSheet("#errorBanner { background: #fee2e2; } QLabel { color: #7f1d1d; }")
-        self.setAutoFillBackground(True)
+        set_surface(self, "banner-danger")
         self.code = ""
         self.action: str | None = None
         self.label = QLabel()

@@ -43,7 +43,7 @@ class FolderAccessOffer(OfferBar):
     project_requested = Signal()  # "Choose a project folder…": the window owns the dialog
 
     def __init__(self, context: AppContext) -> None:
-        super().__init__("folderAccessOffer", ("#e0f2fe", "#0c4a6e"))
+        super().__init__("folderAccessOffer", "banner-info")
         self._context = context
         self._tool_input: Any = None
         self._wants_project = False  # offer_project is showing: a chosen project answers it

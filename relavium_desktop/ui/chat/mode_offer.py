@@ -24,7 +24,7 @@ class ModeSwitchOffer(OfferBar):
     retry_requested = Signal()
 
     def __init__(self, context: AppContext) -> None:
-        super().__init__("modeSwitchOffer", ("#ede9fe", "#3b0764"))
+        super().__init__("modeSwitchOffer", "banner-warning")
         self._context = context
         self._target: str | None = None
         self.switch_button = self.button("", "switchModeButton")

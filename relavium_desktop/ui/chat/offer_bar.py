@@ -8,15 +8,15 @@ and Dismiss.  Each step shows its sentence with only its own buttons.
 from __future__ import annotations
 
 from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, Qt, QWidget
+from relavium_desktop.ui.theme import set_surface
 
 
 class OfferBar(QWidget):
-    def __init__(self, name: str, colours: tuple[str, str]) -> None:
+    def __init__(self, name: str, surface: str) -> None:
+        """``surface`` is the banner kind (``banner-info``, ...): the theme gives it its colours."""
         super().__init__()
         self.setObjectName(name)
-        background, text = colours
-        self.setStyleSheet(f"#{name} {{ background: {background}; }} QLabel {{ color: {text}; }}")
-        self.setAutoFillBackground(True)
+        set_surface(self, surface)
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)

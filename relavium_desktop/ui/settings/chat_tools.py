@@ -36,6 +36,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme import set_tone
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
@@ -86,7 +87,7 @@ class AllowList(QGroupBox):
             b.setAutoDefault(False)
         self.error = QLabel()
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #991b1b;")
+        set_tone(self.error, "danger")
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         help_label = QLabel(help_text)
         help_label.setWordWrap(True)

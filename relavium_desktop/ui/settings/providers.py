@@ -43,6 +43,7 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.tasks import spawn
+from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
     from relavium_desktop.providers.check import ConnectionResult
@@ -93,7 +94,7 @@ class ProvidersPage(QWidget):
         self.banner.setObjectName("keyringBanner")
         self.banner.setWordWrap(True)
         self.banner.setVisible(False)
-        self.banner.setStyleSheet("QLabel { background: #fef3c7; color: #78350f; padding: 8px; }")
+        set_surface(self.banner, "banner-warning")
         self.file_error = QLabel()
         self.file_error.setObjectName("providersFileError")
         self.file_error.setWordWrap(True)
@@ -398,6 +399,7 @@ class ProvidersPage(QWidget):
         row = self.rows[name]
         row.test_button.setEnabled(False)
         row.test_status.setText("Testing…")
+        set_tone(row.test_status, "muted")
         spawn(self._test_connection(name, row.base_url.text(), row.allow_local.isChecked()))
 
     async def _test_connection(self, name: str, base_url: str, allow_local: bool) -> None:
@@ -413,7 +415,8 @@ class ProvidersPage(QWidget):
             result = ConnectionResult("config", f"The provider settings are not usable: {type(exc).__name__}")
         row = self.rows.get(name)
         if row is not None:
-            row.test_status.setText(("✓ " if result.ok else "✗ ") + result.message)
-            row.test_status.setStyleSheet("color: #166534;" if result.ok else "color: #991b1b;")
+            # The message's first words say the outcome ("Connected: …", "Unreachable: …"); the tone repeats it.
+            row.test_status.setText(result.message)
+            set_tone(row.test_status, "success" if result.ok else "danger")
             row.test_button.setEnabled(True)
         self.connection_tested.emit(name, result)

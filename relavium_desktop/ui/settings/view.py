@@ -1,19 +1,21 @@
-"""Settings: Providers, Permissions, Chat tools, Notifications & shortcuts (one tab each)."""
+"""Settings: Providers, Permissions, Chat tools, Notifications & shortcuts, Appearance (one tab each)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from relavium_desktop.ui.qt import QLabel, QTabWidget, QVBoxLayout, QWidget, Signal
+from relavium_desktop.ui.settings.appearance import AppearancePage
 from relavium_desktop.ui.settings.chat_tools import ChatToolsPage
 from relavium_desktop.ui.settings.notifications import NotificationsPage
 from relavium_desktop.ui.settings.permissions import PermissionsPage
 from relavium_desktop.ui.settings.providers import ProvidersPage
+from relavium_desktop.ui.theme import set_tone
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
 
-TABS = ("providers", "permissions", "chat_tools", "notifications")
+TABS = ("providers", "permissions", "chat_tools", "notifications", "appearance")
 
 
 class SettingsView(QWidget):
@@ -28,18 +30,17 @@ class SettingsView(QWidget):
         self.chat_tools = ChatToolsPage(context)
         self.notifications = NotificationsPage(context.settings)
         self.notifications.shortcut_changed.connect(self.shortcut_changed)
+        self.appearance = AppearancePage(context.theme)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.providers, "Providers")
         self.tabs.addTab(self.permissions, "Permissions")
         self.tabs.addTab(self.chat_tools, "Chat tools")
         self.tabs.addTab(self.notifications, "Notifications && shortcuts")
+        self.tabs.addTab(self.appearance, "Appearance")
         self.tabs.currentChanged.connect(self._tab_changed)
         layout = QVBoxLayout(self)
         title = QLabel("Settings")
-        font = title.font()
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 1.4)
-        title.setFont(font)
+        set_tone(title, "title")
         layout.addWidget(title)
         layout.addWidget(self.tabs, 1)
 

@@ -123,9 +123,10 @@ def _properties(p: Palette, font_pt: int) -> str:
             f'*[tone="{tone}"] {{ color: {p["text"]}; font-size: {round(font_pt * scale)}pt; font-weight: 600; }}'
         )
     for surface, (background, border, text) in SURFACES.items():
+        padding = " padding: 6px;" if surface.startswith("banner") else ""
         rules.append(
             f'*[surface="{surface}"] {{ background: {p[background]}; color: {p[text]}; '
-            f"border: 1px solid {p[border]}; border-radius: 6px; }}"
+            f"border: 1px solid {p[border]}; border-radius: 6px;{padding} }}"
         )
     rules.append(f'*[surface="code"], *[surface="terminal"] {{ font-family: monospace; font-size: {font_pt}pt; }}')
     return "\n".join(rules)

@@ -2,8 +2,9 @@
 
 A run paused at a gate is durable (its checkpoint is in history.db), so it can
 be answered here after the app restarts, or when ``relavium run`` paused it:
-the panel shows the gate's message and kind, a payload box when the kind takes
-one (input, review), and Approve / Reject.  Answering goes through the same
+the panel shows the gate's message first, then what it approves (the output
+of the step before it, as readable text -- never raw JSON, never the run id),
+a payload box when the kind takes one (input, review), and Approve / Reject.  Answering goes through the same
 engine ``resume`` as ``relavium run --resume`` (:class:`WorkflowRunner`).
 """
 
@@ -25,6 +26,8 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.runs.local_time import full_local, short_local
+from relavium_desktop.ui.theme import set_surface, set_tone
 
 
 class GatePanel(QWidget):
@@ -38,10 +41,20 @@ class GatePanel(QWidget):
         self.gate: JsonDict | None = None
         self.title = QLabel("")
         self.title.setObjectName("gateTitle")
+        self.title.setWordWrap(True)
+        set_tone(self.title, "muted")
         self.message = QLabel("")
         self.message.setObjectName("gateMessage")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        set_tone(self.message, "heading")
+        self.review_heading = QLabel("What you are approving")
+        set_tone(self.review_heading, "muted")
+        self.review = QPlainTextEdit()
+        self.review.setObjectName("gateReview")
+        self.review.setReadOnly(True)
+        self.review.setMaximumHeight(160)
+        set_surface(self.review, "card")
         self.payload = QPlainTextEdit()
         self.payload.setObjectName("gatePayload")
         self.payload.setPlaceholderText("Your input (JSON, or plain text)")
@@ -63,20 +76,30 @@ class GatePanel(QWidget):
         row.addWidget(self.status, 1)
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
-        col.addWidget(self.title)
         col.addWidget(self.message)
+        col.addWidget(self.title)
+        col.addWidget(self.review_heading)
+        col.addWidget(self.review)
         col.addWidget(self.payload)
         col.addWidget(self.comment)
         col.addLayout(row)
         self.hide()
 
-    def show_gate(self, run_id: str, gate: JsonDict) -> None:
+    def show_gate(self, run_id: str, gate: JsonDict, review: str = "") -> None:
+        """Show ``gate``; ``review`` is the readable text of what it approves (may be empty)."""
         self.run_id = run_id
         self.gate = gate
         kind = str(gate.get("gateType") or "approval")
-        expires = f" · times out {gate['expiresAt']}" if gate.get("expiresAt") else ""
-        self.title.setText(f"Waiting at {gate.get('nodeId')} ({kind}){expires}")
+        expires = gate.get("expiresAtEpoch")
+        when = f" · times out {short_local(expires).replace('Today ', 'today at ')}" \
+            if isinstance(expires, int | float) else ""
+        self.title.setText(f"Waiting at {gate.get('nodeId')} ({kind}){when}")
+        if isinstance(expires, int | float):
+            self.title.setToolTip(f"Times out {full_local(expires)}")
         self.message.setText(mask_text(str(gate.get("message") or "Approve to continue.")))
+        self.review.setPlainText(review)
+        self.review.setVisible(bool(review))
+        self.review_heading.setVisible(bool(review))
         self.payload.clear()
         self.payload.setVisible(kind in ("input", "review"))
         self.comment.clear()

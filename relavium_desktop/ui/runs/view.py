@@ -37,17 +37,25 @@ from relavium_desktop.ui.qt import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     Qt,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
 )
 from relavium_desktop.ui.runs.gate_panel import GatePanel
+from relavium_desktop.ui.runs.local_time import full_local, short_local
+from relavium_desktop.ui.runs.run_story import dollars, format_ms, node_spans, story
+from relavium_desktop.ui.runs.story_view import StoryView
+from relavium_desktop.ui.runs.waterfall import Waterfall
 from relavium_desktop.ui.tasks import spawn
+from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.workflows.gate_payload import under_review
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
@@ -67,20 +75,12 @@ def _home() -> Path:
 
 
 def format_duration(ms: int | None) -> str:
-    if ms is None:
-        return "—"
-    if ms < 1000:
-        return f"{ms} ms"
-    seconds = ms / 1000
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    return f"{int(seconds // 60)} min {int(seconds % 60)} s"
+    return format_ms(ms)
 
 
 def format_cost(microcents: int) -> str:
     """Micro-cents (1e-6 cent) as dollars; small costs keep their significant digits."""
-    dollars = microcents / 100_000_000
-    return f"${dollars:.4f}" if dollars < 1 else f"${dollars:.2f}"
+    return dollars(microcents)
 
 
 def status_tooltip(run: JsonDict) -> str:
@@ -157,18 +157,37 @@ class RunsView(QWidget):
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setAutoDefault(False)
         self.refresh_button.clicked.connect(self.refresh)
-        self.log_title = QLabel("Select a run to see its full event log.")
+        self.log_title = QLabel("Select a run to see what it did.")
+        self.log_title.setObjectName("runTitle")
+        self.log_title.setWordWrap(True)
+        set_tone(self.log_title, "heading")
+        palette = context.theme.palette
+        self.story_view = StoryView(palette)
+        self.waterfall = Waterfall(palette)
+        waterfall_scroll = QScrollArea()
+        waterfall_scroll.setObjectName("waterfallScroll")
+        waterfall_scroll.setWidgetResizable(True)
+        waterfall_scroll.setWidget(self.waterfall)
         self.log_view = QPlainTextEdit()
         self.log_view.setObjectName("eventLog")
         self.log_view.setReadOnly(True)
         self.log_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.log_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.detail_tabs = QTabWidget()
+        self.detail_tabs.setObjectName("runDetailTabs")
+        self.detail_tabs.addTab(self.story_view, "Timeline")
+        self.detail_tabs.addTab(waterfall_scroll, "Waterfall")
+        self.detail_tabs.addTab(self.log_view, "Raw events")
+        self.detail_tabs.setTabToolTip(2, "Every recorded event, one JSON object per line (NDJSON)")
+        context.theme.changed.connect(self._retheme)
 
         top = QWidget()
         top_col = QVBoxLayout(top)
         top_col.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Past workflow runs"))
+        heading = QLabel("Past workflow runs")
+        set_tone(heading, "heading")
+        row.addWidget(heading)
         row.addStretch(1)
         row.addWidget(self.refresh_button)
         top_col.addLayout(row)
@@ -179,12 +198,17 @@ class RunsView(QWidget):
         bottom_col.setContentsMargins(0, 0, 0, 0)
         bottom_col.addWidget(self.log_title)
         bottom_col.addWidget(self.gate_panel)
-        bottom_col.addWidget(self.log_view, 1)
+        bottom_col.addWidget(self.detail_tabs, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
         split.addWidget(bottom)
         page = QVBoxLayout(self)
         page.addWidget(split)
+
+    def _retheme(self) -> None:
+        palette = self.context.theme.palette
+        self.story_view.set_palette(palette)
+        self.waterfall.set_palette(palette)
 
     def refresh(self) -> None:
         spawn(self.reload())
@@ -199,7 +223,7 @@ class RunsView(QWidget):
             cells = [
                 f"{run.get('workflow_name') or run['workflow_id']}  ({run['source']})",
                 str(run["status"]),
-                time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run["started_at"])),
+                short_local(run["started_at"]),
                 format_duration(run.get("duration_ms")),
                 f"{run['input_tokens']} / {run['output_tokens']}",
                 format_cost(int(run["cost_microcents"] or 0)),
@@ -210,6 +234,8 @@ class RunsView(QWidget):
                     item.setToolTip(str(run["id"]))
                 elif col == 1 and (tip := status_tooltip(run)):
                     item.setToolTip(tip)
+                elif col == 2:
+                    item.setToolTip(full_local(run["started_at"]))
                 self.table.setItem(i, col, item)
         self.table.clearSelection()
         self.table.blockSignals(False)
@@ -257,6 +283,8 @@ class RunsView(QWidget):
                 status += f": {error.get('code')}: {error.get('message')}"
         self.log_title.setText(f"Run {run_id}{status} · {len(events)} events")
         self.log_view.setPlainText("\n".join(json.dumps(e, ensure_ascii=False, default=str) for e in events))
+        self.story_view.set_rows(story(events))
+        self.waterfall.set_spans(node_spans(events))
         await self._show_gate(run_id, run)
         self.log_shown.emit(run_id)
 
@@ -276,7 +304,7 @@ class RunsView(QWidget):
         gates, surface = paused
         self._run_workspace = surface.get("workspace")
         gate = gates[0]
-        self.gate_panel.show_gate(run_id, gate)
+        self.gate_panel.show_gate(run_id, gate, under_review(self.events, str(gate.get("nodeId"))))
         self._arm_gate_timer(gate, only_if_ahead=False)
         self.gate_shown.emit(run_id)
 

@@ -1,26 +1,131 @@
-"""The sessions list: new, resume (select), rename (edit in place), delete."""
+"""The sessions list: new, resume (select), rename (edit in place), delete, search.
+
+Each row shows the chat's title and when it was last used, in local time and
+in words a person scans ("Today 14:03", "Yesterday", "Mon", "12 Nov"); the
+full timestamp is in the tooltip.  The search box asks the store (titles and
+what was said, on the masked stored text) a moment after typing stops.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QHBoxLayout,
+    QKeySequence,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QShortcut,
+    QSize,
+    QSizePolicy,
+    QStyledItemDelegate,
     Qt,
+    QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme import set_tone
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.agent.session import SessionInfo
+    from relavium_desktop.ui.qt import QModelIndex, QPersistentModelIndex, QResizeEvent, QStyleOptionViewItem
+    from relavium_desktop.ui.theme import Theme
 
 ID_ROLE = Qt.ItemDataRole.UserRole
+SEARCH_DELAY_MS = 200  # long enough to skip the keystrokes of a word, short enough to feel live
+NO_CHATS = "No chats yet — type a message to start one"
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+Search = Callable[[str], "list[SessionInfo]"]
+
+
+def when(timestamp: float, now: float) -> str:
+    """``timestamp`` as the list shows it, relative to ``now``, in the local time zone.
+
+    Today gets the time; yesterday and the past week a word; older dates
+    the day and month, and the year only when it is not this year.
+    """
+    at, today = datetime.fromtimestamp(timestamp), datetime.fromtimestamp(now).date()
+    if at.date() == today:
+        return f"Today {at:%H:%M}"
+    if at.date() == today - timedelta(days=1):
+        return "Yesterday"
+    if today - timedelta(days=6) <= at.date() < today:
+        return DAYS[at.weekday()]
+    day_month = f"{at.day} {MONTHS[at.month - 1]}"
+    return day_month if at.year == today.year else f"{day_month} {at.year}"
+
+
+def full_time(timestamp: float) -> str:
+    """The exact local time, with its zone, for the tooltip: "Tue 1 Dec 2026, 14:03:05 CET"."""
+    at = datetime.fromtimestamp(timestamp).astimezone()
+    return f"{DAYS[at.weekday()]} {at.day} {MONTHS[at.month - 1]} {at.year}, {at:%H:%M:%S} {at.tzname() or ''}".strip()
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that ends in "…" when its text is wider than the space it gets."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._full = text
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def full_text(self) -> str:
+        return self._full
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self._elide()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        self.setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(self.width(), 1)))
+
+
+class SessionRow(QWidget):
+    """What one list row shows: the title, and under it the date in the muted tone.
+
+    Clicks pass through to the list, which does the selecting and editing.
+    """
+
+    def __init__(self, title: str, date: str) -> None:
+        super().__init__()
+        self.setObjectName("sessionRow")
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.title = ElidedLabel(title)
+        self.title.setObjectName("sessionTitle")
+        self.date = QLabel(date)
+        self.date.setObjectName("sessionDate")
+        set_tone(self.date, "muted")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 5, 8, 5)
+        layout.setSpacing(1)
+        layout.addWidget(self.title)
+        layout.addWidget(self.date)
+
+
+class RowBackground(QStyledItemDelegate):
+    """Paints a row's background and selection but not its text: the :class:`SessionRow` shows that.
+
+    The item keeps its title as text, which is what the in-place editor edits.
+    """
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        super().initStyleOption(option, index)
+        option.text = ""
 
 
 class SessionsPanel(QWidget):
@@ -29,56 +134,101 @@ class SessionsPanel(QWidget):
     rename_requested = Signal(str, str)  # session id, title
     delete_requested = Signal(str)
 
-    def __init__(self) -> None:
+    def __init__(self, search: Search | None = None, *, theme: Theme | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        """``search`` asks the store (titles and content); without it the box filters titles only."""
         super().__init__()
         self.setObjectName("sessionsPanel")
-        self.setMinimumWidth(130)
-        self.setMaximumWidth(220)
+        self.setMinimumWidth(160)
+        self.setMaximumWidth(280)
+        self._search = search
+        self._clock = clock
+        self._all: list[SessionInfo] = []
+        self._current: str | None = None
+        self._filling = False
+        self._editing: QListWidgetItem | None = None
+        self._date_of_edited = ""
+
+        heading = QLabel("Chats")
+        set_tone(heading, "heading")
+        self.new_button = QPushButton("New chat")
+        self.search_box = QLineEdit()
+        self.search_box.setObjectName("sessionSearch")
+        self.search_box.setPlaceholderText("Search chats")
+        self.search_box.setClearButtonEnabled(True)
+        self.search_box.setToolTip("Finds chats by title or by anything said in them")
         self.list = QListWidget()
         self.list.setObjectName("sessionsList")
-        self.list.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
-                                  | QAbstractItemView.EditTrigger.EditKeyPressed)
-        self.new_button = QPushButton("New chat")
+        # A row is a widget; the list's own editor opens only once it is lifted (see _edit).
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setItemDelegate(RowBackground(self.list))
+        self.empty = QLabel(NO_CHATS)
+        self.empty.setObjectName("sessionsEmpty")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        set_tone(self.empty, "muted")
         self.rename_button = QPushButton("Rename")
         self.delete_button = QPushButton("Delete")
         for b in (self.new_button, self.rename_button, self.delete_button):
             b.setAutoDefault(False)
+        if theme is not None:
+            self._add_icons(theme)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(SEARCH_DELAY_MS)
+        self._debounce.timeout.connect(self._show)
+        self.search_box.textChanged.connect(self._debounce.start)
+        self.search_box.returnPressed.connect(self._open_first)
         self.new_button.clicked.connect(self.new_requested.emit)
         self.rename_button.clicked.connect(self._edit_current)
         self.delete_button.clicked.connect(self._delete_current)
         self.list.currentItemChanged.connect(self._current_changed)
         self.list.itemChanged.connect(self._item_edited)
-        self._filling = False
+        self.list.itemDoubleClicked.connect(self._edit)
+        self.list.itemDelegate().closeEditor.connect(self._edit_closed)
+        rename_key = QShortcut(QKeySequence(Qt.Key.Key_F2), self.list)
+        rename_key.setContext(Qt.ShortcutContext.WidgetShortcut)
+        rename_key.activated.connect(self._edit_current)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(QLabel("Sessions"))
-        layout.addWidget(self.new_button)
+        top = QHBoxLayout()
+        top.addWidget(heading, 1)
+        top.addWidget(self.new_button)
+        layout.addLayout(top)
+        layout.addWidget(self.search_box)
         layout.addWidget(self.list, 1)
+        layout.addWidget(self.empty, 1)
         row = QHBoxLayout()
         row.addWidget(self.rename_button)
         row.addWidget(self.delete_button)
         layout.addLayout(row)
+        self._show_empty(NO_CHATS)
+
+    def _add_icons(self, theme: Theme) -> None:
+        from relavium_desktop.ui.theme.icons import icon
+
+        def tint() -> None:
+            palette = theme.palette
+            self.new_button.setIcon(icon("add", palette))
+            self.rename_button.setIcon(icon("edit", palette))
+            self.delete_button.setIcon(icon("trash", palette))
+            self._search_icon.setIcon(icon("search", palette, "muted"))
+
+        self._search_icon = self.search_box.addAction(icon("search", theme.palette, "muted"),
+                                                      QLineEdit.ActionPosition.LeadingPosition)
+        tint()
+        theme.changed.connect(tint)
+
+    # -- what the view tells the panel ----------------------------------------------
 
     def fill(self, sessions: list[SessionInfo], current: str | None) -> None:
-        self._filling = True
-        try:
-            self.list.clear()
-            for info in sessions:
-                item = QListWidgetItem(info.title)
-                item.setData(ID_ROLE, info.id)
-                item.setToolTip(f"{info.message_count} messages · mode {info.mode}")
-                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
-                self.list.addItem(item)
-                if info.id == current:
-                    self.list.setCurrentItem(item)
-        finally:
-            self._filling = False
-
-    def ids(self) -> list[str]:
-        return [str(self.list.item(i).data(ID_ROLE)) for i in range(self.list.count())]
-
-    def titles(self) -> list[str]:
-        return [self.list.item(i).text() for i in range(self.list.count())]
+        """Show ``sessions`` (all of them; a search in progress is applied again) with ``current`` selected."""
+        self._all = list(sessions)
+        self._current = current
+        self._show()
 
     def select(self, session_id: str) -> None:
         for i in range(self.list.count()):
@@ -86,20 +236,127 @@ class SessionsPanel(QWidget):
                 self.list.setCurrentRow(i)
                 return
 
+    def ids(self) -> list[str]:
+        return [str(self.list.item(i).data(ID_ROLE)) for i in range(self.list.count())]
+
+    def titles(self) -> list[str]:
+        return [self.list.item(i).text() for i in range(self.list.count())]
+
+    def dates(self) -> list[str]:
+        return [self._row(self.list.item(i)).date.text() for i in range(self.list.count())]
+
+    def empty_text(self) -> str | None:
+        """The empty state's sentence when it is up, else None."""
+        return self.empty.text() if self.empty.isVisibleTo(self) else None
+
+    # -- showing ---------------------------------------------------------------------
+
+    def _matches(self, query: str) -> list[SessionInfo]:
+        if self._search is not None:
+            return self._search(query)
+        needle = " ".join(query.casefold().split())
+        return [s for s in self._all if needle in " ".join(s.title.casefold().split())]
+
+    def _show(self) -> None:
+        self._debounce.stop()
+        query = self.search_box.text().strip()
+        shown = self._matches(query) if query and self._all else self._all
+        self.search_box.setEnabled(bool(self._all) or bool(query))
+        self._filling = True
+        try:
+            self._editing = None
+            self.list.clear()
+            now = self._clock()
+            for info in shown:
+                self._add(info, now)
+            if self._current is not None and self._current in self.ids():
+                self.select(self._current)
+            else:
+                self.list.setCurrentRow(-1)
+        finally:
+            self._filling = False
+        self._enable_actions()
+        if not self._all:
+            self._show_empty(NO_CHATS)
+        elif not shown:
+            self._show_empty(f"No chats match “{query}”")
+        else:
+            self.empty.hide()
+            self.list.show()
+
+    def _show_empty(self, text: str) -> None:
+        self.empty.setText(text)
+        self.list.hide()
+        self.empty.show()
+
+    def _add(self, info: SessionInfo, now: float) -> None:
+        item = QListWidgetItem(info.title)
+        item.setData(ID_ROLE, info.id)
+        messages = "1 message" if info.message_count == 1 else f"{info.message_count} messages"
+        item.setToolTip(f"{info.title}\nLast used {full_time(info.updated_at)}\n"
+                        f"Started {full_time(info.created_at)}\n{messages} · mode {info.mode}")
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+        self.list.addItem(item)
+        self._attach(item, when(info.updated_at, now))
+
+    def _attach(self, item: QListWidgetItem, date: str) -> None:
+        row = SessionRow(item.text(), date)
+        # Width 0: the row takes the list's width, so a long title is elided, never scrolled.
+        item.setSizeHint(QSize(0, row.sizeHint().height()))
+        self.list.setItemWidget(item, row)
+
+    def _row(self, item: QListWidgetItem) -> SessionRow:
+        row = self.list.itemWidget(item)
+        assert isinstance(row, SessionRow)
+        return row
+
+    # -- what the user does ----------------------------------------------------------
+
+    def _enable_actions(self) -> None:
+        has_current = self.list.currentItem() is not None
+        self.rename_button.setEnabled(has_current)
+        self.delete_button.setEnabled(has_current)
+
     def _current_changed(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        self._enable_actions()
         if item is not None and not self._filling:
-            self.selected.emit(str(item.data(ID_ROLE)))
+            self._current = str(item.data(ID_ROLE))
+            self.selected.emit(self._current)
+
+    def _open_first(self) -> None:
+        """Enter in the search box opens the first chat found."""
+        self._show()
+        if self.list.count():
+            self.list.setCurrentRow(0)
+
+    def _edit(self, item: QListWidgetItem) -> None:
+        """Rename in place: the row widget is lifted so the list's line editor can open over the title."""
+        if self._editing is not None:
+            return
+        self._editing = item
+        self._date_of_edited = self._row(item).date.text()
+        self.list.removeItemWidget(item)
+        self.list.editItem(item)
+
+    def _edit_closed(self) -> None:
+        item, self._editing = self._editing, None
+        if item is not None and self.list.row(item) >= 0:
+            self._attach(item, self._date_of_edited)
 
     def _item_edited(self, item: QListWidgetItem) -> None:
-        if not self._filling:
-            title = " ".join(item.text().split())
-            if title:
-                self.rename_requested.emit(str(item.data(ID_ROLE)), title)
+        if self._filling:
+            return
+        title = " ".join(item.text().split())
+        row = self.list.itemWidget(item)
+        if isinstance(row, SessionRow):
+            row.title.set_full_text(item.text())
+        if title:
+            self.rename_requested.emit(str(item.data(ID_ROLE)), title)
 
     def _edit_current(self) -> None:
         item = self.list.currentItem()
         if item is not None:
-            self.list.editItem(item)
+            self._edit(item)
 
     def _delete_current(self) -> None:
         item = self.list.currentItem()

@@ -1,0 +1,213 @@
+"""The sessions list over a real history.db: dates in local time, search, empty states, renaming.
+
+Sessions are created through :class:`SqliteSessionStore` with a settable
+clock, and the panel is given the same clock as "now", so every date is
+fixed.  The process time zone is set to Asia/Tokyo (UTC+9, no daylight
+saving) for the date tests: a chat used at 08:30 on 1 Dec in Tokyo was used
+on 30 Nov in UTC, so a list that formatted UTC would say "Yesterday" where
+the person sees "Today 08:30".
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from relavium_desktop.engine.llm.messages import Message, TextPart
+from relavium_desktop.store.db import history_db_path, open_db
+from relavium_desktop.store.sessions import SqliteSessionStore
+from relavium_desktop.ui.chat.sessions_panel import NO_CHATS, SessionsPanel
+from relavium_desktop.ui.qt import QApplication, QLineEdit, QPalette, Qt
+from tests.ui.chat_driver import type_and_enter
+
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
+TOKYO = timezone(timedelta(hours=9))
+
+
+def tokyo(*args: int) -> float:
+    return datetime(*args, tzinfo=TOKYO).timestamp()  # type: ignore[misc]
+
+
+class Clock:
+    def __init__(self, at: float) -> None:
+        self.at = at
+
+    def __call__(self) -> float:
+        return self.at
+
+
+@pytest.fixture
+def in_tokyo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(tokyo(2026, 12, 1, 15, 0))
+
+
+@pytest.fixture
+def store(relavium_home: Path, clock: Clock) -> SqliteSessionStore:
+    return SqliteSessionStore(open_db(history_db_path(relavium_home)), clock=clock)
+
+
+@pytest.fixture
+def panel(qtbot, store: SqliteSessionStore, clock: Clock) -> SessionsPanel:
+    widget = SessionsPanel(store.search, clock=clock)
+    qtbot.addWidget(widget)
+    widget.resize(240, 500)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def chat_at(store: SqliteSessionStore, clock: Clock, at: float, title: str, *said: str) -> str:
+    clock.at = at
+    sid = store.create(title=title, agent_id="chat", mode="auto").id
+    for i, text in enumerate(said):
+        store.append_message(sid, Message.user(text) if i % 2 == 0 else Message("assistant", (TextPart(text),)))
+    return sid
+
+
+def search(qtbot, panel: SessionsPanel, text: str) -> None:
+    panel.search_box.clear()
+    qtbot.keyClicks(panel.search_box, text)
+
+
+def test_each_chat_shows_when_it_was_last_used_in_local_time(
+    in_tokyo: None, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,
+) -> None:
+    chat_at(store, clock, tokyo(2025, 11, 12, 9, 0), "last year")
+    chat_at(store, clock, tokyo(2026, 11, 12, 9, 0), "this year")
+    chat_at(store, clock, tokyo(2026, 11, 27, 20, 0), "this week")  # a Friday
+    chat_at(store, clock, tokyo(2026, 11, 30, 22, 15), "yesterday")
+    chat_at(store, clock, tokyo(2026, 12, 1, 8, 30), "this morning")  # 30 Nov 23:30 in UTC
+    clock.at = tokyo(2026, 12, 1, 15, 0)
+    panel.fill(store.list_sessions(), None)
+    assert panel.titles() == ["this morning", "yesterday", "this week", "this year", "last year"]
+    assert panel.dates() == ["Today 08:30", "Yesterday", "Fri", "12 Nov", "12 Nov 2025"]
+    tip = panel.list.item(0).toolTip()
+    assert "Tue 1 Dec 2026, 08:30:00 JST" in tip, tip
+
+
+def test_search_finds_a_chat_by_what_was_said_in_it_as_you_type(
+    qtbot, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,
+) -> None:
+    pricing = chat_at(store, clock, tokyo(2026, 12, 1, 9, 0), "Pricing bug", "why is the total wrong?",
+                      "The Discount is applied twice.")
+    holiday = chat_at(store, clock, tokyo(2026, 12, 1, 10, 0), "Holiday plans", "Where should we go in May?")
+    panel.fill(store.list_sessions(), None)
+    assert panel.titles() == ["Holiday plans", "Pricing bug"]
+
+    search(qtbot, panel, "discount")  # only in the assistant's answer, in another case
+    qtbot.waitUntil(lambda: panel.ids() == [pricing])
+    search(qtbot, panel, "HOLIDAY")
+    qtbot.waitUntil(lambda: panel.ids() == [holiday])
+    search(qtbot, panel, "lighthouse")
+    qtbot.waitUntil(lambda: panel.empty_text() == "No chats match “lighthouse”")
+    assert panel.list.isHidden()
+
+    panel.search_box.clear()
+    qtbot.waitUntil(lambda: panel.ids() == [holiday, pricing])
+    assert panel.empty_text() is None and panel.list.isVisible()
+
+
+def test_a_secret_said_in_a_chat_cannot_be_found_by_its_value(
+    qtbot, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,
+) -> None:
+    chat_at(store, clock, tokyo(2026, 12, 1, 9, 0), "deploy", f"the deploy token is {TOKEN} ok?")
+    panel.fill(store.list_sessions(), None)
+    search(qtbot, panel, TOKEN)
+    qtbot.waitUntil(lambda: panel.empty_text() == f"No chats match “{TOKEN}”")
+    search(qtbot, panel, "deploy token")
+    qtbot.waitUntil(lambda: panel.titles() == ["deploy"])
+
+
+def test_the_open_chat_stays_selected_while_it_matches_and_searching_opens_nothing(
+    qtbot, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,
+) -> None:
+    a = chat_at(store, clock, tokyo(2026, 12, 1, 9, 0), "alpha", "shared word apple")
+    b = chat_at(store, clock, tokyo(2026, 12, 1, 10, 0), "beta", "shared word apple and banana")
+    chat_at(store, clock, tokyo(2026, 12, 1, 11, 0), "gamma", "cherry")
+    panel.fill(store.list_sessions(), a)
+    opened: list[str] = []
+    panel.selected.connect(opened.append)
+
+    search(qtbot, panel, "apple")
+    qtbot.waitUntil(lambda: panel.titles() == ["beta", "alpha"])
+    assert panel.list.currentItem().text() == "alpha"
+    search(qtbot, panel, "banana")
+    qtbot.waitUntil(lambda: panel.titles() == ["beta"])
+    assert panel.list.currentItem() is None
+    panel.search_box.clear()
+    qtbot.waitUntil(lambda: panel.titles() == ["gamma", "beta", "alpha"])
+    assert panel.list.currentItem().text() == "alpha"
+    assert opened == []  # filtering never switched chats
+
+    # A refill while searching (a message was sent) keeps the filter.
+    search(qtbot, panel, "apple")
+    qtbot.waitUntil(lambda: panel.titles() == ["beta", "alpha"])
+    store.append_message(a, Message.user("more about apple"))
+    panel.fill(store.list_sessions(), a)
+    assert panel.titles() == ["alpha", "beta"]
+    # Enter opens the first chat found.
+    qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)
+    assert opened == [] and panel.list.currentItem().text() == "alpha"
+    search(qtbot, panel, "banana")
+    qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)
+    assert opened == [b]
+
+
+def test_with_no_chats_the_list_says_how_to_start_one(
+    qtbot, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,
+) -> None:
+    panel.fill([], None)
+    assert panel.empty_text() == NO_CHATS == "No chats yet — type a message to start one"
+    assert not panel.search_box.isEnabled()
+    chat_at(store, clock, tokyo(2026, 12, 1, 9, 0), "first", "hello")
+    panel.fill(store.list_sessions(), None)
+    assert panel.empty_text() is None and panel.titles() == ["first"] and panel.search_box.isEnabled()
+
+
+def test_a_chat_is_renamed_in_place_and_keeps_its_date(
+    qtbot, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,
+) -> None:
+    sid = chat_at(store, clock, tokyo(2026, 12, 1, 9, 0), "old name", "hello")
+    panel.fill(store.list_sessions(), sid)
+    date = panel.dates()
+    with qtbot.waitSignal(panel.rename_requested) as renamed:
+        panel.rename_button.click()
+        editor = QApplication.focusWidget()
+        assert isinstance(editor, QLineEdit) and editor.text() == "old name"
+        editor.selectAll()
+        qtbot.keyClicks(editor, "Project   tour")
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
+    assert renamed.args == [sid, "Project tour"]
+    qtbot.waitUntil(lambda: panel.list.itemWidget(panel.list.item(0)) is not None)
+    assert panel.dates() == date
+
+
+def test_in_the_window_the_date_is_muted_and_follows_the_theme(chat, qtbot, llm_server) -> None:
+    from tests.fixtures.llm_server import Reply
+
+    panel = chat.sessions
+    assert panel.empty_text() == NO_CHATS
+    llm_server.script(Reply.say("Hi."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as done:
+        type_and_enter(qtbot, chat, "Hello there")
+    assert done.args == ["completed"]
+    assert panel.titles() == ["Hello there"] and panel.dates()[0].startswith("Today ")
+    date = panel.list.itemWidget(panel.list.item(0)).date
+    theme = chat.context.theme
+    for choice in ("light", "dark"):
+        theme.set_choice(choice)
+        qtbot.waitUntil(lambda: date.palette().color(QPalette.ColorRole.WindowText) == theme.qcolor("muted"))
+    assert theme.palette.name == "dark"

@@ -51,8 +51,12 @@ def test_message_streams_text_and_shows_a_tool_card(chat, qtbot, llm_server: Scr
     cards = chat.transcript.cards()
     assert [c.tool_id for c in cards] == ["read_file"]
     assert cards[0].status == "done"
-    assert "src/app.py" in cards[0].args_label.text()
-    assert "print('hello')" in cards[0].result_view.toPlainText()
+    # One line says what happened: the path, the size the host read, the time it took.
+    summary = cards[0].summary.text()
+    assert summary.startswith("read_file src/app.py · 15 B · ") and summary.endswith(" ms"), summary
+    assert not cards[0].expanded
+    cards[0].chevron.click()
+    assert cards[0].expanded and "print('hello')" in cards[0].result_view.toPlainText()
     # The provider received the real tool result; usage is counted (12 in + 7 out per turn).
     assert "print('hello')" in json.dumps(llm_server.requests[1].body["messages"])
     assert chat.usage_label.text().startswith("38 tokens")

@@ -3,204 +3,78 @@
 Streaming cost is the point of this module.  Re-rendering a message's
 Markdown per token is quadratic in the message length, so tokens are
 buffered and appended as plain text with one cursor insert per ~30 ms
-(a single-shot QTimer coalesces them); the Markdown is rendered once, when
-the message is complete.  Nothing here touches the engine: the chat view
-feeds it events.
+(a single-shot QTimer coalesces them); the message renders its Markdown
+once, when it is complete.  Nothing before the streaming block is touched.
+
+Opening a long session costs what the screen shows: history is kept as
+block recipes, the last ``HISTORY_PAGE`` are built at once and earlier ones
+a few at a time as the reader scrolls towards the top (the scroll position
+is held while they are inserted above).  Nothing here touches the engine's
+policy: the chat view feeds it events and carries out the message actions
+it asks for (``edit_requested``, ``regenerate_requested``).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.ui.qt import (
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
-    QScrollArea,
-    QSizePolicy,
-    Qt,
-    QTextBrowser,
-    QTextCursor,
-    QTimer,
-    QVBoxLayout,
-    QWidget,
-    Signal,
-)
+from relavium_desktop.ui.chat.message_block import ROLE_TITLES, MessageBlock
+from relavium_desktop.ui.chat.tool_cards import ToolCard
+from relavium_desktop.ui.qt import QScrollArea, QTimer, QVBoxLayout, QWidget, Signal
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.llm.messages import Message
+
+__all__ = ["ROLE_TITLES", "MessageBlock", "ToolCard", "Transcript"]
 
 FLUSH_MS = 30
-CARD_ARGS_CHARS = 600
-CARD_RESULT_CHARS = 4_000
-ROLE_TITLES = {"user": "You", "assistant": "Assistant"}
-
-
-class MessageBlock(QFrame):
-    """One message; grows with its text and never scrolls on its own."""
-
-    def __init__(self, role: str, text: str = "", *, markdown: bool = True) -> None:
-        super().__init__()
-        self.role = role
-        self.setObjectName(f"{role}Message")
-        self._raw: list[str] = [text] if text else []
-        self.complete = False
-        self.heading = QLabel(ROLE_TITLES.get(role, role.title()))
-        font = self.heading.font()
-        font.setBold(True)
-        self.heading.setFont(font)
-        self.body = QTextBrowser()
-        self.body.setOpenExternalLinks(True)
-        self.body.setFrameShape(QFrame.Shape.NoFrame)
-        self.body.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.body.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.body.document().documentLayout().documentSizeChanged.connect(self._fit)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.body)
-        if text:
-            if markdown:
-                self.body.setMarkdown(text)
-            else:
-                self.body.setPlainText(text)
-        self._fit()
-
-    @property
-    def text(self) -> str:
-        return "".join(self._raw)
-
-    def append(self, chunk: str) -> None:
-        """Append streamed text at the end: one cursor insert, no re-layout of what came before."""
-        self._raw.append(chunk)
-        cursor = QTextCursor(self.body.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(chunk)
-
-    def finish(self) -> None:
-        """Render the whole message's Markdown once, now that it is complete."""
-        if self.complete:
-            return
-        self.complete = True
-        self.body.setMarkdown(self.text)
-
-    def shown_text(self) -> str:
-        return self.body.toPlainText()
-
-    def _fit(self, *_: object) -> None:
-        height = int(self.body.document().size().height()) + 4
-        self.body.setFixedHeight(max(height, 20))
-
-
-class ToolCard(QFrame):
-    """A tool call: tool, masked arguments, status, bounded result, spill link."""
-
-    def __init__(self, tool_id: str, tool_input: Any) -> None:
-        super().__init__()
-        self.setObjectName("toolCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.tool_id = tool_id
-        from relavium_desktop.engine.tools.masking import clip
-
-        self.status = "running"
-        self.title = QLabel(f"🔧 {tool_id}")
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
-        self.status_label = QLabel("running…")
-        self.status_label.setObjectName("toolStatus")
-        self.args_label = QLabel(clip(_render_args(tool_input), CARD_ARGS_CHARS))
-        self.args_label.setObjectName("toolArgs")
-        self.args_label.setWordWrap(True)
-        self.args_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.result_view = QPlainTextEdit()
-        self.result_view.setObjectName("toolResult")
-        self.result_view.setReadOnly(True)
-        self.result_view.setMaximumHeight(140)
-        self.result_view.setVisible(False)
-        self.spill_link = QLabel()
-        self.spill_link.setObjectName("spillLink")
-        self.spill_link.setOpenExternalLinks(True)
-        self.spill_link.setVisible(False)
-        top = QHBoxLayout()
-        top.addWidget(self.title)
-        top.addStretch(1)
-        top.addWidget(self.status_label)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.addLayout(top)
-        layout.addWidget(self.args_label)
-        layout.addWidget(self.result_view)
-        layout.addWidget(self.spill_link)
-
-    def set_result(self, event: dict[str, Any]) -> None:
-        from relavium_desktop.engine.tools.masking import clip, mask_text
-
-        if event.get("success"):
-            self.status = "done"
-            self.status_label.setText("done")
-            summary = str(event.get("outputSummary") or "")
-        else:
-            error = event.get("error") or {}
-            code = str(error.get("code", "tool_failed"))
-            self.status = "cancelled" if code == "cancelled" else "failed"
-            reason = f" ({error['reason']})" if error.get("reason") else ""
-            self.status_label.setText(f"{code}{reason}")
-            summary = mask_text(str(error.get("message", "")))
-        if summary:
-            self.result_view.setPlainText(clip(mask_text(summary), CARD_RESULT_CHARS))
-            self.result_view.setVisible(True)
-        spill = event.get("spill")
-        if isinstance(spill, dict) and spill.get("path"):
-            from relavium_desktop.ui.qt import QUrl
-
-            url = QUrl.fromLocalFile(str(spill["path"])).toString()
-            self.spill_link.setText(f'<a href="{url}">Full output ({int(spill.get("bytes", 0)):,} bytes)</a>')
-            self.spill_link.setVisible(True)
-
-    def cancel(self) -> None:
-        if self.status == "running":
-            self.status = "cancelled"
-            self.status_label.setText("cancelled")
-
-
-def _render_args(tool_input: Any) -> str:
-    from relavium_desktop.engine.tools.masking import mask_text, mask_value
-
-    masked = mask_value(tool_input)
-    if isinstance(masked, dict) and set(masked) == {"preview"}:
-        return str(masked["preview"])
-    try:
-        return json.dumps(masked, ensure_ascii=False, indent=None)
-    except (TypeError, ValueError):
-        return mask_text(str(masked))
+HISTORY_PAGE = 30  # blocks built when a session opens
+EARLIER_STEP = 8  # blocks built per event-loop turn while scrolling up
+EARLIER_MARGIN_PX = 400  # start building earlier blocks this close to the top
 
 
 class Transcript(QScrollArea):
     """The ordered blocks of one session; owns the streaming buffer and its timer."""
 
     flushed = Signal(int)  # characters appended by one coalesced flush
+    edit_requested = Signal(str)  # the last question's text, to put back in the composer
+    regenerate_requested = Signal()
 
-    def __init__(self) -> None:
+    def __init__(self, theme: Any = None) -> None:
         super().__init__()
         self.setObjectName("transcript")
         self.setWidgetResizable(True)
+        self.setStyleSheet("#transcript QTextBrowser { background: transparent; border: none; }")
+        self.theme = theme
         self._inner = QWidget()
+        self._inner.setObjectName("transcriptColumn")
         self._column = QVBoxLayout(self._inner)
-        self._column.setContentsMargins(8, 8, 8, 8)
+        self._column.setContentsMargins(12, 8, 12, 8)
+        self._column.setSpacing(8)
         self._column.addStretch(1)
         self.setWidget(self._inner)
         self.blocks: list[QWidget] = []
+        self._unbuilt: list[Callable[[], QWidget]] = []  # older history, oldest first
         self._pending: list[str] = []
         self._current: MessageBlock | None = None
         self._open_cards: list[ToolCard] = []
+        self._actions_enabled = True
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(FLUSH_MS)
         self._timer.timeout.connect(self.flush)
+        self._earlier = QTimer(self)
+        self._earlier.setSingleShot(True)
+        self._earlier.setInterval(0)
+        self._earlier.timeout.connect(self._build_earlier)
         self.verticalScrollBar().rangeChanged.connect(self._follow)
         self._stick = True
         self.verticalScrollBar().valueChanged.connect(self._scrolled)
+        changed = getattr(theme, "changed", None)
+        if changed is not None:
+            changed.connect(self.repaint_theme)
 
     # -- blocks -----------------------------------------------------------------
 
@@ -210,24 +84,37 @@ class Transcript(QScrollArea):
 
     def clear(self) -> None:
         self._timer.stop()
+        self._earlier.stop()
         self._pending.clear()
         self._current = None
         self._open_cards.clear()
+        self._unbuilt.clear()
         for widget in self.blocks:
             self._column.removeWidget(widget)
             widget.deleteLater()
         self.blocks.clear()
+        self._stick = True
+
+    def _message(self, role: str, text: str) -> MessageBlock:
+        block = MessageBlock(role, text, markdown=role == "assistant", theme=self.theme)
+        block.complete = True
+        self._wire(block)
+        return block
+
+    def _wire(self, block: MessageBlock) -> None:
+        block.edit_requested.connect(lambda: self.edit_requested.emit(block.text))
+        block.regenerate_requested.connect(self.regenerate_requested.emit)
 
     def add_message(self, role: str, text: str) -> MessageBlock:
         self.end_stream()
-        block = MessageBlock(role, text, markdown=role == "assistant")
-        block.complete = True
+        block = self._message(role, text)
         self._add(block)
+        self._update_actions()
         return block
 
     def add_card(self, tool_id: str, tool_input: Any) -> ToolCard:
         self.end_stream()
-        card = ToolCard(tool_id, tool_input)
+        card = ToolCard(tool_id, tool_input, theme=self.theme)
         self._add(card)
         self._open_cards.append(card)
         return card
@@ -238,6 +125,11 @@ class Transcript(QScrollArea):
     def cards(self) -> list[ToolCard]:
         return [b for b in self.blocks if isinstance(b, ToolCard)]
 
+    @property
+    def unbuilt(self) -> int:
+        """History blocks not built yet (above what has been scrolled to)."""
+        return len(self._unbuilt)
+
     def plain_text(self) -> str:
         """The conversation as a person reads it: messages, and each tool call with its outcome."""
         parts: list[str] = []
@@ -245,10 +137,104 @@ class Transcript(QScrollArea):
             if isinstance(block, MessageBlock):
                 parts.append(block.shown_text())
             elif isinstance(block, ToolCard):
-                parts.append(f"{block.tool_id}: {block.status_label.text()}")
-                if block.result_view.isVisibleTo(block):
-                    parts.append(block.result_view.toPlainText())
+                parts.append(block.plain_text())
         return "\n".join(parts)
+
+    def repaint_theme(self) -> None:
+        """Icons, highlighting and generated HTML again in the new palette."""
+        for block in self.blocks:
+            block.repaint_theme()  # type: ignore[attr-defined]
+
+    # -- history --------------------------------------------------------------------
+
+    def show_history(self, messages: list[Message]) -> None:
+        """Replace the blocks with a stored session's; only the last page is built now."""
+        from relavium_desktop.engine.llm.messages import TextPart, ToolCallPart, ToolResultPart
+
+        self.clear()
+        results: dict[str, ToolResultPart] = {
+            p.call_id: p for m in messages if m.role == "tool" for p in m.parts if isinstance(p, ToolResultPart)
+        }
+        recipes: list[Callable[[], QWidget]] = []
+        for message in messages:
+            if message.role == "user" and message.text:
+                recipes.append(partial(self._message, "user", message.text))
+            elif message.role == "assistant":
+                text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+                if text:
+                    recipes.append(partial(self._message, "assistant", text))
+                for call in (p for p in message.parts if isinstance(p, ToolCallPart)):
+                    recipes.append(partial(self._stored_card, call, results.get(call.call_id)))
+        self._unbuilt = recipes[:-HISTORY_PAGE] if len(recipes) > HISTORY_PAGE else []
+        for recipe in recipes[-HISTORY_PAGE:]:
+            self._add(recipe())
+        self._update_actions()
+
+    def _stored_card(self, call: Any, result: Any) -> ToolCard:
+        card = ToolCard(call.name, dict(call.args), theme=self.theme)
+        if result is None:
+            card.cancel()
+        elif not result.is_error:
+            card.set_result({"success": True, "outputSummary": result.content, "fromHistory": True})
+        else:
+            card.set_result({"success": False, "fromHistory": True, "error": {
+                "code": result.error_code or "tool_failed", "reason": result.error_reason,
+                "message": result.content}})
+        return card
+
+    def _build_earlier(self) -> None:
+        """Build a few blocks above the first one, keeping what the reader looks at in place."""
+        if not self._unbuilt:
+            return
+        step = self._unbuilt[-EARLIER_STEP:]
+        del self._unbuilt[-EARLIER_STEP:]
+        bar = self.verticalScrollBar()
+        before_value, before_max = bar.value(), bar.maximum()
+        built = [recipe() for recipe in step]
+        for index, widget in enumerate(built):
+            self._column.insertWidget(index, widget)
+        self.blocks[:0] = built
+        self._inner.adjustSize()
+        bar.setValue(before_value + bar.maximum() - before_max)
+        if self._unbuilt and bar.value() < EARLIER_MARGIN_PX:
+            self._earlier.start()
+
+    def build_all(self) -> None:
+        """Build every history block (copy-all, search, tests)."""
+        while self._unbuilt:
+            self._build_earlier()
+
+    # -- message actions --------------------------------------------------------------
+
+    def set_actions_enabled(self, enabled: bool) -> None:
+        """No edit or regenerate while a turn runs: there is no settled last turn to redo."""
+        self._actions_enabled = enabled
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        messages = self.messages()
+        last_user = next((m for m in reversed(messages) if m.role == "user"), None)
+        last = messages[-1] if messages else None
+        for message in messages:
+            message.set_actions(
+                edit=self._actions_enabled and message is last_user,
+                regenerate=self._actions_enabled and message is last and message.role == "assistant",
+            )
+
+    def remove_last_turn(self, *, keep_question: bool) -> None:
+        """Take the last question's turn off the screen: its answer, and the question unless kept."""
+        self.end_stream()
+        start = next((i for i, b in reversed(list(enumerate(self.blocks)))
+                      if isinstance(b, MessageBlock) and b.role == "user"), None)
+        if start is None:
+            return
+        cut = start + 1 if keep_question else start
+        for widget in self.blocks[cut:]:
+            self._column.removeWidget(widget)
+            widget.deleteLater()
+        del self.blocks[cut:]
+        self._open_cards.clear()
+        self._update_actions()
 
     # -- streaming ----------------------------------------------------------------
 
@@ -265,8 +251,10 @@ class Transcript(QScrollArea):
         chunk = "".join(self._pending)
         self._pending.clear()
         if self._current is None:
-            self._current = MessageBlock("assistant")
+            self._current = MessageBlock("assistant", theme=self.theme)
+            self._wire(self._current)
             self._add(self._current)
+            self._update_actions()
         self._current.append(chunk)
         self.flushed.emit(len(chunk))
 
@@ -295,6 +283,8 @@ class Transcript(QScrollArea):
     def _scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()
         self._stick = value >= bar.maximum() - 8
+        if self._unbuilt and value < EARLIER_MARGIN_PX and not self._earlier.isActive():
+            self._earlier.start()
 
     def _follow(self, _min: int, maximum: int) -> None:
         if self._stick:

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.llm.messages import Message
     from relavium_desktop.ui.chat.backend import AgentChoice, ChatBackend
     from relavium_desktop.ui.chat.confirm_delete import ConfirmDeleteDialog
+    from relavium_desktop.ui.chat.message_actions import Cut
     from relavium_desktop.ui.clipboard_actions import ClipboardAction
     from relavium_desktop.ui.context import AppContext
 
@@ -99,7 +100,10 @@ class ChatView(QWidget):
         top.addWidget(self.model_combo, 1)
         top.addStretch(1)
 
-        self.transcript = Transcript()
+        self.transcript = Transcript(context.theme)
+        self.transcript.edit_requested.connect(self.edit_last)
+        self.transcript.regenerate_requested.connect(self.regenerate)
+        self._editing: str | None = None  # the session whose last question the composer is editing
         self.banner = ErrorBanner()
         self.banner.action_requested.connect(self._banner_action)
         self.folder_offer = FolderAccessOffer(context)
@@ -322,31 +326,7 @@ class ChatView(QWidget):
         self.refresh_sessions()
 
     def _render_history(self, messages: list[Message]) -> None:
-        from relavium_desktop.engine.llm.messages import TextPart, ToolCallPart, ToolResultPart
-
-        results: dict[str, ToolResultPart] = {
-            p.call_id: p for m in messages if m.role == "tool" for p in m.parts if isinstance(p, ToolResultPart)
-        }
-        for message in messages:
-            if message.role == "user" and message.text:
-                self.transcript.add_message("user", message.text)
-            elif message.role == "assistant":
-                text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
-                if text:
-                    self.transcript.add_message("assistant", text)
-                for call in (p for p in message.parts if isinstance(p, ToolCallPart)):
-                    card = self.transcript.add_card(call.name, dict(call.args))
-                    result = results.get(call.call_id)
-                    if result is not None:
-                        card.set_result(
-                            {"success": True, "outputSummary": result.content} if not result.is_error
-                            else {"success": False, "error": {"code": result.error_code or "tool_failed",
-                                                              "reason": result.error_reason,
-                                                              "message": result.content}}
-                        )
-                    else:
-                        card.cancel()
-        self.transcript.cancel_open_cards()
+        self.transcript.show_history(messages)
 
     # -- turns -----------------------------------------------------------------------
 
@@ -362,7 +342,28 @@ class ChatView(QWidget):
         from relavium_desktop.ui.tasks import spawn
 
         self.composer.clear()
-        self._turn = spawn(self._run_turn(text))
+        editing = self._editing is not None and self._editing == self.session_id
+        self._editing = None
+        if editing:
+            self.transcript.remove_last_turn(keep_question=False)
+        self._turn = spawn(self._run_turn(text, cut="drop_question" if editing else None))
+
+    def edit_last(self, text: str) -> None:
+        """Put the last question back in the composer; sending it replaces that turn (message_actions.py)."""
+        if self.busy or self.session_id is None:
+            return
+        self._editing = self.session_id
+        self.composer.setPlainText(text)
+        self.composer.setFocus()
+
+    def regenerate(self) -> None:
+        """Ask for the last answer again: the question is not re-sent, the old answer leaves the view."""
+        if self.busy or self.session_id is None or self.backend is None:
+            return
+        from relavium_desktop.ui.tasks import spawn
+
+        self.transcript.remove_last_turn(keep_question=True)
+        self._turn = spawn(self._run_turn(None, cut="keep_question"))
 
     def continue_turn(self) -> None:
         """Carry on after a failure, a refusal, or a new folder or mode.
@@ -393,14 +394,19 @@ class ChatView(QWidget):
             self.status.setText("Stopping…")
             self._turn.cancel()
 
-    async def _run_turn(self, text: str | None) -> None:
-        """One turn: ``text`` as a new message, or None to continue the stored history."""
+    async def _run_turn(self, text: str | None, cut: Cut | None = None) -> None:
+        """One turn: ``text`` as a new message, or None to continue the stored history.
+
+        ``cut`` redoes the last turn: the model is sent the history cut before
+        that turn's answer or question (``HistoryCut``); nothing stored is removed.
+        """
         import asyncio
 
         from relavium_desktop.engine.agent.chat import ChatSession
         from relavium_desktop.engine.agent.mode_ids import parse_mode
         from relavium_desktop.engine.agent.modes import offered_tools
         from relavium_desktop.ui.chat.backend import policy_from, with_route
+        from relavium_desktop.ui.chat.message_actions import HistoryCut
 
         backend = self.ensure_loaded()
         if text is not None:
@@ -437,7 +443,8 @@ class ChatView(QWidget):
                 self._approvals_project = project
             session = ChatSession(
                 session_id=self.session_id, spec=spec, providers=backend.providers(), registry=registry,
-                store=backend.store, approvals=self._approvals, emit=lambda event: self._on_event(event.to_wire()),
+                store=backend.store if cut is None else HistoryCut(backend.store, self.session_id, cut),
+                approvals=self._approvals, emit=lambda event: self._on_event(event.to_wire()),
                 policy=policy_from(self.context.settings), offered_tools=offered,
             )
             self._registry = registry
@@ -462,6 +469,7 @@ class ChatView(QWidget):
 
     def _set_running(self, running: bool) -> None:
         self.send_button.setEnabled(not running)
+        self.transcript.set_actions_enabled(not running)
         self.stop_button.setEnabled(running)
         self.agent_combo.setEnabled(not running)
         self.model_combo.setEnabled(not running)

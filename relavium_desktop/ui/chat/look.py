@@ -1,0 +1,48 @@
+"""The chat's one door to the theme: palette, Pygments style, icons, tones, surfaces.
+
+Transcript widgets ask here instead of importing the theme in many places,
+so a block built without an app context (a bench, a unit test) still gets
+the light palette, and the look of the chat changes in one module.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from relavium_desktop.ui.qt import QIcon, QWidget
+    from relavium_desktop.ui.theme.palette import Palette
+
+
+def palette_of(theme: Any) -> Palette:
+    """The theme's current palette, or the light one when there is no theme object."""
+    if theme is not None:
+        return theme.palette  # type: ignore[no-any-return]
+    from relavium_desktop.ui.theme.palette import LIGHT
+
+    return LIGHT
+
+
+def code_style(theme: Any) -> str:
+    """The Pygments style that reads well on this palette's code background."""
+    from relavium_desktop.ui.theme.palette import pygments_style_name
+
+    return pygments_style_name(palette_of(theme))
+
+
+def themed_icon(name: str, theme: Any, role: str = "text") -> QIcon:
+    from relavium_desktop.ui.theme.icons import icon
+
+    return icon(name, palette_of(theme), role=role)
+
+
+def tone(widget: QWidget, name: str | None) -> None:
+    from relavium_desktop.ui.theme import set_tone
+
+    set_tone(widget, name)
+
+
+def surface(widget: QWidget, name: str | None) -> None:
+    from relavium_desktop.ui.theme import set_surface
+
+    set_surface(widget, name)

@@ -1,0 +1,156 @@
+"""One message in the transcript: who said it, its text, and what can be done with it.
+
+While an answer streams, tokens are appended as plain text to one text view
+(a cursor insert per coalesced flush, nothing before it re-laid out).  When
+the message is complete it renders itself once: Markdown prose in text
+views and each top-level fenced block as a ``CodeBlock``.  A user's message
+stays the plain text they typed.
+
+The actions (Copy; Edit and resend on the last question; Regenerate on the
+last answer) are asked for with signals; the transcript decides which
+message shows which, and the chat view carries them out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from relavium_desktop.ui.chat import look
+from relavium_desktop.ui.chat.code_block import CodeBlock
+from relavium_desktop.ui.chat.rich_text import FittedText
+from relavium_desktop.ui.qt import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QTextCursor,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+
+ROLE_TITLES = {"user": "You", "assistant": "Assistant"}
+
+
+class MessageBlock(QFrame):
+    edit_requested = Signal()
+    regenerate_requested = Signal()
+
+    def __init__(self, role: str, text: str = "", *, markdown: bool = True, theme: Any = None) -> None:
+        super().__init__()
+        self.role = role
+        self.setObjectName(f"{role}Message")
+        self._theme = theme
+        self._markdown = markdown
+        self._raw: list[str] = [text] if text else []
+        self.complete = False
+        if role == "user":
+            look.surface(self, "card")
+        self.heading = QLabel(ROLE_TITLES.get(role, role.title()))
+        look.tone(self.heading, "heading")
+        self.copy_button = self._action("copy", "Copy this message", self.copy)
+        self.edit_button = self._action("edit", "Edit and resend", self.edit_requested.emit)
+        self.regenerate_button = self._action("regenerate", "Regenerate this answer",
+                                              self.regenerate_requested.emit)
+        self.edit_button.setVisible(False)
+        self.regenerate_button.setVisible(False)
+        header = QHBoxLayout()
+        header.setContentsMargins(0, 0, 0, 0)
+        header.addWidget(self.heading)
+        header.addStretch(1)
+        for button in (self.edit_button, self.regenerate_button, self.copy_button):
+            header.addWidget(button)
+        self._column = QVBoxLayout(self)
+        self._column.setContentsMargins(6, 4, 6, 4)
+        self._column.setSpacing(4)
+        self._column.addLayout(header)
+        self.parts: list[QWidget] = []
+        self.body = FittedText()
+        self._add_part(self.body)
+        if text:
+            self.render_text()
+
+    def _action(self, icon_name: str, tip: str, slot: Any) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName(f"{icon_name}Message")
+        button.setAutoRaise(True)
+        button.setToolTip(tip)
+        button.setIcon(look.themed_icon(icon_name, self._theme, "muted"))
+        button.clicked.connect(slot)
+        return button
+
+    def _add_part(self, widget: QWidget) -> None:
+        self._column.addWidget(widget)
+        self.parts.append(widget)
+
+    @property
+    def text(self) -> str:
+        return "".join(self._raw)
+
+    def set_actions(self, *, edit: bool = False, regenerate: bool = False) -> None:
+        self.edit_button.setVisible(edit)
+        self.regenerate_button.setVisible(regenerate)
+
+    def append(self, chunk: str) -> None:
+        """Append streamed text at the end: one cursor insert, no re-layout of what came before."""
+        self._raw.append(chunk)
+        cursor = QTextCursor(self.body.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(chunk)
+
+    def finish(self) -> None:
+        """Render the whole message once, now that it is complete."""
+        if self.complete:
+            return
+        self.complete = True
+        self.render_text()
+
+    def render_text(self) -> None:
+        """Lay the text out: Markdown prose and code blocks, or the plain text a user typed."""
+        from relavium_desktop.ui.chat.markdown import Prose, segments
+
+        for widget in self.parts[1:]:
+            self._column.removeWidget(widget)
+            widget.deleteLater()
+        del self.parts[1:]
+        if not self._markdown:
+            self.body.setPlainText(self.text)
+            return
+        pieces = segments(self.text)
+        if not pieces or not isinstance(pieces[0], Prose):
+            self.body.clear()
+            self.body.setVisible(False)
+        for index, piece in enumerate(pieces):
+            if isinstance(piece, Prose):
+                view = self.body if index == 0 else FittedText()
+                view.setHtml(piece.html)
+                view.setVisible(True)
+                if view is not self.body:
+                    self._add_part(view)
+            else:
+                self._add_part(CodeBlock(piece.code, piece.language, theme=self._theme))
+
+    def repaint_theme(self) -> None:
+        for name, button in (("copy", self.copy_button), ("edit", self.edit_button),
+                             ("regenerate", self.regenerate_button)):
+            button.setIcon(look.themed_icon(name, self._theme, "muted"))
+        for part in self.parts:
+            if isinstance(part, CodeBlock):
+                part.repaint_theme()
+
+    def code_blocks(self) -> list[CodeBlock]:
+        return [p for p in self.parts if isinstance(p, CodeBlock)]
+
+    def copy(self) -> None:
+        """The message as written (Markdown source for an answer), which pastes well anywhere."""
+        QApplication.clipboard().setText(self.text)
+
+    def shown_text(self) -> str:
+        shown: list[str] = []
+        for part in self.parts:
+            if isinstance(part, CodeBlock):
+                shown.append(part.plain_text())
+            elif part.isVisibleTo(self) or part is self.body:
+                shown.append(part.toPlainText())  # type: ignore[attr-defined]
+        return "\n".join(s for s in shown if s)

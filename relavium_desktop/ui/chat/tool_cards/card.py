@@ -1,0 +1,182 @@
+"""A tool call in the transcript: one line that says what happened, expandable to the result.
+
+Collapsed (the default) a card is a chevron, the tool's icon and its
+summary line; the expanded renderer is built on the first expand, which is
+what keeps a 500-call history cheap to open.  The duration is measured from
+the moment the call event arrived to its result; a card rebuilt from
+stored history has none unless the result carries one (run_command).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from relavium_desktop.ui.chat import look
+from relavium_desktop.ui.chat.tool_cards.renderers import ResultView, render
+from relavium_desktop.ui.chat.tool_cards.results import Outcome, parse
+from relavium_desktop.ui.chat.tool_cards.summaries import icon_name, summary_line
+from relavium_desktop.ui.qt import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    Qt,
+    QToolButton,
+    QUrl,
+    QVBoxLayout,
+)
+
+ICON_PX = 16
+
+
+class ToolCard(QFrame):
+    def __init__(self, tool_id: str, tool_input: Any, *, theme: Any = None) -> None:
+        super().__init__()
+        self.setObjectName("toolCard")
+        look.surface(self, "card")
+        self.tool_id = tool_id
+        self._theme = theme
+        from relavium_desktop.engine.tools.masking import mask_value
+
+        masked = mask_value(tool_input) if tool_input is not None else {}
+        self.outcome = Outcome(tool_id, masked if isinstance(masked, dict) else {"preview": str(masked)})
+        self._started = time.monotonic()
+        self.status = "running"
+        self._spill: dict[str, Any] | None = None
+        self._view: ResultView | None = None
+        self.chevron = QToolButton()
+        self.chevron.setObjectName("toolExpand")
+        self.chevron.setAutoRaise(True)
+        self.chevron.setCheckable(True)
+        self.chevron.setToolTip("Show the result")
+        self.chevron.toggled.connect(self.set_expanded)
+        self.icon_label = QLabel()
+        self.summary = QLabel()
+        self.summary.setObjectName("toolSummary")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.status_label = QLabel("running…")
+        self.status_label.setObjectName("toolStatus")
+        look.tone(self.status_label, "muted")
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.chevron)
+        top.addWidget(self.icon_label)
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.status_label)
+        self._column = QVBoxLayout(self)
+        self._column.setContentsMargins(6, 2, 8, 2)
+        self._column.setSpacing(2)
+        self._column.addLayout(top)
+        self.spill_link = QLabel()
+        self.spill_link.setObjectName("spillLink")
+        self.spill_link.setOpenExternalLinks(True)
+        self.spill_link.setVisible(False)
+        self.repaint_theme()
+
+    # -- state -------------------------------------------------------------------------
+
+    def set_result(self, event: dict[str, Any]) -> None:
+        from relavium_desktop.engine.tools.masking import mask_text
+
+        o = self.outcome
+        if o.duration_ms is None and event.get("durationMs") is None and not event.get("fromHistory"):
+            o.duration_ms = (time.monotonic() - self._started) * 1000
+        if event.get("success"):
+            self.status = "done"
+            o.ok = True
+            o.text = mask_text(str(event.get("outputSummary") or ""))
+            o.data, o.clipped = parse(o.text)
+            self.status_label.setText("done")
+        else:
+            error = event.get("error") or {}
+            o.ok = False
+            o.code = str(error.get("code", "tool_failed"))
+            o.reason = str(error.get("reason") or "")
+            o.text = mask_text(str(error.get("message", "")))
+            self.status = "cancelled" if o.code == "cancelled" else "failed"
+            self.status_label.setText(f"{o.code} ({o.reason})" if o.reason else o.code)
+        spill = event.get("spill")
+        if isinstance(spill, dict) and spill.get("path"):
+            self._spill = spill
+            url = QUrl.fromLocalFile(str(spill["path"])).toString()
+            self.spill_link.setText(f'<a href="{url}">Full output ({int(spill.get("bytes", 0)):,} bytes)</a>')
+        self._refresh()
+
+    def cancel(self) -> None:
+        if self.status == "running":
+            self.status = "cancelled"
+            self.outcome.ok = False
+            self.outcome.code = "cancelled"
+            self.status_label.setText("cancelled")
+            self._refresh()
+
+    # -- view ----------------------------------------------------------------------------
+
+    @property
+    def summary_text(self) -> str:
+        return summary_line(self.outcome)
+
+    @property
+    def expanded(self) -> bool:
+        return self._view is not None and self._view.isVisibleTo(self)
+
+    @property
+    def result_view(self) -> ResultView:
+        """The expanded renderer (built now if the card was never opened)."""
+        if self._view is None:
+            self._view = render(self.outcome, self._theme)
+            self._view.setVisible(self.chevron.isChecked())
+            self._column.addWidget(self._view)
+            self._column.addWidget(self.spill_link)
+        return self._view
+
+    def set_expanded(self, expanded: bool) -> None:
+        if self.chevron.isChecked() != expanded:
+            self.chevron.setChecked(expanded)  # comes back here through toggled
+            return
+        view = self.result_view
+        view.setVisible(expanded)
+        self.spill_link.setVisible(expanded and self._spill is not None)
+        self.chevron.setIcon(look.themed_icon("chevron-down" if expanded else "chevron-right", self._theme, "muted"))
+        self.chevron.setToolTip("Hide the result" if expanded else "Show the result")
+
+    def mouseReleaseEvent(self, event: Any) -> None:
+        """A click on the summary line opens or closes the card, like its chevron."""
+        if event.button() == Qt.MouseButton.LeftButton and event.position().y() <= self.chevron.geometry().bottom():
+            self.chevron.toggle()
+        super().mouseReleaseEvent(event)
+
+    def _refresh(self) -> None:
+        text = self.summary_text
+        self.summary.setText(text)
+        self.summary.setToolTip(text)
+        look.tone(self.summary, "danger" if self.status == "failed" else "muted" if self.status == "cancelled"
+                  else None)
+        if self._view is not None:  # a result arrived after the card was opened on its arguments
+            self._column.removeWidget(self._view)
+            self._view.deleteLater()
+            self._view = None
+            if self.chevron.isChecked():
+                self.set_expanded(True)
+
+    def repaint_theme(self) -> None:
+        self.icon_label.setPixmap(look.themed_icon(icon_name(self.tool_id), self._theme, "muted").pixmap(ICON_PX))
+        self.chevron.setIcon(look.themed_icon("chevron-down" if self.chevron.isChecked() else "chevron-right",
+                                              self._theme, "muted"))
+        if self._view is not None:
+            expanded = self.chevron.isChecked()
+            self._column.removeWidget(self._view)
+            self._view.deleteLater()
+            self._view = None
+            if expanded:
+                self.set_expanded(True)
+        self._refresh()
+
+    def plain_text(self) -> str:
+        """What a person reads on this card: its line, its status, and why it failed."""
+        parts = [self.summary_text, f"{self.tool_id}: {self.status_label.text()}"]
+        if self.outcome.ok is False and self.outcome.text:
+            parts.append(self.outcome.text)
+        return "\n".join(parts)

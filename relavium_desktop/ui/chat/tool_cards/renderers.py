@@ -1,0 +1,228 @@
+"""The expanded card: each tool's result shown the way a person reads that kind of thing.
+
+A file is highlighted by its type, a command's output sits in a terminal
+block with its exit code, write_file is a diff (the written text as added
+lines: the previous content is not known after the fact), an HTTP answer is
+its status line and headers then the body, a listing is a tree, and
+anything else a key/value view -- never escaped JSON.  A renderer is built
+only when the card is first expanded, so a long history costs one line per
+call.  ``toPlainText()`` is what the renderer shows, as text.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable
+from typing import Any
+
+from relavium_desktop.ui.chat import look
+from relavium_desktop.ui.chat.code_block import CodeBlock
+from relavium_desktop.ui.chat.rich_text import FittedText
+from relavium_desktop.ui.chat.tool_cards.results import Outcome, refusal_sentence
+from relavium_desktop.ui.qt import QFrame, QLabel, Qt, QVBoxLayout, QWidget
+
+MAX_SHOWN_CHARS = 20_000
+
+
+class ResultView(QFrame):
+    """A column of parts with the plain text they show, for copy and for tests."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("toolResult")
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 4, 0, 0)
+        self._layout.setSpacing(4)
+        self._text: list[str] = []
+
+    def add(self, widget: QWidget, text: str) -> None:
+        self._layout.addWidget(widget)
+        self._text.append(text)
+
+    def toPlainText(self) -> str:  # reads like the Qt text views it stands in for
+        return "\n".join(t for t in self._text if t)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + "\n…"
+
+
+def _label(text: str, tone: str | None = None) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if tone:
+        look.tone(label, tone)
+    return label
+
+
+def _terminal(text: str, theme: Any) -> QWidget:
+    frame = QFrame()
+    look.surface(frame, "terminal")
+    view = FittedText(wrap=False)
+    view.setObjectName("terminalText")
+    colour = look.palette_of(theme)["terminal_text"]
+    view.setHtml(f'<pre style="color: {colour}">{html.escape(text)}</pre>')
+    layout = QVBoxLayout(frame)
+    layout.setContentsMargins(8, 6, 8, 6)
+    layout.addWidget(view)
+    return frame
+
+
+def _read_file(o: Outcome, view: ResultView, theme: Any) -> None:
+    files = o.field("files")
+    items = files if isinstance(files, list) else [None]
+    for item in items:
+        content = (item.get("content") if isinstance(item, dict) else o.text_field("content")) or ""
+        path = str(item.get("path", "")) if isinstance(item, dict) else str(o.args.get("path", ""))
+        view.add(CodeBlock(_clip(content), theme=theme, filename=path), content)
+
+
+def _run_command(o: Outcome, view: ResultView, theme: Any) -> None:
+    out = o.text_field("stdout") or ""
+    err = o.text_field("stderr") or ""
+    code = o.field("exitCode")
+    shown = "$ " + " ".join(_argv(o)) + "\n"
+    shown += out + (("\n" if out and not out.endswith("\n") else "") + err if err else "")
+    view.add(_terminal(_clip(shown.rstrip("\n")), theme), shown)
+    if isinstance(code, int):
+        view.add(_label(f"exit {code}", "success" if code == 0 else "danger"), f"exit {code}")
+
+
+def _argv(o: Outcome) -> list[str]:
+    a = o.args
+    if o.tool_id == "git_status":
+        flags = a.get("flags")
+        return ["git", str(a.get("subcommand", "status")), *(str(f) for f in flags or [] if isinstance(flags, list))]
+    if o.tool_id == "git_commit":
+        return ["git", "commit", "-m", repr(str(a.get("message", "")))]
+    argv = a.get("args")
+    return [str(a.get("command", "")), *(str(x) for x in (argv if isinstance(argv, list) else []))]
+
+
+def _write_file(o: Outcome, view: ResultView, theme: Any) -> None:
+    content = o.args.get("content")
+    if not isinstance(content, str):
+        _key_values(o, view, theme)
+        return
+    palette = look.palette_of(theme)
+    add_bg, add_fg = palette["diff_add_bg"], palette["diff_add_text"]
+    rows = "".join(
+        f'<tr><td style="background:{add_bg}; color:{add_fg}">+ {html.escape(line)}</td></tr>'
+        for line in _clip(content).splitlines() or [""]
+    )
+    diff = FittedText(wrap=False)
+    diff.setObjectName("diffText")
+    diff.setHtml(f'<table width="100%" cellspacing="0" cellpadding="1" style="font-family: monospace">'
+                 f"{rows}</table>")
+    view.add(diff, "\n".join("+ " + line for line in content.splitlines()))
+
+
+def _http_request(o: Outcome, view: ResultView, theme: Any) -> None:
+    status = o.field("status")
+    headers = o.field("headers")
+    lines = [f"HTTP {status}  {o.field('url') or o.args.get('url', '')}"]
+    if isinstance(headers, dict):
+        lines += [f"{k}: {v}" for k, v in headers.items()]
+    view.add(_label("\n".join(lines), "muted"), "\n".join(lines))
+    body = o.text_field("body") or ""
+    kind = str(headers.get("content-type", "")) if isinstance(headers, dict) else ""
+    language = "json" if "json" in kind else "html" if "html" in kind else ""
+    view.add(CodeBlock(_clip(body), language, theme=theme), body)
+
+
+def _list_directory(o: Outcome, view: ResultView, theme: Any) -> None:
+    entries = o.field("entries")
+    if not isinstance(entries, list):
+        _key_values(o, view, theme)
+        return
+    lines = tree_lines([(str(e.get("name", "")), str(e.get("type", ""))) for e in entries if isinstance(e, dict)])
+    text = "\n".join(lines)
+    block = FittedText(wrap=False)
+    block.setObjectName("treeText")
+    block.setPlainText(text)
+    view.add(block, text)
+
+
+def tree_lines(entries: list[tuple[str, str]]) -> list[str]:
+    """``a/b.txt``-style names as an indented tree, folders marked with a slash."""
+    lines: list[str] = []
+    for name, kind in sorted(entries):
+        parts = name.strip("/").split("/")
+        lines.append("    " * (len(parts) - 1) + parts[-1] + ("/" if kind in ("dir", "directory") else ""))
+    return lines
+
+
+def _web_search(o: Outcome, view: ResultView, theme: Any) -> None:
+    results = o.field("results")
+    if not isinstance(results, list):
+        _key_values(o, view, theme)
+        return
+    from relavium_desktop.ui.chat.markdown import is_safe_link
+
+    parts, plain = [], []
+    for r in results:
+        if not isinstance(r, dict):
+            continue
+        title, url, snippet = (str(r.get(k) or "") for k in ("title", "url", "snippet"))
+        head = (f'<a href="{html.escape(url, quote=True)}">{html.escape(title or url)}</a>' if is_safe_link(url)
+                else html.escape(title or url))
+        parts.append(f"<p><b>{head}</b><br>{html.escape(url)}<br>{html.escape(snippet)}</p>")
+        plain.append(f"{title}\n{url}\n{snippet}")
+    block = FittedText()
+    block.setHtml("".join(parts))
+    view.add(block, "\n\n".join(plain))
+
+
+def _key_values(o: Outcome, view: ResultView, theme: Any) -> None:
+    data = o.data if o.data is not None else None
+    if isinstance(data, dict):
+        rows = [(str(k), _readable(v)) for k, v in data.items()]
+        block = FittedText()
+        block.setHtml("<table cellpadding='2'>" + "".join(
+            f"<tr><td valign='top'><b>{html.escape(k)}</b></td><td>{html.escape(v).replace(chr(10), '<br>')}</td></tr>"
+            for k, v in rows) + "</table>")
+        view.add(block, "\n".join(f"{k}: {v}" for k, v in rows))
+        return
+    text = _readable(data) if data is not None else o.text
+    block = FittedText()
+    block.setPlainText(_clip(text))
+    view.add(block, text)
+
+
+def _readable(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+        return ", ".join(str(v) for v in value)
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+RENDERERS: dict[str, Callable[[Outcome, ResultView, Any], None]] = {
+    "read_file": _read_file, "run_command": _run_command, "git_status": _run_command,
+    "git_commit": _run_command, "write_file": _write_file, "http_request": _http_request,
+    "list_directory": _list_directory, "web_search": _web_search,
+}
+
+
+def render(o: Outcome, theme: Any) -> ResultView:
+    """The expanded view of a finished call (or of its arguments while it runs)."""
+    view = ResultView()
+    if o.ok is False:
+        sentence = refusal_sentence(o.code, o.reason, o.text)
+        view.add(_label(sentence, "danger"), sentence)
+        if o.text and o.text != sentence:
+            view.add(_label(o.text, "muted"), o.text)
+        return view
+    if o.ok is None:
+        args = Outcome(o.tool_id, o.args, data=o.args)
+        _key_values(args, view, theme)
+        return view
+    try:
+        RENDERERS.get(o.tool_id, _key_values)(o, view, theme)
+    except (AttributeError, TypeError, ValueError):
+        view = ResultView()  # a result in a shape this version does not know: show it as it came
+        _key_values(o, view, theme)
+    return view

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QModelIndex as QModelIndex
     from PySide6.QtCore import QObject as QObject
     from PySide6.QtCore import QPersistentModelIndex as QPersistentModelIndex
+    from PySide6.QtCore import QPoint as QPoint
     from PySide6.QtCore import QPointF as QPointF
     from PySide6.QtCore import QRect as QRect
     from PySide6.QtCore import QRectF as QRectF

@@ -44,6 +44,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme import set_tone
 
 if TYPE_CHECKING:
     import threading
@@ -58,6 +59,8 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.workflows.view import WorkflowsView
 
 NAV_CHAT, NAV_WORKFLOWS, NAV_RUNS, NAV_SETTINGS = range(4)
+# The navigation's icons (ui.theme.icons names), added after the first paint: the icon font loads then.
+NAV_ICONS = ("chat", "workflow", "history", "settings")
 
 
 def _placeholder(title: str, text: str) -> QWidget:
@@ -65,10 +68,7 @@ def _placeholder(title: str, text: str) -> QWidget:
     layout = QVBoxLayout(page)
     heading = QLabel(title)
     heading.setObjectName("pageTitle")
-    font = heading.font()
-    font.setPointSizeF(font.pointSizeF() * 1.4)
-    font.setBold(True)
-    heading.setFont(font)
+    set_tone(heading, "title")
     body = QLabel(text)
     body.setWordWrap(True)
     body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -110,7 +110,9 @@ class MainWindow(QMainWindow):
         header.setObjectName("header")
         row = QHBoxLayout(header)
         row.setContentsMargins(8, 6, 8, 6)
-        row.addWidget(QLabel("Project:"))
+        project_label = QLabel("Project:")
+        set_tone(project_label, "muted")
+        row.addWidget(project_label)
         self.project_button = QPushButton()
         self.project_button.setObjectName("projectButton")
         self.project_button.setAutoDefault(False)
@@ -118,6 +120,7 @@ class MainWindow(QMainWindow):
         row.addWidget(self.project_button)
         self.project_note = QLabel("No project — tools are off")
         self.project_note.setObjectName("projectNote")
+        set_tone(self.project_note, "muted")
         self.project_note.setToolTip("Chat works without a project; choose a folder to let agents read and "
                                      "change files and run commands in it.")
         row.addWidget(self.project_note)
@@ -150,6 +153,7 @@ class MainWindow(QMainWindow):
         self._settings_slot = QWidget()
         self.pages.addWidget(self._settings_slot)
         self.nav.currentRowChanged.connect(self._navigate)
+        self.context.theme.changed.connect(self._theme_changed)
 
         body = QWidget()
         body_row = QHBoxLayout(body)
@@ -190,14 +194,29 @@ class MainWindow(QMainWindow):
         self.context.ensure_services()
         self.start_spill_sweep()
         self.check_first_run()
+        self.show_nav_icons()
         if self.tray is None:
             from relavium_desktop.ui.tray import Tray
 
-            self.tray = Tray(self)
+            self.tray = Tray(self, self.context.theme)
             self.tray.open_requested.connect(self.bring_to_front)
             self.tray.process_clipboard_requested.connect(self.process_clipboard)
             self.tray.quit_requested.connect(self.quit_app)
             self.tray.show()
+
+    def _theme_changed(self) -> None:
+        if self._painted:  # before it, after_first_paint draws them in the palette then in force
+            self.show_nav_icons()
+
+    def show_nav_icons(self) -> None:
+        """Navigation icons in the current palette (first drawn after the first paint)."""
+        from relavium_desktop.ui.theme.icons import icon
+
+        palette = self.context.theme.palette
+        for row, name in enumerate(NAV_ICONS):
+            item = self.nav.item(row)
+            if item is not None:
+                item.setIcon(icon(name, palette, "muted"))
 
     def start_spill_sweep(self) -> None:
         """Remove spilled tool output older than the retention, in a worker thread, once.

@@ -1,12 +1,15 @@
 """The tray icon: idle / working / needs-attention, and its menu.
 
-Icons are painted at runtime (a coloured badge per state) so the three states
-stay distinguishable on any theme without shipping image variants.
+Icons are painted at runtime (a badge per state in the theme's palette roles:
+neutral, accent, warning with a danger dot) so the three states stay
+distinguishable without shipping image variants, and are repainted when the
+theme switches.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from relavium_desktop.ui.qt import (
     QAction,
@@ -20,6 +23,10 @@ from relavium_desktop.ui.qt import (
     Qt,
     Signal,
 )
+from relavium_desktop.ui.theme.palette import LIGHT, Palette
+
+if TYPE_CHECKING:
+    from relavium_desktop.ui.theme import Theme
 
 
 class TrayState(StrEnum):
@@ -28,10 +35,11 @@ class TrayState(StrEnum):
     ATTENTION = "attention"
 
 
-_COLORS = {
-    TrayState.IDLE: "#6b7280",
-    TrayState.WORKING: "#2563eb",
-    TrayState.ATTENTION: "#ea580c",
+# state -> (badge role, letter role); each pair is ≥3:1 (an icon) in both palettes.
+_ROLES = {
+    TrayState.IDLE: ("edge", "surface"),
+    TrayState.WORKING: ("accent", "accent_text"),
+    TrayState.ATTENTION: ("warning", "window"),
 }
 _TOOLTIPS = {
     TrayState.IDLE: "Relavium — idle",
@@ -40,22 +48,23 @@ _TOOLTIPS = {
 }
 
 
-def state_icon(state: TrayState, size: int = 64) -> QIcon:
+def state_icon(state: TrayState, palette: Palette = LIGHT, size: int = 64) -> QIcon:
+    badge, letter = _ROLES[state]
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setBrush(QColor(_COLORS[state]))
+    painter.setBrush(QColor(palette[badge]))
     painter.setPen(Qt.PenStyle.NoPen)
     painter.drawRoundedRect(4, 4, size - 8, size - 8, size / 5, size / 5)
-    painter.setPen(QColor("white"))
+    painter.setPen(QColor(palette[letter]))
     font = painter.font()
     font.setBold(True)
     font.setPixelSize(int(size * 0.55))
     painter.setFont(font)
     painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, "R")
     if state is TrayState.ATTENTION:
-        painter.setBrush(QColor("#facc15"))
+        painter.setBrush(QColor(palette["danger"]))
         painter.setPen(Qt.PenStyle.NoPen)
         painter.drawEllipse(size - 24, 2, 22, 22)
     painter.end()
@@ -67,10 +76,11 @@ class Tray(QObject):
     process_clipboard_requested = Signal()
     quit_requested = Signal()
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, theme: Theme | None = None) -> None:
         super().__init__(parent)
         self.state = TrayState.IDLE
-        self.icon = QSystemTrayIcon(state_icon(self.state), self)
+        self._theme = theme
+        self.icon = QSystemTrayIcon(state_icon(self.state, self._palette()), self)
         self.icon.setToolTip(_TOOLTIPS[self.state])
         self.menu = QMenu()
         self.open_action = QAction("Open", self.menu)
@@ -83,6 +93,11 @@ class Tray(QObject):
             self.menu.addAction(action)
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._activated)
+        if theme is not None:
+            theme.changed.connect(lambda: self.set_state(self.state))
+
+    def _palette(self) -> Palette:
+        return self._theme.palette if self._theme is not None else LIGHT
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason is QSystemTrayIcon.ActivationReason.Trigger:
@@ -90,7 +105,7 @@ class Tray(QObject):
 
     def set_state(self, state: TrayState) -> None:
         self.state = state
-        self.icon.setIcon(state_icon(state))
+        self.icon.setIcon(state_icon(state, self._palette()))
         self.icon.setToolTip(_TOOLTIPS[state])
 
     def show(self) -> bool:

@@ -11,6 +11,7 @@ from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.qt import QSize, Qt
 from relavium_desktop.ui.shell import NAV_CHAT, NAV_RUNS, NAV_SETTINGS, NAV_WORKFLOWS
 from relavium_desktop.ui.single_instance import InstanceServer, server_name
+from relavium_desktop.ui.theme.palette import DARK, LIGHT
 from relavium_desktop.ui.tray import Tray, TrayState
 
 
@@ -78,7 +79,7 @@ def test_a_removed_project_folder_is_not_restored(make_window, tmp_path: Path) -
 
 def test_tray_states_and_menu(make_window, qtbot, qapp) -> None:
     window = make_window()
-    tray = Tray(window)
+    tray = Tray(window, window.context.theme)
     images = {}
     for state in TrayState:
         tray.set_state(state)
@@ -86,6 +87,11 @@ def test_tray_states_and_menu(make_window, qtbot, qapp) -> None:
         images[state] = tray.icon.icon().pixmap(32, 32).toImage()
     assert images[TrayState.IDLE] != images[TrayState.WORKING] != images[TrayState.ATTENTION]
     assert "attention" in tray.icon.toolTip()
+    # The badge is drawn in the theme's accent while working, and follows a theme switch.
+    assert images[TrayState.WORKING].pixelColor(16, 4).name() == LIGHT["accent"]
+    tray.set_state(TrayState.WORKING)
+    window.context.theme.set_choice("dark")
+    assert tray.icon.icon().pixmap(32, 32).toImage().pixelColor(16, 4).name() == DARK["accent"]
     assert [a.text() for a in tray.menu.actions()] == ["Open", "Process what I copied", "Quit"]
 
 

@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QShortcut as QShortcut
     from PySide6.QtGui import QStandardItem as QStandardItem
     from PySide6.QtGui import QStandardItemModel as QStandardItemModel
+    from PySide6.QtGui import QTextBlockFormat as QTextBlockFormat
+    from PySide6.QtGui import QTextCharFormat as QTextCharFormat
     from PySide6.QtGui import QTextCursor as QTextCursor
     from PySide6.QtGui import QTextDocument as QTextDocument
     from PySide6.QtGui import QWheelEvent as QWheelEvent

@@ -270,3 +270,75 @@ def test_a_write_in_ask_before_acting_mode_asks_through_the_permission_dialog(
         opened[0].once_button.click()
     assert (project / "notes.md").read_text() == "# Notes\n"
     assert chat.transcript.cards()[0].status == "done"
+
+
+def _stored_questions(chat) -> list[str]:
+    return [m.text for m in chat.backend.store.messages(chat.session_id) if m.role == "user"]
+
+
+def test_try_again_after_a_server_error_sends_and_stores_the_message_once(
+    chat, qtbot, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.script(Reply.error(500), Reply.say("Back again."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "are you there?")
+    assert chat.banner.isVisible() and chat.banner.button.text() == "Try again"
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as done:
+        chat.banner.button.click()
+    assert done.args == ["completed"]
+    assert _stored_questions(chat) == ["are you there?"]
+    sent = [m["content"] for m in llm_server.requests[-1].body["messages"] if m["role"] == "user"]
+    assert sent == ["are you there?"]
+    assert [m.shown_text().strip() for m in chat.transcript.messages()] == ["are you there?", "Back again."]
+
+
+def test_edit_and_resend_replaces_the_last_turn(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    llm_server.script(Reply.say("Paris."), Reply.say("Rome."), Reply.say("Madrid."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "Capital of France?")
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "Capital of Itly?")
+    question = chat.transcript.messages()[-2]
+    first_question = chat.transcript.messages()[0]
+    # Only the last question offers the edit, and not while a turn runs.
+    assert question.edit_button.isVisibleTo(question)
+    assert not first_question.edit_button.isVisibleTo(first_question)
+    question.edit_button.click()
+    assert chat.composer.toPlainText() == "Capital of Itly?"
+    chat.composer.clear()
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "Capital of Spain?")
+    shown = [m.shown_text().strip() for m in chat.transcript.messages()]
+    assert shown == ["Capital of France?", "Paris.", "Capital of Spain?", "Madrid."]
+    # The model was sent the history without the replaced turn.
+    sent = [m["content"] for m in llm_server.requests[-1].body["messages"] if m["role"] in ("user", "assistant")]
+    assert sent == ["Capital of France?", "Paris.", "Capital of Spain?"]
+
+
+def test_regenerate_asks_again_without_a_new_message(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    llm_server.script(Reply.say("A dull answer."), Reply.say("A better answer."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "Tell me something")
+    answer = chat.transcript.messages()[-1]
+    assert answer.regenerate_button.isVisibleTo(answer)
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as done:
+        answer.regenerate_button.click()
+    assert done.args == ["completed"]
+    shown = [m.shown_text().strip() for m in chat.transcript.messages()]
+    assert shown == ["Tell me something", "A better answer."]
+    assert _stored_questions(chat) == ["Tell me something"]
+    sent = llm_server.requests[-1].body["messages"]
+    assert [m["content"] for m in sent if m["role"] != "system"] == ["Tell me something"]
+
+
+def test_copy_puts_the_message_source_on_the_clipboard(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    from relavium_desktop.ui.qt import QApplication
+
+    llm_server.script(Reply.say("Use **bold** sparingly."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "style tip?")
+    question, answer = chat.transcript.messages()
+    answer.copy_button.click()
+    assert QApplication.clipboard().text() == "Use **bold** sparingly."
+    question.copy_button.click()
+    assert QApplication.clipboard().text() == "style tip?"

@@ -1,0 +1,141 @@
+"""The transcript as a reader sees it: Markdown, code blocks, copy, streaming, untrusted text.
+
+A Transcript is built on its own (no window, the light palette) and fed the
+same calls the chat view makes: ``stream`` / ``end_stream`` for an answer,
+``add_message`` for a finished one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from relavium_desktop.ui.chat.code_block import CodeBlock
+from relavium_desktop.ui.chat.transcript import Transcript
+from relavium_desktop.ui.qt import QApplication, QTextBrowser
+
+ANSWER = """Prices by plan:
+
+| plan | price |
+|------|-------|
+| free | 0 |
+| pro  | 12 |
+
+```python
+def total(items):
+    return sum(i.price for i in items)
+```
+
+Done with `total`.
+"""
+
+
+@pytest.fixture
+def transcript(qtbot) -> Transcript:
+    view = Transcript()
+    qtbot.addWidget(view)
+    view.resize(700, 500)
+    view.show()
+    return view
+
+
+def test_a_table_and_a_fenced_block_render_as_a_table_and_a_highlighted_code_block(transcript, qtbot) -> None:
+    block = transcript.add_message("assistant", ANSWER)
+    prose = block.body.document()
+    # The table is a real table: one QTextTable with the header and both rows.
+    from relavium_desktop.ui.qt import QTextCursor
+
+    cursor = QTextCursor(prose)
+    tables = []
+    while not cursor.atEnd():
+        table = cursor.currentTable()
+        if table is not None and table not in tables:
+            tables.append(table)
+        cursor.movePosition(QTextCursor.MoveOperation.NextBlock)
+    assert len(tables) == 1 and (tables[0].rows(), tables[0].columns()) == (3, 2)
+    (code,) = block.code_blocks()
+    assert code.language == "python" and code.caption.text() == "python"
+    # Highlighted: the keyword and the function name are coloured differently from plain text.
+    assert len(colours(code.view.toHtml())) >= 3, code.view.toHtml()
+    assert "def total(items):" in code.view.toPlainText()
+    # The prose after the block is its own paragraph, with inline code kept.
+    assert block.shown_text().rstrip().endswith("Done with total.")
+
+
+def test_the_copy_button_puts_the_exact_code_on_the_clipboard(transcript, qtbot) -> None:
+    block = transcript.add_message("assistant", ANSWER)
+    (code,) = block.code_blocks()
+    QApplication.clipboard().setText("something else")
+    qtbot.mouseClick(code.copy_button, qtbot_left())
+    assert QApplication.clipboard().text() == "def total(items):\n    return sum(i.price for i in items)\n"
+    assert code.copy_button.text() == "Copied"
+    qtbot.waitUntil(lambda: code.copy_button.text() == "Copy", timeout=3_000)
+
+
+def test_a_fence_without_a_language_is_a_plain_code_block(transcript) -> None:
+    block = transcript.add_message("assistant", "Run:\n\n```\nmake test\n```\n")
+    (code,) = block.code_blocks()
+    assert code.language == "" and code.code == "make test\n"
+    assert len(colours(code.view.toHtml())) == 1  # the code surface's text colour, nothing highlighted
+
+
+def test_streaming_appends_to_the_last_block_and_leaves_earlier_blocks_alone(transcript, qtbot) -> None:
+    first = transcript.add_message("user", "Explain it")
+    earlier = transcript.add_message("assistant", "An earlier answer with `code`.")
+    earlier_parts = list(earlier.parts)
+    earlier_html = earlier.body.toHtml()
+    flushes: list[int] = []
+    transcript.flushed.connect(flushes.append)
+    for word in ("Here ", "is ", "**the** ", "answer ", "```py\nx = 1\n```\n"):
+        transcript.stream(word)
+        qtbot.waitUntil(lambda: not transcript._pending, timeout=2_000)
+    streaming = transcript.messages()[-1]
+    assert streaming is not earlier and len(transcript.blocks) == 3
+    # While streaming: one plain-text view growing, nothing rendered yet.
+    assert streaming.parts == [streaming.body] and "**the**" in streaming.body.toPlainText()
+    assert len(flushes) >= 2
+    transcript.end_stream()
+    # The finished answer rendered itself once: prose, then its code block.
+    assert streaming.shown_text().startswith("Here is the answer")
+    assert [type(p) for p in streaming.parts] == [type(streaming.body), CodeBlock]
+    # The earlier blocks are the same widgets, untouched.
+    assert transcript.blocks[:2] == [first, earlier]
+    assert earlier.parts == earlier_parts and earlier.body.toHtml() == earlier_html
+
+
+def test_model_html_is_shown_as_text_and_only_web_links_are_links(transcript, monkeypatch) -> None:
+    from relavium_desktop.ui.chat import rich_text
+
+    opened: list[str] = []
+    monkeypatch.setattr(rich_text.QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    text = ('<img src="/etc/passwd"><b>bold?</b> [run](javascript:alert(1)) [file](file:///etc/passwd) '
+            "[docs](https://example.com/docs) ![pic](/home/me/secret.png)")
+    block = transcript.add_message("assistant", text)
+    shown = block.shown_text()
+    assert '<img src="/etc/passwd"><b>bold?</b>' in shown
+    assert "[image: pic]" in shown
+    html = block.body.toHtml()
+    assert "<img" not in html and "javascript:" not in html.replace("[run](javascript:alert(1))", "")
+    anchors = [a for a in html.split("href=")[1:]]
+    assert len(anchors) == 1 and anchors[0].startswith('"https://example.com/docs"')
+    browser: QTextBrowser = block.body
+    browser.anchorClicked.emit(rich_text.QUrl("https://example.com/docs"))
+    browser.anchorClicked.emit(rich_text.QUrl("file:///etc/passwd"))
+    assert opened == ["https://example.com/docs"]
+
+
+def test_a_user_message_stays_the_text_they_typed(transcript) -> None:
+    block = transcript.add_message("user", "use *stars* and `ticks` as typed")
+    assert block.shown_text() == "use *stars* and `ticks` as typed"
+    assert block.code_blocks() == []
+
+
+def colours(html: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"color:\s*(#[0-9a-fA-F]{6})", html.split("<body", 1)[1]))
+
+
+def qtbot_left():
+    from relavium_desktop.ui.qt import Qt
+
+    return Qt.MouseButton.LeftButton

@@ -18,7 +18,7 @@ import pytest
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
 from relavium_desktop.store.runs import RunStore
 from relavium_desktop.ui import app_settings as keys
-from relavium_desktop.ui.qt import QGuiApplication
+from relavium_desktop.ui.qt import QGuiApplication, QLabel, QPlainTextEdit
 from relavium_desktop.ui.shell import NAV_WORKFLOWS
 from relavium_desktop.ui.theme.palette import LIGHT
 from relavium_desktop.ui.workflows.gate import NOTIFICATION_TITLE, GateDialog
@@ -230,6 +230,12 @@ def test_gate_dialog_approve_resumes_the_run(make_window, qtbot, project: Path, 
     _window, view, dialog, paused = gate_run(make_window, qtbot, project)
     assert dialog.findChild(type(dialog.comment), None) is not None
     assert dialog.message.text() == "Write the release note for 1.0?"
+    # What is being approved: the draft step's output, as text (not a JSON string with quotes and \\n).
+    assert dialog.review is not None and dialog.review.toPlainText() == "Release 1.0"
+    # The run id is nowhere a person reads.
+    texts = [dialog.windowTitle()] + [w.text() for w in dialog.findChildren(QLabel)] \
+        + [w.toPlainText() for w in dialog.findChildren(QPlainTextEdit)]
+    assert texts and not any(paused.run_id in t for t in texts)
     with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
         dialog.approve_button.click()
     result = blocker.args[0]
@@ -375,3 +381,74 @@ def test_an_unanswered_gate_times_out_while_the_window_is_open(
     assert (project / "RELEASE-1.0.txt").read_text() == "Release 1.0\n"
     assert view.timeline.state_of("approve") == "completed"
     assert view.timeline.records["approve"].decision == "approved by timeout"
+
+
+def test_splitter_sizes_survive_a_restart(make_window, qtbot, project: Path, flows: Path) -> None:
+    window, view = open_view(make_window, qtbot, project)
+    window.show()
+    qtbot.waitExposed(window)
+    view.open_workflow("flows/branchy.relavium.yaml")
+    qtbot.waitUntil(lambda: view.body.sizes()[0] > 0)
+    # The user drags both handles: a narrower list, a wider graph.
+    view.split.moveSplitter(180, 1)
+    view.body.moveSplitter(view.body.width() - 300, 1)
+    list_sizes, body_sizes = view.split.sizes(), view.body.sizes()
+    assert body_sizes[1] <= 310 and list_sizes[0] <= 200
+    window.close()
+
+    again = make_window()
+    again.resize(window.size())  # the same window size (the offscreen platform restores geometry loosely)
+    again.show()
+    qtbot.waitExposed(again)
+    again.context.set_project(str(project))
+    again.nav.setCurrentRow(NAV_WORKFLOWS)
+    view2 = again.workflows_view
+    qtbot.waitUntil(lambda: len(view2.entries) == 5, timeout=10_000)
+    view2.open_workflow("flows/branchy.relavium.yaml")
+    qtbot.waitUntil(lambda: view2.body.sizes()[0] > 0)
+    assert view2.split.sizes() == list_sizes
+    assert view2.body.sizes() == body_sizes
+
+
+def test_list_rows_are_one_elided_line_without_a_horizontal_scrollbar(
+    make_window, qtbot, project: Path, flows: Path
+) -> None:
+    window, view = open_view(make_window, qtbot, project)
+    window.show()
+    qtbot.waitExposed(window)
+    view.split.moveSplitter(150, 1)
+    qtbot.waitUntil(lambda: view.workflow_list.width() <= 160)
+    listing = view.workflow_list
+    assert not listing.horizontalScrollBar().isVisible()
+    row = [e.rel for e in view.entries].index("flows/release-gate.relavium.yaml")
+    index = listing.model().index(row, 0)
+    name, path = view.row_delegate.shown_texts(index, listing.viewport().width() - 40, listing.font())
+    assert name.endswith("…") or path.endswith("…") or "…" in path  # cut to fit, not wrapped or scrolled
+    assert name.startswith("Appro")
+    height = listing.visualRect(index).height()
+    assert height < 2 * listing.fontMetrics().height()  # one line per workflow
+    assert view.workflow_list.item(row).toolTip().startswith("Approve a release note\nflows/release-gate.relavium.yaml")
+
+
+def test_an_empty_project_offers_the_example_workflows(make_window, qtbot, project: Path) -> None:
+    window = make_window()
+    window.context.set_project(str(project))
+    window.nav.setCurrentRow(NAV_WORKFLOWS)
+    view = window.workflows_view
+    qtbot.waitUntil(lambda: view.examples_button.isVisibleTo(view), timeout=10_000)
+    assert view.entries == []
+    # The user already has their own edited copy of one example: it is kept.
+    mine = project / "workflows" / "release-gate.relavium.yaml"
+    mine.parent.mkdir()
+    mine.write_text("# my edits\n")
+    with qtbot.waitSignal(view.refreshed, timeout=10_000):
+        view.examples_button.click()
+    assert mine.read_text() == "# my edits\n"
+    bundled = sorted(p.name for p in EXAMPLES.glob("*.relavium.yaml"))
+    assert sorted(p.name for p in (project / "workflows").glob("*.relavium.yaml")) == bundled
+    assert (project / "workflows" / "agents" / "reviewer.agent.yaml").is_file()  # $ref targets come along
+    assert [e.rel for e in view.entries] == [f"workflows/{n}" for n in bundled]
+    assert not view.examples_button.isVisibleTo(view)
+    # The examples load (the agent one finds its $ref), except the file the user had replaced.
+    broken = [e.rel for e in view.entries if e.error is not None]
+    assert broken == ["workflows/release-gate.relavium.yaml"]

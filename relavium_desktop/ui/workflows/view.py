@@ -104,6 +104,7 @@ class WorkflowsView(QWidget):
         self.examples_button.clicked.connect(self.add_examples)
         self.examples_button.hide()
         heading = QLabel("Workflows in this project")
+        heading.setWordWrap(True)  # the list may be narrowed below the heading's one-line width
         set_tone(heading, "heading")
         left = QWidget()
         left_col = QVBoxLayout(left)

@@ -152,17 +152,19 @@ class Transcript(QScrollArea):
         from relavium_desktop.engine.llm.messages import TextPart, ToolCallPart, ToolResultPart
 
         self.clear()
-        results: dict[str, ToolResultPart] = {
-            p.call_id: p for m in messages if m.role == "tool" for p in m.parts if isinstance(p, ToolResultPart)
-        }
         recipes: list[Callable[[], QWidget]] = []
-        for message in messages:
+        for index, message in enumerate(messages):
             if message.role == "user" and message.text:
                 recipes.append(partial(self._message, "user", message.text))
             elif message.role == "assistant":
                 text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
                 if text:
                     recipes.append(partial(self._message, "assistant", text))
+                # A call's result is in the tool message right after it (call ids repeat across turns
+                # with some providers, so they are matched within that one message).
+                after = messages[index + 1] if index + 1 < len(messages) else None
+                results = {p.call_id: p for p in after.parts if isinstance(p, ToolResultPart)} \
+                    if after is not None and after.role == "tool" else {}
                 for call in (p for p in message.parts if isinstance(p, ToolCallPart)):
                     recipes.append(partial(self._stored_card, call, results.get(call.call_id)))
         self._unbuilt = recipes[:-HISTORY_PAGE] if len(recipes) > HISTORY_PAGE else []

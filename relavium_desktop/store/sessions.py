@@ -74,13 +74,30 @@ MIGRATIONS = [
     UPDATE chat_sessions SET mode = 'confirm' WHERE mode = 'accept-edits';
     UPDATE chat_sessions SET mode = 'read-only' WHERE mode IN ('ask', 'plan')
     """,
-    # Search over what was said (issue 14).  ``search_text`` is the message's
-    # readable text, masked like the stored parts and case-folded; NULL means
-    # "not indexed yet" -- rows written before this migration are filled in
-    # by the store when it opens (the text has to be read out of parts_json
-    # in Python: SQLite's lower() folds ASCII only).
+    # Search over what was said (issue 14), first as a column of chat_messages.
+    # Unused since the next migration (see there); left NULL.
     """
     ALTER TABLE chat_messages ADD COLUMN search_text TEXT
+    """,
+    # A search scanned chat_messages, and reaching a row's last column means
+    # walking parts_json's overflow pages (tool results run to 16 kB): the
+    # words live in their own narrow table instead.  One row per message --
+    # empty ``body`` for tool messages -- so a message without a row is one
+    # stored before search existed, indexed by the store when it opens.  The
+    # body is the message's readable text, masked like the stored parts and
+    # case-folded in Python (SQLite's lower() folds ASCII only).  The foreign
+    # key deletes a message's row with the message, whatever deletes it.
+    """
+    CREATE TABLE chat_search (
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq),
+        FOREIGN KEY (session_id, seq) REFERENCES chat_messages(session_id, seq) ON DELETE CASCADE
+    );
+    INSERT INTO chat_search(session_id, seq, body)
+        SELECT session_id, seq, search_text FROM chat_messages WHERE search_text IS NOT NULL;
+    UPDATE chat_messages SET search_text = NULL
     """,
 ]
 
@@ -123,18 +140,17 @@ class SqliteSessionStore:
         self._index_unindexed()
 
     def _index_unindexed(self) -> None:
-        """Fill ``search_text`` for messages stored before search existed (once per database)."""
+        """Index the messages stored before search existed (once per database: each gets a row)."""
+        unindexed = ("FROM chat_messages m WHERE NOT EXISTS "
+                     "(SELECT 1 FROM chat_search s WHERE s.session_id = m.session_id AND s.seq = m.seq)")
         with self._lock:
-            rows = self._conn.execute(
-                "SELECT session_id, seq, role, parts_json FROM chat_messages WHERE search_text IS NULL"
-            ).fetchall()
-            if not rows:
+            if self._conn.execute("SELECT EXISTS (SELECT 1 " + unindexed + ")").fetchone()[0] == 0:
                 return
-            texts = [(_stored_text(r["role"], r["parts_json"]), r["session_id"], r["seq"]) for r in rows]
-            with write_tx(self._conn):
+            with write_tx(self._conn):  # read again under the write lock: another process may have done it
+                rows = self._conn.execute("SELECT m.session_id, m.seq, m.role, m.parts_json " + unindexed)
                 self._conn.executemany(
-                    "UPDATE chat_messages SET search_text = ? WHERE session_id = ? AND seq = ? "
-                    "AND search_text IS NULL", texts)
+                    "INSERT INTO chat_search(session_id, seq, body) VALUES(?,?,?)",
+                    [(r["session_id"], r["seq"], _stored_text(r["role"], r["parts_json"])) for r in rows.fetchall()])
 
     def create(self, *, title: str, agent_id: str, mode: str) -> SessionInfo:
         now = self._clock()
@@ -175,7 +191,7 @@ class SqliteSessionStore:
             return self.list_sessions()
         with self._lock:
             hits = {r[0] for r in self._conn.execute(
-                "SELECT DISTINCT session_id FROM chat_messages WHERE instr(search_text, ?) > 0", (needle,))}
+                "SELECT DISTINCT session_id FROM chat_search WHERE instr(body, ?) > 0", (needle,))}
         return [info for info in self.list_sessions()
                 if info.id in hits or needle in folded(mask_text(info.title))]
 
@@ -205,10 +221,11 @@ class SqliteSessionStore:
         with self._lock, write_tx(self._conn):
             seq = self._next_seq("chat_messages", session_id)
             self._conn.execute(
-                "INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at, search_text) "
-                "VALUES(?,?,?,?,?,?)",
-                (session_id, seq, stored.role, json.dumps(stored.to_json()["parts"]), now, searchable_text(stored)),
+                "INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at) VALUES(?,?,?,?,?)",
+                (session_id, seq, stored.role, json.dumps(stored.to_json()["parts"]), now),
             )
+            self._conn.execute("INSERT INTO chat_search(session_id, seq, body) VALUES(?,?,?)",
+                               (session_id, seq, searchable_text(stored)))
             self._conn.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (now, session_id))
 
     def messages(self, session_id: str) -> list[Message]:

@@ -166,3 +166,23 @@ def test_chats_stored_before_search_existed_are_found_after_the_upgrade(relavium
     assert [i.id for i in s.search("lighthouse")] == ["s1"]
     s.append_message("s1", Message.user("and the harbour"))
     assert [i.id for i in store(relavium_home).search("HARBOUR")] == ["s1"]
+
+
+def test_a_deleted_chat_leaves_nothing_searchable_behind(relavium_home: Path) -> None:
+    s = store(relavium_home)
+    sid = _chat(s, "gone", Message.user("the word zeppelin"))
+    assert s.delete(sid) and s.search("zeppelin") == []
+    conn = sqlite3.connect(history_db_path(relavium_home))
+    assert conn.execute("SELECT COUNT(*) FROM chat_search").fetchone()[0] == 0
+
+
+def test_words_indexed_in_the_column_of_migration_4_move_to_their_own_table(relavium_home: Path) -> None:
+    conn = open_db(history_db_path(relavium_home))
+    migrate(conn, "sessions", MIGRATIONS[:4])
+    conn.execute("INSERT INTO chat_sessions(id, title, agent_id, mode, created_at, updated_at) "
+                 "VALUES('s1', 'old chat', 'chat', 'auto', 0, 0)")
+    conn.execute("INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at, search_text) "
+                 """VALUES('s1', 0, 'user', '[{"kind": "text", "text": "Kept"}]', 0, 'ask about the lighthouse')""")
+    s = store(relavium_home)
+    assert [i.id for i in s.search("lighthouse")] == ["s1"]
+    assert conn.execute("SELECT search_text FROM chat_messages").fetchone()[0] is None

@@ -69,6 +69,7 @@ def test_runs_history_lists_runs_and_opens_the_full_event_log(
     qtbot.waitUntil(lambda: len(view.runs) == 3, timeout=10_000)
     # Newest first: status, duration, tokens and cost per run.
     assert [view.cell(i, "Status") for i in range(3)] == ["failed", "completed", "paused"]
+    assert all(not view.table.item(i, 1).icon().isNull() for i in range(3))  # the status has an icon too
     assert view.cell(0, "Workflow") == "boom  (boom.relavium.yaml)"
     assert view.cell(1, "Workflow") == "Double it  (double.relavium.yaml)"
     assert view.cell(2, "Workflow").startswith("Approve a release note  (")
@@ -167,6 +168,10 @@ def test_a_gate_paused_by_the_cli_is_approved_from_a_fresh_window(
     assert panel.isVisibleTo(view) and panel.title.text().startswith("Waiting at approve (approval) · times out ")
     assert panel.message.text() == "Write the release note for 3.1?"
     assert not panel.payload.isVisibleTo(panel)  # an approval gate takes no payload
+    # What is being approved: the draft the step before the gate produced, as text.
+    assert panel.review.isVisibleTo(panel) and panel.review.toPlainText() == "Release 3.1"
+    shown = [panel.title.text(), panel.title.toolTip(), panel.message.text(), panel.review.toPlainText()]
+    assert not any(run_id in text for text in shown)
 
     with qtbot.waitSignal(view.resumed, timeout=30_000) as blocker:
         panel.approve_button.click()

@@ -34,6 +34,7 @@ from relavium_desktop.ui.qt import (
     QFontDatabase,
     QHBoxLayout,
     QHeaderView,
+    QIcon,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -55,7 +56,9 @@ from relavium_desktop.ui.runs.story_view import StoryView
 from relavium_desktop.ui.runs.waterfall import Waterfall
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.theme.icons import icon
 from relavium_desktop.ui.workflows.gate_payload import under_review
+from relavium_desktop.ui.workflows.list_row import STATUS_ICONS
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
@@ -209,6 +212,14 @@ class RunsView(QWidget):
         palette = self.context.theme.palette
         self.story_view.set_palette(palette)
         self.waterfall.set_palette(palette)
+        for row, run in enumerate(self.runs):
+            item = self.table.item(row, 1)
+            if item is not None:
+                item.setIcon(self._status_icon(str(run["status"])))
+
+    def _status_icon(self, status: str) -> QIcon:
+        name, role = STATUS_ICONS.get(status, STATUS_ICONS[None])
+        return icon(name, self.context.theme.palette, role)
 
     def refresh(self) -> None:
         spawn(self.reload())
@@ -232,8 +243,10 @@ class RunsView(QWidget):
                 item = QTableWidgetItem(text)
                 if col == 0:
                     item.setToolTip(str(run["id"]))
-                elif col == 1 and (tip := status_tooltip(run)):
-                    item.setToolTip(tip)
+                elif col == 1:
+                    item.setIcon(self._status_icon(str(run["status"])))
+                    if tip := status_tooltip(run):
+                        item.setToolTip(tip)
                 elif col == 2:
                     item.setToolTip(full_local(run["started_at"]))
                 self.table.setItem(i, col, item)

@@ -30,6 +30,7 @@ from relavium_desktop.ui.tasks import spawn
 
 if TYPE_CHECKING:
     from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
+    from relavium_desktop.ui.theme import Theme
 
 log = logging.getLogger(__name__)
 
@@ -85,9 +86,11 @@ class ApprovalController(QObject):
         project: Callable[[], str],
         notifier: DesktopOs | None = None,
         notify_enabled: Callable[[], bool] = lambda: True,
+        theme: Theme | None = None,
     ) -> None:
         super().__init__(window)
         self._window = window
+        self._theme = theme  # the dialog's diff and icon are drawn from it
         self._grants = grants
         self._project = project
         self._notifier = notifier
@@ -122,6 +125,7 @@ class ApprovalController(QObject):
         dialog = PermissionDialog(
             request, project=project, diff=diff,
             grant_label=target.describe() if target else None, protected=protected, parent=self._window,
+            theme=self._theme,
         )
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
 

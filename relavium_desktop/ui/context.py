@@ -122,7 +122,7 @@ class AppContext(QObject):
         self.grants = services.grant_store(data_dir())
         self.approvals = ApprovalController(
             self.window, grants=self.grants, project=lambda: self.project, notifier=self.desktop_os,
-            notify_enabled=lambda: self.notifications_enabled(keys.KEY_NOTIFY_APPROVALS),
+            notify_enabled=lambda: self.notifications_enabled(keys.KEY_NOTIFY_APPROVALS), theme=self.theme,
         )
         self._services_ready = True
 

@@ -2,7 +2,9 @@
 
 It shows only what the engine put in the (already masked) request -- tool,
 action class, target preview, masked arguments -- plus, for ``write_file``,
-a masked unified diff the controller prepared.  It never accepts by itself:
+a masked unified diff the controller prepared.  The line a user must read
+comes first and large ("Write src/app.py", "Run npm test"); the diff is
+coloured by line from the theme, and long arguments scroll in their own box.  It never accepts by itself:
 no button is a default button, Enter/Return are swallowed, and closing it
 any other way (Esc, the window's close button) is a denial.
 """
@@ -10,6 +12,7 @@ any other way (Esc, the window's close button) is a denial.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.tools.masking import mask_text, mask_value
 from relavium_desktop.engine.tools.tooldef import ApprovalDecision, ApprovalRequest
@@ -25,10 +28,18 @@ from relavium_desktop.ui.qt import (
     QPlainTextEdit,
     QPushButton,
     Qt,
+    QTextOption,
     QVBoxLayout,
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.theme.diff import colour_diff
+from relavium_desktop.ui.theme.icons import icon
+from relavium_desktop.ui.theme.palette import LIGHT, Palette
+
+if TYPE_CHECKING:
+    from relavium_desktop.ui.theme import Theme
 
 ARGS_PREVIEW_CHARS = 8_000
 ACTION_WORDS = {
@@ -38,6 +49,27 @@ ACTION_WORDS = {
     "os": "use the desktop (clipboard, notifications)",
     "read": "read",
 }
+# The headline's verb per action class (a write by another tool than write_file "changes").
+HEADLINE_VERBS = {"fs_write": "Write", "process": "Run", "egress": "Connect to", "os": "Use", "read": "Read"}
+ACTION_ICONS = {"fs_write": "file", "process": "terminal", "egress": "globe", "os": "clipboard", "read": "file"}
+HEADLINE_CHARS = 160
+
+
+def headline(request: ApprovalRequest) -> str:
+    """The one line that says what will happen: "Write src/app.py", "Run npm test", "Fetch https://…"."""
+    action = str(request.action_class)
+    target = mask_text(request.target).strip()
+    if not target:
+        return f"{ACTION_WORDS.get(action, 'act').capitalize()} ({request.tool_id})"
+    verb = HEADLINE_VERBS.get(action, "Use")
+    if action == "fs_write" and request.tool_id != "write_file":
+        verb = "Change"
+    elif action == "egress" and target.startswith(("http://", "https://")):
+        verb = "Fetch"
+    line = " ".join(target.split())
+    if len(line) > HEADLINE_CHARS:
+        line = line[: HEADLINE_CHARS - 1] + "…"
+    return f"{verb} {line}"
 
 
 class PermissionDialog(QDialog):
@@ -52,19 +84,29 @@ class PermissionDialog(QDialog):
         grant_label: str | None,
         protected: bool,
         parent: QWidget | None = None,
+        theme: Theme | None = None,
     ) -> None:
         super().__init__(parent)
+        self._theme = theme
         self.request = request
         self.decision: ApprovalDecision | None = None
         self.setObjectName("permissionDialog")
         self.setWindowTitle(f"Allow {request.tool_id}?")
         self.resize(640, 560 if diff is not None else 420)
 
+        self.action_icon = QLabel()
+        self.headline = QLabel(headline(request))
+        self.headline.setObjectName("permissionHeadline")
+        self.headline.setWordWrap(True)
+        self.headline.setTextFormat(Qt.TextFormat.PlainText)
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        set_tone(self.headline, "title")
+        top = QHBoxLayout()
+        top.addWidget(self.action_icon, 0, Qt.AlignmentFlag.AlignTop)
+        top.addWidget(self.headline, 1)
         heading = QLabel(f"An agent wants to {ACTION_WORDS.get(str(request.action_class), 'act')}.")
         heading.setWordWrap(True)
-        font = heading.font()
-        font.setBold(True)
-        heading.setFont(font)
+        set_tone(heading, "muted")
 
         form = QFormLayout()
         self.tool_label = QLabel(request.tool_id)
@@ -80,8 +122,12 @@ class PermissionDialog(QDialog):
 
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.args_view = QPlainTextEdit()
+        self.args_view.setObjectName("argsView")
         self.args_view.setReadOnly(True)
         self.args_view.setFont(mono)
+        # JSON puts a long multi-line string on one line: wrap it anywhere and scroll down instead.
+        self.args_view.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        set_surface(self.args_view, "code")
         # The engine already masked these; masking again costs nothing and keeps
         # the dialog safe even for a hook caller that forgot.
         rendered = json.dumps(mask_value(request.masked_args), indent=2, ensure_ascii=False, default=str)
@@ -90,10 +136,15 @@ class PermissionDialog(QDialog):
         self.args_view.setPlainText(rendered)
 
         layout = QVBoxLayout(self)
+        layout.addLayout(top)
         layout.addWidget(heading)
+        if protected:
+            warn = QLabel("This is a protected path: it always asks, and cannot be allowed for longer.")
+            warn.setWordWrap(True)
+            warn.setObjectName("protectedWarning")
+            set_surface(warn, "banner-warning")
+            layout.addWidget(warn)
         layout.addLayout(form)
-        layout.addWidget(QLabel("Arguments (credentials masked):"))
-        layout.addWidget(self.args_view, 1)
 
         self.diff_view: QPlainTextEdit | None = None
         if diff is not None:
@@ -101,15 +152,13 @@ class PermissionDialog(QDialog):
             self.diff_view.setObjectName("diffView")
             self.diff_view.setReadOnly(True)
             self.diff_view.setFont(mono)
+            self.diff_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+            set_surface(self.diff_view, "code")
             self.diff_view.setPlainText(diff)
-            layout.addWidget(QLabel("Change:"))
+            layout.addWidget(_caption("Change:"))
             layout.addWidget(self.diff_view, 2)
-
-        if protected:
-            warn = QLabel("This is a protected path: it always asks, and cannot be allowed for longer.")
-            warn.setWordWrap(True)
-            warn.setObjectName("protectedWarning")
-            layout.addWidget(warn)
+        layout.addWidget(_caption("Arguments (credentials masked):"))
+        layout.addWidget(self.args_view, 1)
 
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("Reason for denying (optional, told to the agent)")
@@ -143,6 +192,22 @@ class PermissionDialog(QDialog):
         self.deny_button.clicked.connect(self.reject)
         # Focus starts on the reason field: a stray key press types, it never approves.
         self.reason.setFocus()
+        self.repaint_theme()
+        if theme is not None:
+            theme.changed.connect(self.repaint_theme)
+
+    @property
+    def palette_in_force(self) -> Palette:
+        return self._theme.palette if self._theme is not None else LIGHT
+
+    def repaint_theme(self) -> None:
+        """Colours drawn by hand (the diff's lines, the action icon) from the current palette."""
+        palette = self.palette_in_force
+        self.action_icon.setPixmap(
+            icon(ACTION_ICONS.get(str(self.request.action_class), "info"), palette, "muted").pixmap(28, 28)
+        )
+        if self.diff_view is not None:
+            colour_diff(self.diff_view, palette)
 
     def answer(self, decision: ApprovalDecision) -> None:
         if self.decision is not None:
@@ -175,3 +240,9 @@ class PermissionDialog(QDialog):
         if self.decision is None:
             self.reject()
         super().closeEvent(event)
+
+
+def _caption(text: str) -> QLabel:
+    label = QLabel(text)
+    set_tone(label, "muted")
+    return label

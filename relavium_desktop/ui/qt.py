@@ -58,12 +58,14 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QPolygonF as QPolygonF
     from PySide6.QtGui import QResizeEvent as QResizeEvent
     from PySide6.QtGui import QShortcut as QShortcut
+    from PySide6.QtGui import QShowEvent as QShowEvent
     from PySide6.QtGui import QStandardItem as QStandardItem
     from PySide6.QtGui import QStandardItemModel as QStandardItemModel
     from PySide6.QtGui import QTextBlockFormat as QTextBlockFormat
     from PySide6.QtGui import QTextCharFormat as QTextCharFormat
     from PySide6.QtGui import QTextCursor as QTextCursor
     from PySide6.QtGui import QTextDocument as QTextDocument
+    from PySide6.QtGui import QTextOption as QTextOption
     from PySide6.QtGui import QWheelEvent as QWheelEvent
     from PySide6.QtNetwork import QLocalServer as QLocalServer
     from PySide6.QtNetwork import QLocalSocket as QLocalSocket

@@ -62,6 +62,13 @@ class AppearancePage(QWidget):
         layout.addWidget(themes)
         layout.addWidget(text)
         layout.addStretch(1)
+        theme.changed.connect(self.show_theme)
+
+    def show_theme(self) -> None:
+        """Show what is in force when it was changed elsewhere (another window, the tray)."""
+        button = self.theme_buttons[self._theme.choice]
+        if not button.isChecked():
+            button.setChecked(True)
 
     def _theme_toggled(self, choice: str, on: bool) -> None:
         if on:

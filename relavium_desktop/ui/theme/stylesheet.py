@@ -62,16 +62,14 @@ QPushButton:default {{ background: {p['accent']}; color: {p['accent_text']}; bor
 QPushButton:default:disabled {{ background: {p['surface_alt']}; color: {p['muted']}; border-color: {p['border']}; }}
 QToolButton::menu-indicator {{ image: none; width: 0; }}
 
-QLineEdit, QPlainTextEdit, QTextEdit, QTextBrowser, QSpinBox, QDoubleSpinBox, QKeySequenceEdit, QComboBox {{
+QLineEdit, QPlainTextEdit, QTextEdit, QTextBrowser {{
     background: {p['surface']}; color: {p['text']};
     border: 1px solid {p['border']}; border-radius: 6px; padding: 3px 6px;
     selection-background-color: {p['selection']}; selection-color: {p['text']};
 }}
-QLineEdit:focus, QPlainTextEdit:focus, QTextEdit:focus, QSpinBox:focus, QComboBox:focus {{
-    border-color: {p['accent']};
-}}
-QLineEdit:disabled, QPlainTextEdit:disabled, QComboBox:disabled {{ color: {p['muted']}; background: {p['surface_alt']}; }}
-QComboBox::drop-down {{ border: none; width: 18px; }}
+QLineEdit:focus, QPlainTextEdit:focus, QTextEdit:focus {{ border-color: {p['accent']}; }}
+QLineEdit:disabled, QPlainTextEdit:disabled {{ color: {p['muted']}; background: {p['surface_alt']}; }}
+/* Combo and spin boxes keep Fusion's arrows, painted from the QPalette; only their popups are styled. */
 QComboBox QAbstractItemView {{
     background: {p['surface']}; color: {p['text']}; border: 1px solid {p['border']};
     selection-background-color: {p['selection']}; selection-color: {p['text']}; outline: 0;
@@ -87,7 +85,7 @@ QHeaderView::section {{
     border-bottom: 1px solid {p['border']}; padding: 4px 6px;
 }}
 
-QTabWidget::pane {{ border: 1px solid {p['border']}; border-radius: 6px; background: {p['surface']}; top: -1px; }}
+QTabWidget::pane {{ border: 1px solid {p['border']}; border-radius: 6px; background: {p['window']}; top: -1px; }}
 QTabBar::tab {{ background: transparent; color: {p['muted']}; padding: 6px 12px; border-bottom: 2px solid transparent; }}
 QTabBar::tab:hover {{ color: {p['text']}; }}
 QTabBar::tab:selected {{ color: {p['text']}; border-bottom: 2px solid {p['accent']}; }}
@@ -98,8 +96,8 @@ QMenu::item:selected {{ background: {p['selection']}; }}
 QMenu::item:disabled {{ color: {p['muted']}; }}
 QMenu::separator {{ height: 1px; background: {p['border']}; margin: 4px 6px; }}
 
-QGroupBox {{ border: 1px solid {p['border']}; border-radius: 6px; margin-top: 14px; padding-top: 6px; }}
-QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; color: {p['muted']}; }}
+QGroupBox {{ border: none; border-top: 1px solid {p['border']}; margin-top: 16px; padding-top: 8px; }}
+QGroupBox::title {{ subcontrol-origin: margin; left: 0; padding: 0 6px 0 0; color: {p['muted']}; }}
 QSplitter::handle {{ background: {p['border']}; }}
 QSplitter::handle:horizontal {{ width: 1px; }}
 QSplitter::handle:vertical {{ height: 1px; }}

@@ -1,0 +1,108 @@
+"""How the permission dialog reads: the action first and large, a coloured diff, scrolling arguments.
+
+The dialogs come from the real approval controller of a real window (the
+same path a chat turn takes), for a real file in a temporary project.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
+from relavium_desktop.ui.permission_dialog import PermissionDialog
+from relavium_desktop.ui.qt import QApplication, QTextCursor
+from relavium_desktop.ui.theme.palette import DARK, LIGHT
+
+
+@pytest.fixture
+def window(make_window, project: Path, qtbot):
+    w = make_window()
+    w.context.set_project(str(project))
+    w.context.ensure_services()
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def open_dialog(window, qtbot, request: ApprovalRequest) -> PermissionDialog:
+    """The dialog the controller opens for ``request``; its pending answer is kept on it for deny()."""
+    opened: list[PermissionDialog] = []
+    window.context.approvals.dialog_opened.connect(opened.append)
+    task = asyncio.ensure_future(window.context.approvals.confirm(request))
+    qtbot.waitUntil(lambda: bool(opened))
+    dialog = opened[0]
+    qtbot.waitExposed(dialog)
+    dialog.setProperty("pendingAnswer", task)
+    return dialog
+
+
+def deny(dialog: PermissionDialog, qtbot) -> None:
+    task = dialog.property("pendingAnswer")
+    dialog.deny_button.click()
+    qtbot.waitUntil(task.done)
+    assert task.result().approved is False
+
+
+def request(tool: str, action: ActionClass, target: str, args: dict) -> ApprovalRequest:
+    return ApprovalRequest(tool_id=tool, action_class=action, target=target, masked_args=args, node_id="chat")
+
+
+def line_pixel(view, prefix: str) -> str:
+    """The colour at the right edge of the first line starting with ``prefix``: the line's own background."""
+    block = view.document().firstBlock()
+    while block.isValid() and not block.text().startswith(prefix):
+        block = block.next()
+    assert block.isValid(), prefix
+    cursor = QTextCursor(block)
+    y = view.cursorRect(cursor).center().y()
+    image = view.viewport().grab().toImage()
+    return image.pixelColor(image.width() - 4, y).name()
+
+
+@pytest.mark.parametrize(("tool", "action", "target", "shown"), [
+    ("write_file", ActionClass.FS_WRITE, "src/app.py", "Write src/app.py"),
+    ("run_command", ActionClass.PROCESS, "npm test", "Run npm test"),
+    ("http_fetch", ActionClass.EGRESS, "https://example.com/api", "Fetch https://example.com/api"),
+])
+def test_the_action_is_the_first_and_largest_line(window, qtbot, tool, action, target, shown) -> None:
+    dialog = open_dialog(window, qtbot, request(tool, action, target, {"x": 1}))
+    assert dialog.headline.text() == shown
+    assert dialog.headline.y() < dialog.tool_label.y() and dialog.headline.y() < dialog.args_view.y()
+    assert dialog.headline.font().pointSize() > QApplication.font().pointSize()
+    assert dialog.action_icon.pixmap() is not None and not dialog.action_icon.pixmap().isNull()
+    deny(dialog, qtbot)
+
+
+def test_the_diff_is_coloured_by_line_and_follows_the_theme(window, qtbot, project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('hello')\nkeep = 1\n")
+    new = "print('goodbye')\nkeep = 1\n"
+    dialog = open_dialog(window, qtbot, request(
+        "write_file", ActionClass.FS_WRITE, "src/app.py", {"path": "src/app.py", "content": new}))
+    view = dialog.diff_view
+    assert view is not None
+    assert "-print('hello')" in view.toPlainText() and "+print('goodbye')" in view.toPlainText()
+    assert line_pixel(view, "+print") == LIGHT["diff_add_bg"]
+    assert line_pixel(view, "-print") == LIGHT["diff_remove_bg"]
+    assert line_pixel(view, " keep") == LIGHT["code_bg"]  # context lines keep the code background
+
+    window.context.theme.set_choice("dark")
+    assert line_pixel(view, "+print") == DARK["diff_add_bg"]
+    assert line_pixel(view, "-print") == DARK["diff_remove_bg"]
+    deny(dialog, qtbot)
+
+
+def test_long_arguments_scroll_inside_a_bounded_dialog(window, qtbot) -> None:
+    body = "\n".join(f"line {n}: " + "x" * 300 for n in range(400))
+    dialog = open_dialog(window, qtbot, request(
+        "http_fetch", ActionClass.EGRESS, "https://example.com/upload", {"url": "https://example.com", "body": body}))
+    screen = dialog.screen().availableGeometry()
+    assert dialog.height() <= screen.height()
+    args = dialog.args_view
+    # One long JSON line (the body's newlines are escaped) wraps and scrolls down, not off the side.
+    qtbot.waitUntil(lambda: args.verticalScrollBar().maximum() > 0)
+    assert args.horizontalScrollBar().maximum() == 0
+    assert args.height() < screen.height() / 2
+    deny(dialog, qtbot)

@@ -32,6 +32,7 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.tasks import spawn
+from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
     from relavium_desktop.host.desktop_os import DesktopOs
@@ -73,6 +74,7 @@ class QuickPanel(QDialog):
         self.preview.setPlainText(shown if text else "")
         self.preview.setPlaceholderText("The clipboard holds no text.")
         self.preview.setMaximumHeight(140)
+        set_surface(self.preview, "code")
 
         self.action_list = QListWidget()
         for action in actions:
@@ -107,9 +109,9 @@ class QuickPanel(QDialog):
         self.chat_button.clicked.connect(lambda: self.open_in_chat.emit(self._prompt, self.result_view.toPlainText()))
 
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Clipboard"))
+        layout.addWidget(_caption("Clipboard"))
         layout.addWidget(self.preview)
-        layout.addWidget(QLabel("Action"))
+        layout.addWidget(_caption("Action"))
         layout.addWidget(self.action_list)
         run_row = QHBoxLayout()
         run_row.addWidget(self.status, 1)
@@ -132,6 +134,7 @@ class QuickPanel(QDialog):
             return
         self.run_button.setEnabled(False)
         self.status.setText(f"Running “{action.title}”…")
+        set_tone(self.status, "muted")
         spawn(self._run_action(action))
 
     async def _run_action(self, action: ClipboardAction) -> None:
@@ -141,6 +144,7 @@ class QuickPanel(QDialog):
             result = await self._runner(action, self.text)
         except Exception as exc:  # noqa: BLE001 -- shown to the user (masked)
             self.status.setText(f"“{action.title}” failed: {mask_text(str(exc))[:300]}")
+            set_tone(self.status, "danger")
             self.run_button.setEnabled(True)
             await self._notify_if_away(f"“{action.title}” failed", "Open Relavium to see why.")
             return
@@ -164,3 +168,9 @@ class QuickPanel(QDialog):
 
     def _copy(self) -> None:
         QGuiApplication.clipboard().setText(self.result_view.toPlainText())
+
+
+def _caption(text: str) -> QLabel:
+    label = QLabel(text)
+    set_tone(label, "muted")
+    return label

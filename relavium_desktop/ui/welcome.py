@@ -33,6 +33,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme import set_tone
 
 # asyncio loads after the first paint: a fresh start paints this view first.
 if TYPE_CHECKING:
@@ -69,10 +70,7 @@ CLOUD_CHOICES: tuple[CloudChoice, ...] = (
 
 def _heading(text: str) -> QLabel:
     label = QLabel(text)
-    font = label.font()
-    font.setPointSizeF(font.pointSizeF() * 1.5)
-    font.setBold(True)
-    label.setFont(font)
+    set_tone(label, "title")
     return label
 
 
@@ -99,6 +97,7 @@ class WelcomeView(QWidget):
 
         self.step_label = QLabel()
         self.step_label.setObjectName("welcomeStep")
+        set_tone(self.step_label, "muted")
         self.skip_all = QPushButton("Skip setup")
         self.skip_all.setObjectName("welcomeSkipAll")
         self.skip_all.setFlat(True)
@@ -356,6 +355,7 @@ class WelcomeView(QWidget):
             return
         self.test_button.setEnabled(False)
         self.key_status.setText("Saving the key and testing…")
+        set_tone(self.key_status, "muted")
         self._task = spawn(self._save_and_test(self.provider, value))
 
     async def _save_and_test(self, name: str, value: str) -> None:
@@ -377,6 +377,7 @@ class WelcomeView(QWidget):
                     return
             result = await test_provider(data_dir(), name)
             self.key_status.setText(("✓ " if result.ok else "✗ ") + result.message)
+            set_tone(self.key_status, "success" if result.ok else "danger")
             if result.ok:
                 self.context.settings.setValue(keys.KEY_WELCOME_DONE, "done")
         finally:

@@ -98,6 +98,17 @@ def test_each_chat_shows_when_it_was_last_used_in_local_time(
     assert "Tue 1 Dec 2026, 08:30:00 JST" in tip, tip
 
 
+def test_a_list_left_open_overnight_moves_today_to_yesterday(
+    qtbot, in_tokyo: None, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,
+) -> None:
+    chat_at(store, clock, tokyo(2026, 12, 1, 23, 50), "late")
+    panel.fill(store.list_sessions(), None)
+    assert panel.dates() == ["Today 23:50"]
+    clock.at = tokyo(2026, 12, 2, 0, 5)
+    panel._tick.setInterval(20)  # the minute tick, sped up
+    qtbot.waitUntil(lambda: panel.dates() == ["Yesterday"])
+
+
 def test_search_finds_a_chat_by_what_was_said_in_it_as_you_type(
     qtbot, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,
 ) -> None:

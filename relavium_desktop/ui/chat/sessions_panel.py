@@ -36,10 +36,18 @@ from relavium_desktop.ui.theme import set_tone
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.agent.session import SessionInfo
-    from relavium_desktop.ui.qt import QModelIndex, QPersistentModelIndex, QResizeEvent, QStyleOptionViewItem
+    from relavium_desktop.ui.qt import (
+        QAction,
+        QModelIndex,
+        QPersistentModelIndex,
+        QResizeEvent,
+        QShowEvent,
+        QStyleOptionViewItem,
+    )
     from relavium_desktop.ui.theme import Theme
 
 ID_ROLE = Qt.ItemDataRole.UserRole
+USED_ROLE = Qt.ItemDataRole.UserRole + 1  # updated_at, what the date says
 SEARCH_DELAY_MS = 200  # long enough to skip the keystrokes of a word, short enough to feel live
 NO_CHATS = "No chats yet — type a message to start one"
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -147,7 +155,6 @@ class SessionsPanel(QWidget):
         self._current: str | None = None
         self._filling = False
         self._editing: QListWidgetItem | None = None
-        self._date_of_edited = ""
 
         heading = QLabel("Chats")
         set_tone(heading, "heading")
@@ -172,13 +179,17 @@ class SessionsPanel(QWidget):
         self.delete_button = QPushButton("Delete")
         for b in (self.new_button, self.rename_button, self.delete_button):
             b.setAutoDefault(False)
-        if theme is not None:
-            self._add_icons(theme)
+        self._theme = theme
+        self._search_icon: QAction | None = None
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(SEARCH_DELAY_MS)
         self._debounce.timeout.connect(self._show)
+        self._tick = QTimer(self)  # "Today 23:58" becomes "Yesterday" with the app left open
+        self._tick.setInterval(60_000)
+        self._tick.timeout.connect(self._refresh_dates)
+        self._tick.start()
         self.search_box.textChanged.connect(self._debounce.start)
         self.search_box.returnPressed.connect(self._open_first)
         self.new_button.clicked.connect(self.new_requested.emit)
@@ -207,20 +218,26 @@ class SessionsPanel(QWidget):
         layout.addLayout(row)
         self._show_empty(NO_CHATS)
 
-    def _add_icons(self, theme: Theme) -> None:
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._theme is not None and self._search_icon is None:
+            # After the first paint: the icon font is loaded on the first icon asked for.
+            QTimer.singleShot(0, self._tint)
+
+    def _tint(self) -> None:
         from relavium_desktop.ui.theme.icons import icon
 
-        def tint() -> None:
-            palette = theme.palette
-            self.new_button.setIcon(icon("add", palette))
-            self.rename_button.setIcon(icon("edit", palette))
-            self.delete_button.setIcon(icon("trash", palette))
-            self._search_icon.setIcon(icon("search", palette, "muted"))
-
-        self._search_icon = self.search_box.addAction(icon("search", theme.palette, "muted"),
-                                                      QLineEdit.ActionPosition.LeadingPosition)
-        tint()
-        theme.changed.connect(tint)
+        if self._theme is None:
+            return
+        palette = self._theme.palette
+        if self._search_icon is None:
+            self._search_icon = self.search_box.addAction(icon("search", palette, "muted"),
+                                                          QLineEdit.ActionPosition.LeadingPosition)
+            self._theme.changed.connect(self._tint)
+        self._search_icon.setIcon(icon("search", palette, "muted"))
+        self.new_button.setIcon(icon("add", palette))
+        self.rename_button.setIcon(icon("edit", palette))
+        self.delete_button.setIcon(icon("trash", palette))
 
     # -- what the view tells the panel ----------------------------------------------
 
@@ -292,18 +309,27 @@ class SessionsPanel(QWidget):
     def _add(self, info: SessionInfo, now: float) -> None:
         item = QListWidgetItem(info.title)
         item.setData(ID_ROLE, info.id)
+        item.setData(USED_ROLE, info.updated_at)
         messages = "1 message" if info.message_count == 1 else f"{info.message_count} messages"
         item.setToolTip(f"{info.title}\nLast used {full_time(info.updated_at)}\n"
                         f"Started {full_time(info.created_at)}\n{messages} · mode {info.mode}")
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
         self.list.addItem(item)
-        self._attach(item, when(info.updated_at, now))
+        self._attach(item, now)
 
-    def _attach(self, item: QListWidgetItem, date: str) -> None:
-        row = SessionRow(item.text(), date)
+    def _attach(self, item: QListWidgetItem, now: float) -> None:
+        row = SessionRow(item.text(), when(float(item.data(USED_ROLE)), now))
         # Width 0: the row takes the list's width, so a long title is elided, never scrolled.
         item.setSizeHint(QSize(0, row.sizeHint().height()))
         self.list.setItemWidget(item, row)
+
+    def _refresh_dates(self) -> None:
+        now = self._clock()
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            row = self.list.itemWidget(item)
+            if isinstance(row, SessionRow):
+                row.date.setText(when(float(item.data(USED_ROLE)), now))
 
     def _row(self, item: QListWidgetItem) -> SessionRow:
         row = self.list.itemWidget(item)
@@ -334,14 +360,13 @@ class SessionsPanel(QWidget):
         if self._editing is not None:
             return
         self._editing = item
-        self._date_of_edited = self._row(item).date.text()
         self.list.removeItemWidget(item)
         self.list.editItem(item)
 
     def _edit_closed(self) -> None:
         item, self._editing = self._editing, None
         if item is not None and self.list.row(item) >= 0:
-            self._attach(item, self._date_of_edited)
+            self._attach(item, self._clock())
 
     def _item_edited(self, item: QListWidgetItem) -> None:
         if self._filling:

@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from relavium_desktop.ui.runs.local_time import full_local, short_local
+from relavium_desktop.ui.runs.waterfall import tick_step
 from relavium_desktop.ui.shell import NAV_RUNS
 from tests.helpers import run_cli
 
@@ -134,8 +135,12 @@ def test_waterfall_has_one_bar_per_node_proportional_to_its_duration(history, qt
     assert long_.rect.left() >= short.rect.right() - 1
     assert short.label == f"{short.span.duration_ms} ms" or short.label.endswith(" s")
     assert bars["fall"].span.state == "failed" and bars["long_nap"].span.state == "completed"
-    # The widget paints them (not only computes them): the bar's fill is the palette's "done" colour.
+    # The widget paints them (not only computes them): the bar's fill is the palette's success colour.
     image = waterfall.grab().toImage()
     centre = long_.rect.center()
     painted = image.pixelColor(int(centre.x() * image.devicePixelRatio()), int(centre.y() * image.devicePixelRatio()))
-    assert painted.name() == view.context.theme.qcolor("node_done").name()
+    assert painted.name() == view.context.theme.qcolor("success").name()
+
+
+def test_axis_ticks_are_round_numbers() -> None:
+    assert [tick_step(ms) for ms in (1900, 800, 45, 61_000)] == [500.0, 200.0, 20.0, 20_000.0]

@@ -8,7 +8,6 @@ daemon (dunst on a private bus), as a click would.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
@@ -159,14 +158,14 @@ def test_open_fill_inputs_run_see_node_states_and_outputs(
     assert view.timeline.records["hi"].detail == "branch_not_taken"
     # Each node's output; the tool node shows its tool card.
     view.timeline.select("lo")
-    qtbot.waitUntil(lambda: '"label": "low"' in view.timeline.details.toPlainText())
-    assert '"word": "ahoy"' in view.timeline.details.toPlainText()
+    qtbot.waitUntil(lambda: "label: low" in view.timeline.details.toPlainText())
+    assert "word: ahoy" in view.timeline.details.toPlainText()
     view.timeline.select("save")
     qtbot.waitUntil(lambda: "Tool write_file (done)" in view.timeline.details.toPlainText())
     assert (project / "out" / "result.txt").read_text() == "ahoy-3"
     # The run's final outputs.
-    finals = json.loads(view.outputs_view.toPlainText())
-    assert set(finals) == {"out"}
+    finals = view.outputs_view.toPlainText()
+    assert finals.startswith("out:") and "{" not in finals  # readable, not JSON
     assert view.timeline.status.text().startswith("Completed")
     assert view.run_button.isEnabled() and not view.stop_button.isEnabled()
 

@@ -59,6 +59,7 @@ from relavium_desktop.ui.theme import set_tone
 from relavium_desktop.ui.theme.icons import icon
 from relavium_desktop.ui.workflows.gate_payload import under_review
 from relavium_desktop.ui.workflows.list_row import STATUS_ICONS
+from relavium_desktop.ui.workflows.splitter_memory import remember_sizes
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
@@ -203,8 +204,11 @@ class RunsView(QWidget):
         bottom_col.addWidget(self.gate_panel)
         bottom_col.addWidget(self.detail_tabs, 1)
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setObjectName("runsSplit")
         split.addWidget(top)
         split.addWidget(bottom)
+        split.setStretchFactor(1, 2)
+        remember_sizes(split, context.settings, "runs/split", [260, 640])
         page = QVBoxLayout(self)
         page.addWidget(split)
 

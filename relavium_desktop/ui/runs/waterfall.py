@@ -10,6 +10,7 @@ what is drawn.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,15 +37,27 @@ PAD = 10.0
 NAME_W = 150.0
 LABEL_W = 140.0  # room after the bar area for "1.2 s · $0.0012"
 MIN_BAR_W = 2.0  # a 0 ms node still shows a sliver
-TICKS = 4
+TICKS = 4  # about this many tick intervals on the axis
+# Bars use the strong status colours (not the pale node fills of the graph):
+# a thin bar must stand out from the surface in both themes.
 STATE_ROLES = {
-    "completed": "node_done",
-    "failed": "node_failed",
-    "running": "node_running",
-    "waiting": "node_waiting",
-    "skipped": "node_skipped",
-    "cancelled": "node_skipped",
+    "completed": "success",
+    "failed": "danger",
+    "running": "info",
+    "waiting": "warning",
+    "skipped": "muted",
+    "cancelled": "muted",
 }
+
+
+def tick_step(length_ms: float, ticks: int = TICKS) -> float:
+    """A round tick interval (1, 2 or 5 times a power of ten, in ms) giving about ``ticks`` intervals."""
+    raw = max(length_ms / ticks, 1e-3)
+    power = 10 ** math.floor(math.log10(raw))
+    for mult in (1, 2, 5, 10):
+        if raw <= mult * power:
+            return float(mult * power)
+    return float(10 * power)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,14 +136,17 @@ class Waterfall(QWidget):
         painter.setPen(QColor(p["border"]))
         base_y = PAD + AXIS_H - 4
         painter.drawLine(int(left), int(base_y), int(left + width), int(base_y))
-        for i in range(TICKS + 1):
-            x = left + width * i / TICKS
+        step = tick_step(length * 1000)
+        at = 0.0
+        while at <= length * 1000 + 1e-6:
+            x = left + width * at / (length * 1000)
             painter.setPen(QColor(p["border"]))
             painter.drawLine(int(x), int(base_y - 4), int(x), int(self.height() - PAD))
             painter.setPen(QColor(p["muted"]))
-            text = format_ms(length * 1000 * i / TICKS)
+            text = format_ms(at)
             tw = metrics.horizontalAdvance(text)
             painter.drawText(int(min(max(x - tw / 2, left), left + width - tw)), int(PAD + metrics.ascent()), text)
+            at += step
         for bar in self.bars():
             span = bar.span
             row_y = bar.rect.top() - (ROW_H - BAR_H) / 2
@@ -138,8 +154,9 @@ class Waterfall(QWidget):
             text_box = QRectF(PAD, row_y, NAME_W - PAD, ROW_H)
             painter.setPen(QColor(p["text"]))
             painter.drawText(text_box, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
-            painter.setPen(QColor(p["border"]))
-            painter.setBrush(QColor(p[STATE_ROLES.get(span.state, "node_idle")]))
+            fill = QColor(p[STATE_ROLES.get(span.state, "muted")])
+            painter.setPen(fill)
+            painter.setBrush(fill)
             painter.drawRoundedRect(bar.rect, 3, 3)
             painter.setPen(QColor(p["muted"]))
             label_box = QRectF(bar.rect.right() + 6, row_y, LABEL_W, ROW_H)

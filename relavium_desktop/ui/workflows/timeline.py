@@ -30,6 +30,7 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.theme.icons import icon
+from relavium_desktop.ui.workflows.gate_payload import readable
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.theme.palette import Palette
@@ -94,7 +95,7 @@ class NodeRecord:
             parts.append("Agent output:\n" + self.streamed)
         parts.extend(card.render() for card in self.tools)
         if self.has_output:
-            parts.append("Output:\n" + json.dumps(self.output, ensure_ascii=False, indent=2, default=str))
+            parts.append("Output:\n" + readable(self.output, 1))
         return "\n\n".join(parts)
 
 

@@ -10,7 +10,6 @@ parsing YAML, reading history.db) runs in a worker thread.
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +35,7 @@ from relavium_desktop.ui.theme import set_tone
 from relavium_desktop.ui.workflows.catalog import WorkflowEntry, last_statuses, scan_project
 from relavium_desktop.ui.workflows.examples import add_examples
 from relavium_desktop.ui.workflows.gate import GatePrompter
-from relavium_desktop.ui.workflows.gate_payload import under_review
+from relavium_desktop.ui.workflows.gate_payload import readable, under_review
 from relavium_desktop.ui.workflows.graph_pane import GraphPane
 from relavium_desktop.ui.workflows.inputs_form import InputsForm
 from relavium_desktop.ui.workflows.list_row import WorkflowRowDelegate, fill_item
@@ -370,7 +369,7 @@ class WorkflowsView(QWidget):
             self.run_events.append(event)
         if kind in ("run:completed", "run:failed", "run:cancelled"):
             outputs = event.get("outputs", event.get("partialOutputs", {}))
-            self.outputs_view.setPlainText(json.dumps(outputs, ensure_ascii=False, indent=2, default=str))
+            self.outputs_view.setPlainText(readable(outputs))
 
     def _on_finished(self, result: RunResult) -> None:
         self.run_id = result.run_id

@@ -176,6 +176,13 @@ def test_the_open_chat_stays_selected_while_it_matches_and_searching_opens_nothi
     qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)
     assert opened == [b]
 
+    # "New chat": nothing is open, so nothing comes back selected when the search is cleared.
+    panel.clear_current()
+    assert panel.list.currentItem() is None and not panel.delete_button.isEnabled()
+    panel.search_box.clear()
+    qtbot.waitUntil(lambda: len(panel.titles()) == 3)
+    assert panel.list.currentItem() is None and opened == [b]
+
 
 def test_with_no_chats_the_list_says_how_to_start_one(
     qtbot, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,

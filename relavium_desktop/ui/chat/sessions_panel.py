@@ -253,6 +253,16 @@ class SessionsPanel(QWidget):
                 self.list.setCurrentRow(i)
                 return
 
+    def clear_current(self) -> None:
+        """No chat is open (a new one is being typed): nothing selected, and a search keeps nothing selected."""
+        self._current = None
+        self._filling = True
+        try:
+            self.list.setCurrentRow(-1)
+        finally:
+            self._filling = False
+        self._enable_actions()
+
     def ids(self) -> list[str]:
         return [str(self.list.item(i).data(ID_ROLE)) for i in range(self.list.count())]
 

@@ -229,3 +229,23 @@ def test_in_the_window_the_date_is_muted_and_follows_the_theme(chat, qtbot, llm_
         theme.set_choice(choice)
         qtbot.waitUntil(lambda: date.palette().color(QPalette.ColorRole.WindowText) == theme.qcolor("muted"))
     assert theme.palette.name == "dark"
+
+
+def test_the_buttons_and_search_box_get_icons_in_the_theme_colours(qtbot, tmp_path: Path, qloop) -> None:
+    from relavium_desktop.ui.qt import QSettings
+    from relavium_desktop.ui.theme import Theme
+
+    theme = Theme(QSettings(str(tmp_path / "look.ini"), QSettings.Format.IniFormat))
+    theme.set_choice("light")
+    widget = SessionsPanel(theme=theme)
+    qtbot.addWidget(widget)
+    assert widget.new_button.icon().isNull()  # nothing loaded before the panel is shown
+    widget.show()
+    qtbot.waitUntil(lambda: not widget.new_button.icon().isNull())
+    assert len(widget.search_box.actions()) == 1
+    light_key = widget.new_button.icon().cacheKey()
+    try:
+        theme.set_choice("dark")
+        qtbot.waitUntil(lambda: widget.new_button.icon().cacheKey() != light_key)
+    finally:
+        theme.set_choice("light")  # the theme is applied to the whole QApplication

@@ -222,7 +222,7 @@ class SessionsPanel(QWidget):
         super().showEvent(event)
         if self._theme is not None and self._search_icon is None:
             # After the first paint: the icon font is loaded on the first icon asked for.
-            QTimer.singleShot(0, self._tint)
+            QTimer.singleShot(0, self, self._tint)
 
     def _tint(self) -> None:
         from relavium_desktop.ui.theme.icons import icon

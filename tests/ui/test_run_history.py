@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from relavium_desktop.ui.runs.local_time import full_local, short_local
+from relavium_desktop.ui.runs.run_story import story_row
 from relavium_desktop.ui.runs.waterfall import tick_step
 from relavium_desktop.ui.shell import NAV_RUNS
 from tests.helpers import run_cli
@@ -144,3 +145,15 @@ def test_waterfall_has_one_bar_per_node_proportional_to_its_duration(history, qt
 
 def test_axis_ticks_are_round_numbers() -> None:
     assert [tick_step(ms) for ms in (1900, 800, 45, 61_000)] == [500.0, 200.0, 20.0, 20_000.0]
+
+
+def test_a_tool_summary_that_is_json_reads_as_words() -> None:
+    row = story_row({"type": "agent:tool_result", "nodeId": "save", "toolId": "write_file", "success": True,
+                     "outputSummary": '{"path": "notes.md", "bytesWritten": 12}'})
+    assert row is not None and row.text == "write_file: path: notes.md, bytesWritten: 12"
+    failed = story_row({"type": "agent:tool_result", "nodeId": "save", "toolId": "run_command", "success": False,
+                        "outputSummary": "", "error": {"code": "tool_denied", "reason": "command_not_allowed",
+                                                       "message": "command 'rm' is not in allowedCommands"}})
+    assert failed is not None and failed.error and failed.kind == "tool"
+    assert failed.text == "run_command failed: command 'rm' is not in allowedCommands"
+    assert failed.detail == "tool_denied (command_not_allowed)"

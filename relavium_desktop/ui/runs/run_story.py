@@ -10,6 +10,7 @@ Pure Python: no Qt, so it is cheap to test and to reuse.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -92,6 +93,19 @@ def _tool_preview(tool_input: Any) -> str:
     return one_line(tool_input)
 
 
+def _summary_words(summary: Any) -> str:
+    """A tool's output summary; one that is a JSON object reads as "key: value, key: value"."""
+    text = str(summary or "").strip()
+    if text[:1] in "{[":
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(value, dict):
+            return ", ".join(f"{k}: {one_line(v, 80)}" for k, v in value.items())
+    return text
+
+
 def _tokens(event: JsonDict) -> str:
     used = event.get("tokensUsed") or event.get("totalTokensUsed")
     if isinstance(used, dict) and (used.get("input") or used.get("output")):
@@ -128,7 +142,7 @@ def story_row(event: JsonDict) -> StoryRow | None:
                         detail=one_line(preview, 2000))
     if kind == "agent:tool_result":
         if event.get("success"):
-            summary = one_line(event.get("outputSummary") or "done", 120)
+            summary = one_line(_summary_words(event.get("outputSummary")) or "done", 120)
             return StoryRow(at, TOOL, f"{event.get('toolId')}: {summary}", node,
                             detail=one_line(event.get("outputSummary") or "", 2000))
         words, code = _error_words(event.get("error"))

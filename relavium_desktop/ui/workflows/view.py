@@ -171,7 +171,7 @@ class WorkflowsView(QWidget):
         right = QWidget()
         right_col = QVBoxLayout(right)
         right_col.setContentsMargins(0, 0, 0, 0)
-        right_col.addWidget(self.title)
+        right_col.addWidget(self.title, 0, Qt.AlignmentFlag.AlignTop)
         right_col.addWidget(self.error_view, 1)
         right_col.addWidget(self.body, 4)
         self.body.hide()

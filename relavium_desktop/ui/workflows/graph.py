@@ -165,8 +165,9 @@ class WorkflowGraph(QGraphicsView):
         if state == "running":
             self.streams[node_id] = ""
             self.boxes[node_id].show_stream("")
-        elif state not in ("retrying",):
+        elif node_id in self._dirty_streams:  # finished: show the last words now, not on the next tick
             self._dirty_streams.discard(node_id)
+            self.boxes[node_id].show_stream(self.streams.get(node_id, ""))
 
     def reset_states(self) -> None:
         for node_id in self.boxes:

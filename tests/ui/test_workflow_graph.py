@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from relavium_desktop.ui.qt import QColor, QPoint, QPointF, Qt, QWheelEvent
+from relavium_desktop.ui.qt import QApplication, QColor, QEvent, QMouseEvent, QPoint, QPointF, Qt, QWheelEvent
 from relavium_desktop.ui.shell import NAV_WORKFLOWS
 from relavium_desktop.ui.theme.palette import DARK, LIGHT
 from relavium_desktop.ui.workflows.graph import MIN_PANE_WIDTH, STATE_ROLES, ZOOM_STEP
@@ -103,6 +103,31 @@ def test_zoom_buttons_ctrl_wheel_and_fit_change_the_view(make_window, qtbot, pro
     pane.fit_button.click()
     assert abs(graph.scale_now() - fitted) < 1e-6
     assert sorted(visible_boxes(graph)) == sorted(graph.boxes)
+
+
+def test_a_zoomed_graph_pans_by_dragging(make_window, qtbot, project: Path) -> None:
+    _window, view = open_graph(make_window, qtbot, project)
+    graph = view.graph
+    for _ in range(3):
+        view.graph_pane.zoom_in_button.click()
+    bar = graph.verticalScrollBar()
+    assert bar.maximum() > 0  # zoomed past the pane: there is somewhere to pan to
+    bar.setValue(bar.maximum() // 2)
+    before = bar.value()
+    port = graph.viewport()
+    start, end = QPointF(port.rect().center()), QPointF(port.rect().center()) + QPointF(0, -60)
+
+    def send(kind, at, buttons):
+        event = QMouseEvent(kind, at, port.mapToGlobal(at), Qt.MouseButton.LeftButton, buttons,
+                            Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(port, event)
+
+    left = Qt.MouseButton.LeftButton
+    send(QEvent.Type.MouseButtonPress, start, left)
+    send(QEvent.Type.MouseMove, start + QPointF(0, -30), left)
+    send(QEvent.Type.MouseMove, end, left)
+    send(QEvent.Type.MouseButtonRelease, end, Qt.MouseButton.NoButton)
+    assert bar.value() == before + 60  # dragging up by 60 px shows what was 60 px further down
 
 
 def test_node_colours_follow_state_and_theme(make_window, qtbot, project: Path) -> None:

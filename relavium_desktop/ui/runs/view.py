@@ -1,10 +1,13 @@
 """The Runs / History page: past workflow runs and any run's full event log.
 
 Rows come from history.db (the same store ``relavium run`` writes), newest
-first: workflow, status, start, duration, tokens and cost.  Selecting a run
-shows every event it recorded, in sequence order, one JSON object per line --
-what the engine persisted, already masked and bounded.  Reading runs in a
-worker thread; the page re-reads history each time it is navigated to.
+first: workflow, status (with an icon), local start time ("Today 14:03"; the
+full timestamp and zone on hover), duration, tokens and cost.  Selecting a run
+shows what it did three ways: a timeline of sentences with a filter
+(:mod:`.story_view`), a per-node time and cost waterfall (:mod:`.waterfall`),
+and the raw events, one JSON object per line, as the engine persisted them
+(already masked and bounded).  Reading runs in a worker thread; the page
+re-reads history each time it is navigated to.
 
 A selected run that is paused at a human gate -- from this session, an
 earlier one, or ``relavium run`` -- shows the gate (message, kind, payload

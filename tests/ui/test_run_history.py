@@ -157,3 +157,22 @@ def test_a_tool_summary_that_is_json_reads_as_words() -> None:
     assert failed is not None and failed.error and failed.kind == "tool"
     assert failed.text == "run_command failed: command 'rm' is not in allowedCommands"
     assert failed.detail == "tool_denied (command_not_allowed)"
+
+
+def test_a_theme_switch_repaints_the_waterfall(history, qtbot) -> None:
+    window, view = history
+    theme = window.context.theme
+    view.detail_tabs.setCurrentIndex(1)
+    waterfall = view.waterfall
+    qtbot.waitUntil(lambda: waterfall.isVisible() and waterfall.width() > 300)
+    for choice in ("light", "dark"):
+        if theme.palette.name != choice:
+            with qtbot.waitSignal(theme.changed):
+                theme.set_choice(choice)
+        bar = next(b for b in waterfall.bars() if b.span.node == "long_nap")
+        image = waterfall.grab().toImage()
+        ratio = image.devicePixelRatio()
+        painted = image.pixelColor(int(bar.rect.center().x() * ratio), int(bar.rect.center().y() * ratio))
+        assert painted.name() == theme.qcolor("success").name(), choice
+        background = image.pixelColor(2, int(waterfall.height() * ratio) - 2)
+        assert background.name() == theme.qcolor("surface").name(), choice

@@ -1,9 +1,9 @@
 """Named icons, tinted with a palette role (no emoji, no image files of our own).
 
-The glyphs come from qtawesome's bundled icon fonts (Phosphor, MIT licensed,
-with one Material Design glyph where Phosphor 1.3 has none); qtawesome is
+The glyphs come from one set, Phosphor (MIT licensed), in qtawesome's
+bundled icon fonts -- a maintained library, so no icon files of ours; qtawesome is
 imported on the first request, never before the first paint: it loads font
-files.  Icons are cached per (name, palette, role), so a view that asks for
+files.  Icons are cached per name and colour, so a view that asks for
 the same icon on every repaint gets the same QIcon back.
 """
 
@@ -28,7 +28,7 @@ GLYPHS: dict[str, str] = {
     "git": "ph.git-branch",
     "clipboard": "ph.clipboard-text",
     "bell": "ph.bell",
-    "plug": "mdi6.power-plug-outline",
+    "plug": "ph.puzzle-piece",  # MCP servers: Phosphor 1.3 has no plug glyph
     "agent": "ph.robot",
     "image": "ph.image",
     "copy": "ph.copy",

@@ -36,7 +36,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
-from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
@@ -91,6 +91,7 @@ class AllowList(QGroupBox):
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         help_label = QLabel(help_text)
         help_label.setWordWrap(True)
+        set_tone(help_label, "muted")
         row = QHBoxLayout()
         row.addWidget(self.edit, 1)
         row.addWidget(self.add_button)
@@ -137,6 +138,7 @@ class ChatToolsPage(QWidget):
         self.warning = QLabel()
         self.warning.setWordWrap(True)
         self.warning.setVisible(False)
+        set_surface(self.warning, "banner-warning")
         self.commands = AllowList(
             "Commands (run_command)", "e.g. npm test",
             "Each entry allows exactly one command line, matched argument by argument. It is run "

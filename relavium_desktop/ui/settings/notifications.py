@@ -15,6 +15,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme import set_tone
 
 SYSTEM_SHORTCUT_HELP = (
     "To process the clipboard from anywhere, bind a system-wide shortcut in your desktop's "
@@ -51,6 +52,7 @@ class NotificationsPage(QWidget):
         form.addRow("Process what I copied (in the app):", self.shortcut_edit)
         help_label = QLabel(SYSTEM_SHORTCUT_HELP)
         help_label.setWordWrap(True)
+        set_tone(help_label, "muted")
         form.addRow(help_label)
 
         layout = QVBoxLayout(self)

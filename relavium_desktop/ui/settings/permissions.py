@@ -17,6 +17,7 @@ from relavium_desktop.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
+from relavium_desktop.ui.theme import set_tone
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
@@ -52,6 +53,7 @@ class PermissionsPage(QWidget):
         self.revoke_button.setAutoDefault(False)
         self.revoke_button.clicked.connect(self.revoke_selected)
         self.empty = QLabel("No permanent permissions yet.")
+        set_tone(self.empty, "muted")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addWidget(self.table, 1)

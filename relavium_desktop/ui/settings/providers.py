@@ -99,6 +99,7 @@ class ProvidersPage(QWidget):
         self.file_error.setObjectName("providersFileError")
         self.file_error.setWordWrap(True)
         self.file_error.setTextFormat(Qt.TextFormat.PlainText)
+        set_surface(self.file_error, "banner-danger")
         self.file_error.setVisible(False)
         intro = QLabel(
             "Models come from the providers below. They are kept in providers.yaml in the Relavium data "

@@ -139,3 +139,47 @@ def qtbot_left():
     from relavium_desktop.ui.qt import Qt
 
     return Qt.MouseButton.LeftButton
+
+
+def _history(turns: int) -> list:
+    from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
+
+    messages = []
+    for n in range(turns):
+        call = ToolCallPart("call_0", "read_file", {"path": f"src/m{n}.py"})  # ids repeat, as some providers send
+        messages += [
+            Message.user(f"question {n}"),
+            Message("assistant", (call,)),
+            Message("tool", (ToolResultPart("call_0", "read_file",
+                                            f'{{"content": "x = {n}\\n", "sizeBytes": {6 + len(str(n))}}}'),)),
+            Message("assistant", (TextPart(f"answer **{n}**"),)),
+        ]
+    return messages
+
+
+def test_a_long_history_builds_what_is_in_view_and_the_rest_while_scrolling_up(transcript, qtbot) -> None:
+    from relavium_desktop.ui.chat.transcript import HISTORY_PAGE
+
+    transcript.show_history(_history(60))  # 180 blocks: question, card, answer
+    assert len(transcript.blocks) == HISTORY_PAGE and transcript.unbuilt == 180 - HISTORY_PAGE
+    # The newest turn is on screen, scrolled to the bottom.
+    bar = transcript.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+    assert transcript.messages()[-1].shown_text() == "answer 59"
+    anchor = transcript.blocks[0]
+    bar.setValue(0)
+    qtbot.waitUntil(lambda: transcript.blocks[0] is not anchor)  # a page went in above
+    qtbot.wait(50)
+    # The reader's place is kept: the block they were looking at did not move on screen.
+    assert bar.value() > 0
+    assert abs(anchor.mapTo(transcript.viewport(), anchor.rect().topLeft()).y() - 8) <= 2
+
+    def scrolled_to_the_top() -> bool:
+        bar.setValue(0)
+        return transcript.unbuilt == 0
+
+    qtbot.waitUntil(scrolled_to_the_top, timeout=10_000)
+    # Earlier turns went in above, in order, each card with its own result.
+    assert [m.shown_text() for m in transcript.messages()[:2]] == ["question 0", "answer 0"]
+    assert [c.summary.text() for c in transcript.cards()[:2]] == ["read_file src/m0.py · 7 B", "read_file src/m1.py · 7 B"]
+    assert len(transcript.blocks) == 180 and transcript.blocks.index(anchor) == 180 - HISTORY_PAGE

@@ -30,10 +30,19 @@ def code_style(theme: Any) -> str:
     return pygments_style_name(palette_of(theme))
 
 
-def themed_icon(name: str, theme: Any, role: str = "text") -> QIcon:
-    from relavium_desktop.ui.theme.icons import icon
+_ICONS: dict[tuple[str, str, str], QIcon] = {}
 
-    return icon(name, palette_of(theme), role=role)
+
+def themed_icon(name: str, theme: Any, role: str = "text") -> QIcon:
+    """The tinted icon, drawn once per palette: a long transcript asks for the same few thousands of times."""
+    palette = palette_of(theme)
+    key = (name, palette.name, role)
+    found = _ICONS.get(key)
+    if found is None:
+        from relavium_desktop.ui.theme.icons import icon
+
+        found = _ICONS[key] = icon(name, palette, role=role)
+    return found
 
 
 def tone(widget: QWidget, name: str | None) -> None:

@@ -50,17 +50,14 @@ class MessageBlock(QFrame):
         self.heading = QLabel(ROLE_TITLES.get(role, role.title()))
         look.tone(self.heading, "heading")
         self.copy_button = self._action("copy", "Copy this message", self.copy)
-        self.edit_button = self._action("edit", "Edit and resend", self.edit_requested.emit)
-        self.regenerate_button = self._action("regenerate", "Regenerate this answer",
-                                              self.regenerate_requested.emit)
-        self.edit_button.setVisible(False)
-        self.regenerate_button.setVisible(False)
-        header = QHBoxLayout()
+        # Edit and Regenerate exist on one message each at a time: built when first offered.
+        self._edit_button: QToolButton | None = None
+        self._regenerate_button: QToolButton | None = None
+        self._header = header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.heading)
         header.addStretch(1)
-        for button in (self.edit_button, self.regenerate_button, self.copy_button):
-            header.addWidget(button)
+        header.addWidget(self.copy_button)
         self._column = QVBoxLayout(self)
         self._column.setContentsMargins(6, 4, 6, 4)
         self._column.setSpacing(4)
@@ -80,6 +77,23 @@ class MessageBlock(QFrame):
         button.clicked.connect(slot)
         return button
 
+    @property
+    def edit_button(self) -> QToolButton:
+        if self._edit_button is None:
+            self._edit_button = self._action("edit", "Edit and resend", self.edit_requested.emit)
+            self._edit_button.setVisible(False)
+            self._header.insertWidget(self._header.count() - 1, self._edit_button)
+        return self._edit_button
+
+    @property
+    def regenerate_button(self) -> QToolButton:
+        if self._regenerate_button is None:
+            self._regenerate_button = self._action("regenerate", "Regenerate this answer",
+                                                   self.regenerate_requested.emit)
+            self._regenerate_button.setVisible(False)
+            self._header.insertWidget(self._header.count() - 1, self._regenerate_button)
+        return self._regenerate_button
+
     def _add_part(self, widget: QWidget) -> None:
         self._column.addWidget(widget)
         self.parts.append(widget)
@@ -89,8 +103,10 @@ class MessageBlock(QFrame):
         return "".join(self._raw)
 
     def set_actions(self, *, edit: bool = False, regenerate: bool = False) -> None:
-        self.edit_button.setVisible(edit)
-        self.regenerate_button.setVisible(regenerate)
+        if edit or self._edit_button is not None:
+            self.edit_button.setVisible(edit)
+        if regenerate or self._regenerate_button is not None:
+            self.regenerate_button.setVisible(regenerate)
 
     def append(self, chunk: str) -> None:
         """Append streamed text at the end: one cursor insert, no re-layout of what came before."""
@@ -132,9 +148,10 @@ class MessageBlock(QFrame):
                 self._add_part(CodeBlock(piece.code, piece.language, theme=self._theme))
 
     def repaint_theme(self) -> None:
-        for name, button in (("copy", self.copy_button), ("edit", self.edit_button),
-                             ("regenerate", self.regenerate_button)):
-            button.setIcon(look.themed_icon(name, self._theme, "muted"))
+        for name, button in (("copy", self.copy_button), ("edit", self._edit_button),
+                             ("regenerate", self._regenerate_button)):
+            if button is not None:
+                button.setIcon(look.themed_icon(name, self._theme, "muted"))
         for part in self.parts:
             if isinstance(part, CodeBlock):
                 part.repaint_theme()
@@ -152,5 +169,6 @@ class MessageBlock(QFrame):
             if isinstance(part, CodeBlock):
                 shown.append(part.plain_text())
             elif part.isVisibleTo(self) or part is self.body:
-                shown.append(part.toPlainText())  # type: ignore[attr-defined]
+                text = part.toPlainText()  # type: ignore[attr-defined]
+                shown.append(text.rstrip() if self.complete and self._markdown else text)
         return "\n".join(s for s in shown if s)

@@ -8,8 +8,9 @@ once, when it is complete.  Nothing before the streaming block is touched.
 
 Opening a long session costs what the screen shows: history is kept as
 block recipes, the last ``HISTORY_PAGE`` are built at once and earlier ones
-a few at a time as the reader scrolls towards the top (the scroll position
-is held while they are inserted above).  Nothing here touches the engine's
+as the reader scrolls towards the top -- one per event-loop turn, into a
+small page that is inserted above when full (the scroll position is held).  Pages keep a long column cheap to lay out: the scroll
+area's layout moves a few hundred pages, not thousands of blocks.  Nothing here touches the engine's
 policy: the chat view feeds it events and carries out the message actions
 it asks for (``edit_requested``, ``regenerate_requested``).
 """
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui.chat.message_block import ROLE_TITLES, MessageBlock
 from relavium_desktop.ui.chat.tool_cards import ToolCard
-from relavium_desktop.ui.qt import QScrollArea, QTimer, QVBoxLayout, QWidget, Signal
+from relavium_desktop.ui.qt import QEvent, QObject, QScrollArea, QTimer, QVBoxLayout, QWidget, Signal
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.llm.messages import Message
@@ -31,8 +32,8 @@ __all__ = ["ROLE_TITLES", "MessageBlock", "ToolCard", "Transcript"]
 
 FLUSH_MS = 30
 HISTORY_PAGE = 30  # blocks built when a session opens
-EARLIER_STEP = 8  # blocks built per event-loop turn while scrolling up
-EARLIER_MARGIN_PX = 400  # start building earlier blocks this close to the top
+EARLIER_PAGE = 4  # blocks per page inserted above while scrolling up
+EARLIER_MARGIN_PX = 1200  # start building earlier blocks this close to the top
 
 
 class Transcript(QScrollArea):
@@ -57,6 +58,10 @@ class Transcript(QScrollArea):
         self.setWidget(self._inner)
         self.blocks: list[QWidget] = []
         self._unbuilt: list[Callable[[], QWidget]] = []  # older history, oldest first
+        self._pages: list[QWidget] = []  # containers of history blocks, in the column
+        self._next_page: list[QWidget] = []  # built, not yet inserted (newest last)
+        self._anchor: QWidget | None = None  # the page the reader sees while pages go in above it
+        self._hold = _HoldPlace(self.verticalScrollBar(), self)
         self._pending: list[str] = []
         self._current: MessageBlock | None = None
         self._open_cards: list[ToolCard] = []
@@ -89,10 +94,13 @@ class Transcript(QScrollArea):
         self._current = None
         self._open_cards.clear()
         self._unbuilt.clear()
-        for widget in self.blocks:
+        for widget in [*self.blocks, *self._next_page, *self._pages]:
             self._column.removeWidget(widget)
             widget.deleteLater()
         self.blocks.clear()
+        self._next_page.clear()
+        self._pages.clear()
+        self._set_anchor(None)
         self._stick = True
 
     def _message(self, role: str, text: str) -> MessageBlock:
@@ -127,8 +135,8 @@ class Transcript(QScrollArea):
 
     @property
     def unbuilt(self) -> int:
-        """History blocks not built yet (above what has been scrolled to)."""
-        return len(self._unbuilt)
+        """History blocks not in the column yet (above what has been scrolled to)."""
+        return len(self._unbuilt) + len(self._next_page)
 
     def plain_text(self) -> str:
         """The conversation as a person reads it: messages, and each tool call with its outcome."""
@@ -168,9 +176,27 @@ class Transcript(QScrollArea):
                 for call in (p for p in message.parts if isinstance(p, ToolCallPart)):
                     recipes.append(partial(self._stored_card, call, results.get(call.call_id)))
         self._unbuilt = recipes[:-HISTORY_PAGE] if len(recipes) > HISTORY_PAGE else []
-        for recipe in recipes[-HISTORY_PAGE:]:
-            self._add(recipe())
+        self._insert_page([recipe() for recipe in recipes[-HISTORY_PAGE:]], at_top=False)
         self._update_actions()
+
+    def _insert_page(self, built: list[QWidget], *, at_top: bool) -> None:
+        page = QWidget()
+        page.setObjectName("transcriptPage")
+        column = QVBoxLayout(page)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(self._column.spacing())
+        for widget in built:
+            column.addWidget(widget)
+        if at_top:
+            top = self._column.itemAt(0)  # the top page (the stretch when empty: no widget)
+            self._set_anchor(top.widget() if top is not None else None)
+            self._column.insertWidget(0, page)
+            self._pages.insert(0, page)
+            self.blocks[:0] = built
+        else:
+            self._column.insertWidget(self._column.count() - 1, page)
+            self._pages.append(page)
+            self.blocks.extend(built)
 
     def _stored_card(self, call: Any, result: Any) -> ToolCard:
         card = ToolCard(call.name, dict(call.args), theme=self.theme)
@@ -185,25 +211,22 @@ class Transcript(QScrollArea):
         return card
 
     def _build_earlier(self) -> None:
-        """Build a few blocks above the first one, keeping what the reader looks at in place."""
-        if not self._unbuilt:
-            return
-        step = self._unbuilt[-EARLIER_STEP:]
-        del self._unbuilt[-EARLIER_STEP:]
-        bar = self.verticalScrollBar()
-        before_value, before_max = bar.value(), bar.maximum()
-        built = [recipe() for recipe in step]
-        for index, widget in enumerate(built):
-            self._column.insertWidget(index, widget)
-        self.blocks[:0] = built
-        self._inner.adjustSize()
-        bar.setValue(before_value + bar.maximum() - before_max)
-        if self._unbuilt and bar.value() < EARLIER_MARGIN_PX:
+        """Build one earlier block per event-loop turn; every ``EARLIER_PAGE`` go in above as a page.
+
+        One block (1-5 ms) and, every few turns, one small page to lay out
+        keep each turn well inside a frame while the reader scrolls.
+        """
+        if self._unbuilt:
+            self._next_page.insert(0, self._unbuilt.pop()())
+        if self._next_page and (len(self._next_page) >= EARLIER_PAGE or not self._unbuilt):
+            built, self._next_page = self._next_page, []
+            self._insert_page(built, at_top=True)
+        if (self._unbuilt or self._next_page) and self.verticalScrollBar().value() < EARLIER_MARGIN_PX:
             self._earlier.start()
 
     def build_all(self) -> None:
         """Build every history block (copy-all, search, tests)."""
-        while self._unbuilt:
+        while self._unbuilt or self._next_page:
             self._build_earlier()
 
     # -- message actions --------------------------------------------------------------
@@ -285,9 +308,30 @@ class Transcript(QScrollArea):
     def _scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()
         self._stick = value >= bar.maximum() - 8
-        if self._unbuilt and value < EARLIER_MARGIN_PX and not self._earlier.isActive():
+        if (self._unbuilt or self._next_page) and value < EARLIER_MARGIN_PX and not self._earlier.isActive():
             self._earlier.start()
+
+    def _set_anchor(self, block: QWidget | None) -> None:
+        if self._anchor is not None:
+            self._anchor.removeEventFilter(self._hold)
+        self._anchor = block
+        if block is not None:
+            block.installEventFilter(self._hold)
 
     def _follow(self, _min: int, maximum: int) -> None:
         if self._stick:
             self.verticalScrollBar().setValue(maximum)
+
+
+class _HoldPlace(QObject):
+    """Scrolls by as much as the watched block moved down, so it stays where the reader saw it."""
+
+    def __init__(self, bar: Any, parent: QObject) -> None:
+        super().__init__(parent)
+        self._bar = bar
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Move:
+            moved = event.pos().y() - event.oldPos().y()  # type: ignore[attr-defined]
+            self._bar.setValue(self._bar.value() + moved)
+        return False

@@ -56,6 +56,7 @@ class ToolCard(QFrame):
         self.summary.setObjectName("toolSummary")
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._summary_tone: str | None = None
         self.status_label = QLabel("running…")
         self.status_label.setObjectName("toolStatus")
         look.tone(self.status_label, "muted")
@@ -152,8 +153,10 @@ class ToolCard(QFrame):
         text = self.summary_text
         self.summary.setText(text)
         self.summary.setToolTip(text)
-        look.tone(self.summary, "danger" if self.status == "failed" else "muted" if self.status == "cancelled"
-                  else None)
+        tone = "danger" if self.status == "failed" else "muted" if self.status == "cancelled" else None
+        if tone != self._summary_tone:  # a re-polish per card adds up over a long history
+            self._summary_tone = tone
+            look.tone(self.summary, tone)
         if self._view is not None:  # a result arrived after the card was opened on its arguments
             self._column.removeWidget(self._view)
             self._view.deleteLater()

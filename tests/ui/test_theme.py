@@ -11,7 +11,7 @@ import pytest
 
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.chat.banner import ErrorBanner
-from relavium_desktop.ui.qt import QApplication, QLabel, QPalette, Qt
+from relavium_desktop.ui.qt import QApplication, QGuiApplication, QLabel, QPalette, Qt
 from relavium_desktop.ui.theme import set_tone
 from relavium_desktop.ui.theme.icons import GLYPHS, icon
 from relavium_desktop.ui.theme.palette import DARK, LIGHT
@@ -84,8 +84,11 @@ def test_follow_the_system_tracks_the_desktop_scheme(make_window, qtbot) -> None
     with qtbot.assertNotEmitted(theme.changed):
         theme.follow_system(Qt.ColorScheme.Dark)
     assert theme.palette is LIGHT
-    theme.set_choice("system")  # and picking "system" again takes the desktop's current scheme
-    assert theme.palette is DARK
+    # Picking "system" again reads the desktop's own scheme (offscreen: not dark).
+    theme.set_choice("dark")
+    theme.set_choice("system")
+    assert QGuiApplication.styleHints().colorScheme() != Qt.ColorScheme.Dark
+    assert theme.palette is LIGHT
 
 
 def test_the_appearance_page_applies_and_persists_across_a_restart(make_window, qtbot) -> None:

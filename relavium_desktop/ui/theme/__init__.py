@@ -110,9 +110,9 @@ class Theme(QObject):
         self._settings = settings
         self._choice = keys.read_theme(settings)
         self._font_pt = keys.read_font_pt(settings)  # 0: the desktop's size
-        hints = QGuiApplication.styleHints()
-        self._system_dark = hints.colorScheme() == Qt.ColorScheme.Dark
-        hints.colorSchemeChanged.connect(self.follow_system)
+        self._system_dark = False
+        self._tell_the_platform()
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self.follow_system)
         self._palette = self._resolve()
 
     # -- what is in force ------------------------------------------------------
@@ -148,6 +148,7 @@ class Theme(QObject):
         if choice == self._choice:
             return
         self._choice = choice
+        self._tell_the_platform()
         self._refresh()
 
     def set_font_pt(self, points: int) -> None:
@@ -163,9 +164,25 @@ class Theme(QObject):
 
     def follow_system(self, scheme: Qt.ColorScheme) -> None:
         """The desktop switched between light and dark; followed when the choice is "system"."""
+        if self._choice != "system":
+            return  # with a fixed choice the hint is our own override, not the desktop's
         self._system_dark = scheme == Qt.ColorScheme.Dark
-        if self._choice == "system":
-            self._refresh()
+        self._refresh()
+
+    def _tell_the_platform(self) -> None:
+        """Native parts (title bars, file dialogs) follow a fixed choice; "system" hands them back.
+
+        The desktop's own scheme is read with no override in place, so "system"
+        starts from what the desktop says rather than from an earlier choice.
+        """
+        hints = QGuiApplication.styleHints()
+        if not hasattr(hints, "setColorScheme"):  # Qt before 6.8: no override, nothing to undo
+            self._system_dark = hints.colorScheme() == Qt.ColorScheme.Dark
+            return
+        hints.unsetColorScheme()
+        self._system_dark = hints.colorScheme() == Qt.ColorScheme.Dark
+        if self._choice != "system":
+            hints.setColorScheme(Qt.ColorScheme.Dark if self._choice == "dark" else Qt.ColorScheme.Light)
 
     def _resolve(self) -> Palette:
         if self._choice == "dark" or (self._choice == "system" and self._system_dark):

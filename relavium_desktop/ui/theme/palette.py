@@ -58,7 +58,7 @@ ROLES: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: LIGHT and DARK are the only ones
 class Palette:
     """A named, complete set of role colours as ``#rrggbb`` strings."""
 

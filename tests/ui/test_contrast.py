@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from relavium_desktop.ui.theme.palette import DARK, LIGHT, ROLES, Palette
+from relavium_desktop.ui.theme.palette import DARK, LIGHT, ROLES, Palette, pygments_style_name
 
 STATES = ("success", "warning", "danger", "info")
 
@@ -77,6 +77,17 @@ def test_body_text_pairs_reach_4_5(palette: Palette) -> None:
 def test_large_text_and_icon_pairs_reach_3(palette: Palette) -> None:
     low = [(fg, bg, round(ratio(palette[fg], palette[bg]), 2)) for fg, bg in LARGE_PAIRS
            if ratio(palette[fg], palette[bg]) < 3]
+    assert low == []
+
+
+@pytest.mark.parametrize("palette", [LIGHT, DARK], ids=lambda p: p.name)
+def test_highlighted_code_reads_on_the_code_background(palette: Palette) -> None:
+    from pygments.styles import get_style_by_name
+
+    style = get_style_by_name(pygments_style_name(palette))
+    colours = {f"#{spec['color']}" for _token, spec in style if spec["color"]}
+    assert colours
+    low = sorted((c, round(ratio(c, palette["code_bg"]), 2)) for c in colours if ratio(c, palette["code_bg"]) < 4.5)
     assert low == []
 
 

@@ -107,7 +107,7 @@ LIGHT = Palette("light", {
     "diff_add_text": "#175a30",
     "diff_remove_bg": "#fbe7e4",
     "diff_remove_text": "#9a1f15",
-    "code_bg": "#f1f0ec",
+    "code_bg": "#f4f3f0",
     "code_text": "#1f1e1c",
     "terminal_bg": "#1d1d1b",
     "terminal_text": "#e8e7e3",
@@ -160,8 +160,9 @@ DARK = Palette("dark", {
 
 PALETTES: Mapping[str, Palette] = MappingProxyType({LIGHT.name: LIGHT, DARK.name: DARK})
 
-# Pygments styles whose backgrounds sit close to each palette's code_bg.
-_PYGMENTS = {"light": "friendly", "dark": "github-dark"}
+# Pygments styles whose every token colour reads at 4.5:1 on the palette's code_bg
+# (tests/ui/test_contrast.py); views paint code_bg behind them, not the style's own background.
+_PYGMENTS = {"light": "xcode", "dark": "one-dark"}
 
 
 def pygments_style_name(palette: Palette) -> str:

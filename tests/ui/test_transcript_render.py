@@ -132,7 +132,7 @@ def test_a_user_message_stays_the_text_they_typed(transcript) -> None:
 def colours(html: str) -> set[str]:
     import re
 
-    return set(re.findall(r"color:\s*(#[0-9a-fA-F]{6})", html.split("<body", 1)[1]))
+    return {c.lower() for c in re.findall(r"color:\s*(#[0-9a-fA-F]{6})", html.split("<body", 1)[1])}
 
 
 def qtbot_left():
@@ -183,3 +183,38 @@ def test_a_long_history_builds_what_is_in_view_and_the_rest_while_scrolling_up(t
     assert [m.shown_text() for m in transcript.messages()[:2]] == ["question 0", "answer 0"]
     assert [c.summary.text() for c in transcript.cards()[:2]] == ["read_file src/m0.py · 7 B", "read_file src/m1.py · 7 B"]
     assert len(transcript.blocks) == 180 and transcript.blocks.index(anchor) == 180 - HISTORY_PAGE
+
+
+def test_switching_to_dark_recolours_code_diffs_and_cards_already_shown(
+    make_window, chat, qtbot, llm_server
+) -> None:
+    from relavium_desktop.ui.theme.palette import DARK, LIGHT
+    from tests.fixtures.llm_server import Reply
+    from tests.ui.chat_driver import type_and_enter
+
+    chat.window().context.set_mode("accept-edits")
+    llm_server.script(Reply.call("write_file", {"path": "notes.md", "content": "one\n"}),
+                      Reply.say("```python\nprint('hi')\n```\n"))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "write and show")
+    (code,) = chat.transcript.messages()[-1].code_blocks()
+    (card,) = chat.transcript.cards()
+    card.set_expanded(True)
+    from relavium_desktop.ui.chat.highlight import highlight_html
+    from relavium_desktop.ui.theme.palette import pygments_style_name
+
+    def expected(palette) -> set[str]:
+        return colours("<body>" + highlight_html("print('hi')\n", "python", style=pygments_style_name(palette),
+                                                 colour=palette["code_text"]))
+
+    light_code = colours(code.view.toHtml())
+    assert light_code and light_code <= expected(LIGHT)
+    assert LIGHT["diff_add_bg"] in card.result_view.findChild(QTextBrowser).toHtml()
+
+    with qtbot.waitSignal(chat.window().context.theme.changed, timeout=2_000):
+        chat.window().context.theme.set_choice("dark")
+    dark_code = colours(code.view.toHtml())
+    assert dark_code and dark_code <= expected(DARK) and dark_code.isdisjoint(light_code)
+    diff = card.result_view.findChild(QTextBrowser).toHtml()
+    assert DARK["diff_add_bg"] in diff and LIGHT["diff_add_bg"] not in diff
+    assert card.expanded  # the open card stayed open, redrawn

@@ -150,7 +150,7 @@ class Transcript(QScrollArea):
 
     def repaint_theme(self) -> None:
         """Icons, highlighting and generated HTML again in the new palette."""
-        for block in self.blocks:
+        for block in [*self.blocks, *self._next_page]:
             block.repaint_theme()  # type: ignore[attr-defined]
 
     # -- history --------------------------------------------------------------------

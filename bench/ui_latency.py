@@ -137,11 +137,11 @@ def main() -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     window = MainWindow()
-    window.set_project(str(project))
-    window.set_mode("auto")
+    window.context.set_project(str(project))
+    window.context.set_mode("auto")
     lines = int(args.seconds * 40_000)  # a shell loop prints roughly this fast; it stops on its own
     script = TOOL_SCRIPT.format(lines=lines)
-    window.settings.setValue("chat/policy", json.dumps({"allowedCommands": [shlex.join(["sh", "-c", script])]}))
+    window.context.settings.setValue("chat/policy", json.dumps({"allowedCommands": [shlex.join(["sh", "-c", script])]}))
     window.show()
 
     lags: list[float] = []
@@ -177,9 +177,9 @@ def main() -> int:
         await asyncio.sleep(0.5)  # settle after the first paint
         baseline = await phase(2.0)
 
-        registry: ToolRegistry = await view.backend.registry(window.project)  # type: ignore[union-attr]
+        registry: ToolRegistry = await view.backend.registry(window.context.project)  # type: ignore[union-attr]
         ctx = ToolDispatchContext(run_id="bench-tool", node_id="bench", granted_tool_ids=frozenset({"run_command"}),
-                                  policy=policy_from(window.settings), emit=view._on_event)
+                                  policy=policy_from(window.context.settings), emit=lambda event: view._on_event(event.to_wire()))
         finished = asyncio.Event()
         view.turn_finished.connect(lambda _outcome: finished.set())
         received = [0]

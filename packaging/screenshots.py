@@ -30,6 +30,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,11 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 EXAMPLES = REPO / "resources" / "examples"
+WINDOW_SIZE = (1440, 900)
+THEMES = ("light", "dark")
 SHOTS = ("welcome.png", "welcome-models.png", "main-window.png", "model-picker.png", "workflows.png",
-         "permission-dialog.png", "settings-permissions.png", "settings-providers.png")
+         "history.png", "history-waterfall.png", "permission-dialog.png", "settings-permissions.png",
+         "settings-providers.png", "settings-appearance.png")
 # What the scripted server lists at GET /v1/models, as a local Ollama would.
 LOCAL_MODELS = ("llama3.2:3b", "qwen2.5-coder:7b", "deepseek-r1:8b-llama-distill-q4_K_M", "gpt-4o-mini")
 DEMO_KEY_ENV = "RELAVIUM_DEMO_KEY"  # a placeholder key: the scripted server ignores it
@@ -72,10 +76,21 @@ OLDER_SESSIONS = (
 )
 
 
+@dataclass(frozen=True)
+class Shots:
+    """Where one theme's pictures go: light keeps the plain names the README links, dark adds -dark."""
+
+    folder: Path
+    theme: str
+
+    def path(self, name: str) -> Path:
+        return self.folder / (name if self.theme == "light" else name.replace(".png", f"-{self.theme}.png"))
+
+
 def _under_xvfb() -> int:
     read_fd, write_fd = os.pipe()
     xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_fd), "-nolisten", "tcp", "-screen", "0", "1400x900x24"],
+        ["Xvfb", "-displayfd", str(write_fd), "-nolisten", "tcp", "-screen", "0", "1600x1000x24"],
         pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     os.close(write_fd)
@@ -232,7 +247,7 @@ async def _settle() -> None:
     await asyncio.sleep(0.4)
 
 
-async def _chat(window: Any, out: Path) -> None:
+async def _chat(window: Any, out: Shots) -> None:
     from relavium_desktop.engine.llm.messages import Message, TextPart
 
     view = window.chat_view
@@ -254,10 +269,10 @@ async def _chat(window: Any, out: Path) -> None:
     view.rename_session(sessions[0].id, "Raise the team plan price")
     view.sessions.select(sessions[0].id)
     await _settle()
-    window.grab().save(str(out / "main-window.png"))
+    window.grab().save(str(out.path("main-window.png")))
 
 
-async def _workflows(window: Any, out: Path) -> None:
+async def _workflows(window: Any, out: Shots) -> str:
     from relavium_desktop.ui.shell import NAV_WORKFLOWS
 
     window.nav.setCurrentRow(NAV_WORKFLOWS)
@@ -279,10 +294,24 @@ async def _workflows(window: Any, out: Path) -> None:
         raise RuntimeError(f"screenshots: the folder-todos run ended {results[0].status}")
     view.timeline.select("collect")
     await _settle()
-    window.grab().save(str(out / "workflows.png"))
+    window.grab().save(str(out.path("workflows.png")))
+    return str(results[0].run_id)
 
 
-async def _permission(window: Any, project: Path, out: Path) -> None:
+async def _history(window: Any, out: Shots, run_id: str) -> None:
+    """Runs / History on the run just made: local times, the timeline, then the waterfall."""
+    view = window.show_runs()
+    await _until(lambda: view.row_of(run_id) >= 0, "the run in History")
+    if not await view.show_run(run_id):
+        raise RuntimeError("screenshots: History could not open the demo run")
+    await _settle()
+    window.grab().save(str(out.path("history.png")))
+    view.detail_tabs.setCurrentIndex(1)
+    await _settle()
+    window.grab().save(str(out.path("history-waterfall.png")))
+
+
+async def _permission(window: Any, project: Path, out: Shots) -> None:
     from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
 
     request = ApprovalRequest(
@@ -300,7 +329,7 @@ async def _permission(window: Any, project: Path, out: Path) -> None:
     pending = asyncio.ensure_future(window.context.approvals.confirm(request))
     await _until(lambda: opened, "the permission dialog")
     await _settle()
-    opened[0].grab().save(str(out / "permission-dialog.png"))
+    opened[0].grab().save(str(out.path("permission-dialog.png")))
     opened[0].deny_button.click()
     await pending
 
@@ -318,13 +347,13 @@ def _grant_demo_permissions(window: Any, project: Path) -> None:
         "run_command", ActionClass.PROCESS, "npm test", {"command": "npm", "args": ["test"]}, "chat"))
 
 
-async def _welcome(out: Path, port: int) -> None:
+async def _welcome(out: Shots, port: int) -> None:
     """The first start on a fresh data folder: the welcome flow finds the local model server."""
     from relavium_desktop.host.egress.local_servers import LocalServerKind
     from relavium_desktop.ui.shell import MainWindow
 
     window = MainWindow(local_servers=[LocalServerKind("Ollama", "ollama", port)])
-    window.resize(1280, 800)
+    window.resize(*WINDOW_SIZE)
     window.show()
     welcome = window.welcome_view
     if welcome is None:
@@ -332,17 +361,17 @@ async def _welcome(out: Path, port: int) -> None:
     welcome.look_for_local()
     await _until(lambda: welcome.local_list.count() == 1, "the local model server")
     await _settle()
-    window.grab().save(str(out / "welcome.png"))
+    window.grab().save(str(out.path("welcome.png")))
     welcome.pick_local(0)
     await _until(lambda: welcome.model_list.count() == len(LOCAL_MODELS), "the local model list")
     welcome.model_list.setCurrentRow(1)
     await _settle()
-    window.grab().save(str(out / "welcome-models.png"))
+    window.grab().save(str(out.path("welcome-models.png")))
     welcome.skip_all.click()
     window.close()
 
 
-async def _model_picker(window: Any, out: Path) -> None:
+async def _model_picker(window: Any, out: Shots) -> None:
     """The picker open: models grouped under each provider with its readiness."""
     from relavium_desktop.ui.qt import QGuiApplication
 
@@ -355,11 +384,11 @@ async def _model_picker(window: Any, out: Path) -> None:
     bottom = max(popup.geometry().bottom() + 12 - top_left.y(), window.height())
     screen = QGuiApplication.primaryScreen()
     screen.grabWindow(0, top_left.x(), top_left.y(), window.width(), min(bottom, 900)).save(
-        str(out / "model-picker.png"))
+        str(out.path("model-picker.png")))
     view.model_combo.hidePopup()
 
 
-async def _shoot(out: Path, project: Path, model: ScriptedModel, home: Path) -> None:
+async def _shoot(out: Shots, project: Path, model: ScriptedModel, home: Path) -> None:
     from relavium_desktop.ui.qt import QApplication
     from relavium_desktop.ui.shell import MainWindow
 
@@ -368,7 +397,7 @@ async def _shoot(out: Path, project: Path, model: ScriptedModel, home: Path) -> 
     _providers(home, model.base_url)
     window = MainWindow()
     window.context.set_project(str(project))
-    window.resize(1280, 800)
+    window.resize(*WINDOW_SIZE)
     window.show()
     window.context.ensure_services()
     await _settle()
@@ -376,36 +405,52 @@ async def _shoot(out: Path, project: Path, model: ScriptedModel, home: Path) -> 
 
     await _chat(window, out)
     await _model_picker(window, out)
-    await _workflows(window, out)
+    run_id = await _workflows(window, out)
+    await _history(window, out, run_id)
     await _permission(window, project, out)
 
     window.show_settings("permissions")
     await _settle()
-    window.grab().save(str(out / "settings-permissions.png"))
+    window.grab().save(str(out.path("settings-permissions.png")))
     window.show_settings("providers")
     await _until(lambda: all(r.status.text() != "…" for r in window.settings_view.providers.rows.values()),
                  "the provider key states")
     await _settle()
-    window.grab().save(str(out / "settings-providers.png"))
+    window.grab().save(str(out.path("settings-providers.png")))
+    window.show_settings("appearance")
+    await _settle()
+    window.grab().save(str(out.path("settings-appearance.png")))
     window.close()
     if app is not None:
         app.processEvents()
 
 
-def _warn_without_emoji_font() -> None:
-    """Tool cards start with 🔧; without a colour emoji font it is drawn as an empty box."""
-    found = subprocess.run(["fc-list", ":charset=1f527", "family"], capture_output=True, text=True, check=False)
-    if not found.stdout.strip():
-        print("screenshots: no emoji font (Debian: fonts-noto-color-emoji); tool cards show a box",
-              file=sys.stderr)
+def _args() -> tuple[Path, str | None]:
+    """``[OUT] [--theme light|dark]``: without a theme, each theme is shot in a process of its own."""
+    args = sys.argv[1:]
+    theme = None
+    if "--theme" in args:
+        at = args.index("--theme")
+        theme = args[at + 1]
+        del args[at:at + 2]
+        if theme not in THEMES:
+            raise SystemExit(f"screenshots: --theme is one of {', '.join(THEMES)}")
+    return (Path(args[0]) if args else HERE / "screenshots"), theme
 
 
 def main() -> int:
     if not os.environ.get("DISPLAY"):
         return _under_xvfb()
-    _warn_without_emoji_font()
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "screenshots"
-    out.mkdir(parents=True, exist_ok=True)
+    folder, theme = _args()
+    folder.mkdir(parents=True, exist_ok=True)
+    if theme is None:
+        # One QApplication, data folder and scripted model per theme: the same demo, shot twice.
+        for each in THEMES:
+            code = subprocess.call([sys.executable, __file__, str(folder), "--theme", each])
+            if code:
+                return code
+        return 0
+    out = Shots(folder, theme)
     sys.path.insert(0, str(REPO))
     with tempfile.TemporaryDirectory(prefix="relavium-demo-") as tmp, ScriptedModel(SCRIPT) as model:
         home = Path(tmp) / "home"
@@ -414,8 +459,12 @@ def main() -> int:
         project = _demo_project(Path(tmp))
         import qasync
 
+        from relavium_desktop.ui import app_settings as keys
         from relavium_desktop.ui.qt import QApplication
 
+        settings = keys.ui_settings()  # the theme a user picked in Settings → Appearance
+        settings.setValue(keys.KEY_THEME, theme)
+        settings.sync()
         app = QApplication.instance() or QApplication(sys.argv[:1])
         app.setApplicationDisplayName("Relavium Desktop")
         loop = qasync.QEventLoop(app)
@@ -423,7 +472,7 @@ def main() -> int:
         with loop:
             loop.run_until_complete(_shoot(out, project, model, home))
     for name in SHOTS:
-        print(out / name)
+        print(out.path(name))
     return 0
 
 

@@ -376,7 +376,7 @@ class WelcomeView(QWidget):
                     self.key_status.setText(f"The key could not be stored: {exc}")
                     return
             result = await test_provider(data_dir(), name)
-            self.key_status.setText(("✓ " if result.ok else "✗ ") + result.message)
+            self.key_status.setText(result.message)  # "Connected: …" / "Unreachable: …", coloured by tone
             set_tone(self.key_status, "success" if result.ok else "danger")
             if result.ok:
                 self.context.settings.setValue(keys.KEY_WELCOME_DONE, "done")

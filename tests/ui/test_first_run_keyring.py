@@ -43,8 +43,9 @@ def test_the_pasted_key_goes_to_the_keyring_and_is_tested(
     qtbot.keyClicks(welcome.key_edit, KEY)
     welcome.test_button.click()
     assert welcome.key_edit.text() == ""
-    qtbot.waitUntil(lambda: welcome.key_status.text().startswith(("✓", "✗")), timeout=20_000)
-    assert welcome.key_status.text().startswith("✓ Connected"), welcome.key_status.text()
+    qtbot.waitUntil(lambda: not welcome.key_status.text().startswith("Saving"), timeout=20_000)
+    assert welcome.key_status.text().startswith("Connected"), welcome.key_status.text()
+    assert welcome.key_status.property("tone") == "success"
     assert llm_server.requests[-1].headers["authorization"] == f"Bearer {KEY}"
     assert window.context.settings.value(keys.KEY_WELCOME_DONE) == "done"
 

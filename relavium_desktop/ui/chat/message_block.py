@@ -44,11 +44,15 @@ class MessageBlock(QFrame):
         self._theme = theme
         self._markdown = markdown
         self._raw: list[str] = [text] if text else []
+        self._has_links = False
         self.complete = False
         if role == "user":
             look.surface(self, "card")
         self.heading = QLabel(ROLE_TITLES.get(role, role.title()))
-        look.tone(self.heading, "heading")
+        font = self.heading.font()
+        font.setBold(True)
+        self.heading.setFont(font)
+        look.tone(self.heading, "muted")
         self.copy_button = self._action("copy", "Copy this message", self.copy)
         # Edit and Regenerate exist on one message each at a time: built when first offered.
         self._edit_button: QToolButton | None = None
@@ -133,14 +137,20 @@ class MessageBlock(QFrame):
         if not self._markdown:
             self.body.setPlainText(self.text)
             return
+        # A QTextDocument bakes the link colour in when the HTML is read: give it the palette's.
+        palette = look.palette_of(self._theme)
+        link = f'<a style="color: {palette["link"]}" href='
+        table = f'<table bordercolor="{palette["muted"]}" border="1"'
         pieces = segments(self.text)
+        # Links and tables carry palette colours in their HTML: a theme switch renders them again.
+        self._has_links = any(isinstance(p, Prose) and ("<a href=" in p.html or "<table" in p.html) for p in pieces)
         if not pieces or not isinstance(pieces[0], Prose):
             self.body.clear()
             self.body.setVisible(False)
         for index, piece in enumerate(pieces):
             if isinstance(piece, Prose):
                 view = self.body if index == 0 else FittedText()
-                view.setHtml(piece.html)
+                view.setHtml(piece.html.replace("<a href=", link).replace('<table border="1"', table))
                 view.setVisible(True)
                 if view is not self.body:
                     self._add_part(view)
@@ -152,6 +162,9 @@ class MessageBlock(QFrame):
                              ("regenerate", self._regenerate_button)):
             if button is not None:
                 button.setIcon(look.themed_icon(name, self._theme, "muted"))
+        if self._has_links:
+            self.render_text()  # its links were coloured for the old palette
+            return
         for part in self.parts:
             if isinstance(part, CodeBlock):
                 part.repaint_theme()

@@ -34,7 +34,8 @@ class FittedText(QTextBrowser):
         self._fit()
 
     def _fit(self, *_: object) -> None:
-        height = int(self.document().size().height()) + 2
+        margins = self.contentsMargins()  # the frame and any stylesheet padding
+        height = int(self.document().size().height()) + margins.top() + margins.bottom() + 2
         bar = self.horizontalScrollBar()
         if self.lineWrapMode() == QTextBrowser.LineWrapMode.NoWrap and bar.maximum() > 0:
             height += bar.sizeHint().height()

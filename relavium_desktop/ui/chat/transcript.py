@@ -47,7 +47,8 @@ class Transcript(QScrollArea):
         super().__init__()
         self.setObjectName("transcript")
         self.setWidgetResizable(True)
-        self.setStyleSheet("#transcript QTextBrowser { background: transparent; border: none; }")
+        # Text views sit on their block's surface (a card, code, a terminal) without a box of their own.
+        self.setStyleSheet("#transcript QTextBrowser { background: transparent; border: none; padding: 0; }")
         self.theme = theme
         self._inner = QWidget()
         self._inner.setObjectName("transcriptColumn")

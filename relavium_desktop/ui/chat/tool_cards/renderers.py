@@ -20,7 +20,7 @@ from relavium_desktop.ui.chat import look
 from relavium_desktop.ui.chat.code_block import CodeBlock
 from relavium_desktop.ui.chat.rich_text import FittedText
 from relavium_desktop.ui.chat.tool_cards.results import Outcome, refusal_sentence
-from relavium_desktop.ui.qt import QFrame, QLabel, Qt, QVBoxLayout, QWidget
+from relavium_desktop.ui.qt import QFontDatabase, QFrame, QLabel, Qt, QVBoxLayout, QWidget
 
 MAX_SHOWN_CHARS = 20_000
 
@@ -128,7 +128,8 @@ def _http_request(o: Outcome, view: ResultView, theme: Any) -> None:
         lines += [f"{k}: {v}" for k, v in headers.items()]
     view.add(_label("\n".join(lines), "muted"), "\n".join(lines))
     body = o.text_field("body") or ""
-    kind = str(headers.get("content-type", "")) if isinstance(headers, dict) else ""
+    kind = next((str(v) for k, v in headers.items() if str(k).lower() == "content-type"), "") \
+        if isinstance(headers, dict) else ""
     language = "json" if "json" in kind else "html" if "html" in kind else ""
     view.add(CodeBlock(_clip(body), language, theme=theme), body)
 
@@ -142,6 +143,7 @@ def _list_directory(o: Outcome, view: ResultView, theme: Any) -> None:
     text = "\n".join(lines)
     block = FittedText(wrap=False)
     block.setObjectName("treeText")
+    block.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))  # indents line up
     block.setPlainText(text)
     view.add(block, text)
 

@@ -245,3 +245,19 @@ def test_refusals_say_why_in_words(qtbot, reason: str, message: str, sentence: s
     card.set_expanded(True)
     assert card.result_view.toPlainText().splitlines()[0] == sentence
     assert message in card.result_view.toPlainText()
+
+
+def test_a_call_whose_arguments_arrived_as_a_clipped_preview_still_names_its_file(qtbot) -> None:
+    """Large arguments reach the view as the registry's clipped JSON preview, as here."""
+    from relavium_desktop.engine.tools.bounding import render_for_model
+    from relavium_desktop.engine.tools.masking import clip
+    from relavium_desktop.engine.tools.registry import EVENT_INPUT_PREVIEW_CHARS
+
+    content = "".join(f"row {i}\n" for i in range(5_000))
+    preview = clip(render_for_model({"path": "data/rows.txt", "content": content}), EVENT_INPUT_PREVIEW_CHARS)
+    transcript = Transcript()
+    qtbot.addWidget(transcript)
+    card = transcript.add_card("write_file", {"preview": preview})
+    transcript.tool_result({"toolId": "write_file", "success": True,
+                            "outputSummary": json.dumps({"path": "data/rows.txt", "bytesWritten": len(content)})})
+    assert card.summary.text() == "write_file data/rows.txt · 42.9 KB"

@@ -14,7 +14,7 @@ from typing import Any
 
 from relavium_desktop.ui.chat import look
 from relavium_desktop.ui.chat.tool_cards.renderers import ResultView, render
-from relavium_desktop.ui.chat.tool_cards.results import Outcome, parse
+from relavium_desktop.ui.chat.tool_cards.results import Outcome, args_from_preview, parse
 from relavium_desktop.ui.chat.tool_cards.summaries import icon_name, summary_line
 from relavium_desktop.ui.qt import (
     QFrame,
@@ -40,7 +40,10 @@ class ToolCard(QFrame):
         from relavium_desktop.engine.tools.masking import mask_value
 
         masked = mask_value(tool_input) if tool_input is not None else {}
-        self.outcome = Outcome(tool_id, masked if isinstance(masked, dict) else {"preview": str(masked)})
+        args = masked if isinstance(masked, dict) else {"preview": str(masked)}
+        if set(args) == {"preview"}:
+            args = args_from_preview(str(args["preview"]))
+        self.outcome = Outcome(tool_id, args)
         self._started = time.monotonic()
         self.status = "running"
         self._spill: dict[str, Any] | None = None

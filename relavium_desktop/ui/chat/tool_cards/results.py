@@ -94,6 +94,23 @@ def parse(text: str) -> tuple[Any, bool]:
         return None, True
 
 
+ARG_KEYS = ("path", "command", "url", "method", "query", "server", "tool", "nodeId", "title", "subcommand",
+            "handle", "message")
+
+
+def args_from_preview(preview: str) -> dict[str, Any]:
+    """Arguments too large for the event arrive as a clipped JSON preview: recover what names the target."""
+    whole, _ = parse(preview)
+    if isinstance(whole, dict):
+        return whole
+    found: dict[str, Any] = {"preview": preview}
+    for key in ARG_KEYS:
+        match = re.search(rf'"{key}"\s*:\s*"((?:[^"\\]|\\.)*)"', preview)
+        if match:
+            found[key] = _decode_partial(match.group(1))
+    return found
+
+
 def _decode_partial(raw: str) -> str:
     for cut in range(len(raw), max(len(raw) - 6, -1), -1):
         try:

@@ -42,7 +42,7 @@ def _arg(o: Outcome, key: str, default: str = "") -> str:
 def target(o: Outcome) -> str:
     """What the call acted on, from its (masked) arguments."""
     a = o.args
-    if set(a) == {"preview"}:
+    if set(a) == {"preview"}:  # nothing recognisable survived the clipping
         return short(str(a["preview"]), 50)
     tool = o.tool_id
     if tool in ("read_file", "write_file"):

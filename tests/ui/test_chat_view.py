@@ -305,6 +305,7 @@ def test_edit_and_resend_replaces_the_last_turn(chat, qtbot, llm_server: Scripte
     assert not first_question.edit_button.isVisibleTo(first_question)
     question.edit_button.click()
     assert chat.composer.toPlainText() == "Capital of Itly?"
+    assert "replaces that turn" in chat.status.text()
     chat.composer.clear()
     with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
         type_and_enter(qtbot, chat, "Capital of Spain?")

@@ -355,6 +355,7 @@ class ChatView(QWidget):
         self._editing = self.session_id
         self.composer.setPlainText(text)
         self.composer.setFocus()
+        self.status.setText("Editing your last message: sending it replaces that turn.")
 
     def regenerate(self) -> None:
         """Ask for the last answer again: the question is not re-sent, the old answer leaves the view."""

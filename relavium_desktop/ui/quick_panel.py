@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from relavium_desktop.engine.agent.session import title_for_action
 from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.ui.clipboard_actions import ClipboardAction
 from relavium_desktop.ui.qt import (
@@ -43,7 +44,7 @@ ClipboardRunner = Callable[[ClipboardAction, str], Awaitable[str]]
 
 
 class QuickPanel(QDialog):
-    open_in_chat = Signal(str, str)  # prompt, result
+    open_in_chat = Signal(str, str, str)  # prompt, result, the chat's title (action: first words)
     finished_run = Signal(str)
 
     def __init__(
@@ -65,6 +66,7 @@ class QuickPanel(QDialog):
         self.clip_actions = actions
         self._runner = runner
         self._prompt = ""
+        self._title = ""
 
         self.preview = QPlainTextEdit()
         self.preview.setReadOnly(True)
@@ -106,7 +108,8 @@ class QuickPanel(QDialog):
             b.setEnabled(False)
             b.setAutoDefault(False)
         self.copy_button.clicked.connect(self._copy)
-        self.chat_button.clicked.connect(lambda: self.open_in_chat.emit(self._prompt, self.result_view.toPlainText()))
+        self.chat_button.clicked.connect(
+            lambda: self.open_in_chat.emit(self._prompt, self.result_view.toPlainText(), self._title))
 
         layout = QVBoxLayout(self)
         layout.addWidget(_caption("Clipboard"))
@@ -140,6 +143,7 @@ class QuickPanel(QDialog):
     async def _run_action(self, action: ClipboardAction) -> None:
         assert self._runner is not None
         self._prompt = action.render(self.text)
+        self._title = title_for_action(action.title, self.text)
         try:
             result = await self._runner(action, self.text)
         except Exception as exc:  # noqa: BLE001 -- shown to the user (masked)

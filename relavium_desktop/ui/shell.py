@@ -415,9 +415,9 @@ class MainWindow(QMainWindow):
         panel.activateWindow()
         return panel
 
-    def open_in_chat(self, prompt: str, result: str) -> None:
+    def open_in_chat(self, prompt: str, result: str, title: str = "") -> None:
         self.nav.setCurrentRow(NAV_CHAT)
-        self.chat_view.open_from_clipboard(prompt, result)
+        self.chat_view.open_from_clipboard(prompt, result, title or None)
         self.bring_to_front()
 
     # -- single instance and tray --------------------------------------------

@@ -343,3 +343,19 @@ def test_copy_puts_the_message_source_on_the_clipboard(chat, qtbot, llm_server: 
     assert QApplication.clipboard().text() == "Use **bold** sparingly."
     question.copy_button.click()
     assert QApplication.clipboard().text() == "style tip?"
+
+
+def test_the_sessions_search_finds_a_chat_by_words_only_in_its_answer(
+    chat, qtbot, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.script(Reply.say("The capybara is the largest rodent."), Reply.say("Second chat."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "Tell me a fact")
+    chat.new_session()
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "Another question")
+    assert len(chat.sessions.titles()) == 2
+    qtbot.keyClicks(chat.sessions.search_box, "CAPYBARA")
+    qtbot.waitUntil(lambda: chat.sessions.titles() == ["Tell me a fact"], timeout=5_000)
+    chat.sessions.search_box.clear()
+    qtbot.waitUntil(lambda: len(chat.sessions.titles()) == 2, timeout=5_000)

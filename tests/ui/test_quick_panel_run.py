@@ -96,6 +96,9 @@ def test_forwarded_process_clipboard_opens_the_panel_and_runs_an_action(
     assert "Ship v2 on Friday" in shown[1] and "Ana: release checklist" in shown[1]
     stored = chat.backend.store.messages(chat.session_id)
     assert [m.role for m in stored] == ["user", "assistant"]
+    # Titled by the action and the first words copied, not by the rendered prompt around them.
+    title = chat.backend.store.get(chat.session_id).title
+    assert title.startswith("Turn into a checklist: ") and NOTES.split(maxsplit=1)[0] in title and len(title) <= 60
 
 
 def test_a_provider_error_is_explained_in_the_panel(window, qtbot, qapp, llm_server: ScriptedLLMServer) -> None:

@@ -78,7 +78,7 @@ class ChatView(QWidget):
         self.delete_dialog: ConfirmDeleteDialog | None = None
         self.discarding: asyncio.Task[Any] | None = None  # a deleted session's spills being removed
 
-        self.sessions = SessionsPanel()
+        self.sessions = SessionsPanel(self._search_sessions, theme=context.theme)
         self.sessions.new_requested.connect(self.new_session)
         self.sessions.selected.connect(self.open_session)
         self.sessions.rename_requested.connect(self.rename_session)
@@ -242,7 +242,7 @@ class ChatView(QWidget):
         self.banner.hide()
         self.folder_offer.hide()
         self._set_usage([])
-        self.sessions.list.clearSelection()
+        self.sessions.clear_current()
         self.composer.setFocus()
 
     def _create_session(self, first_text: str) -> SessionInfo:
@@ -588,7 +588,11 @@ class ChatView(QWidget):
         spec = with_route(self.agent(), self.model_combo.route())
         return await ask_once(spec, backend.providers(), action.render(text))
 
-    def open_from_clipboard(self, prompt: str, result: str) -> None:
+    def _search_sessions(self, query: str) -> list[SessionInfo]:
+        """The sessions panel's search: titles and message text, in the store."""
+        return self.ensure_loaded().store.search(query)
+
+    def open_from_clipboard(self, prompt: str, result: str, title: str | None = None) -> None:
         """"Open in chat": a new session holding the action's prompt and answer, ready to continue."""
         from relavium_desktop.engine.agent.session import title_from
         from relavium_desktop.engine.llm.messages import Message, TextPart
@@ -596,7 +600,7 @@ class ChatView(QWidget):
         backend = self.ensure_loaded()
         if self.busy:
             return
-        info = backend.store.create(title=title_from([Message.user(prompt)]), agent_id=self.agent().id,
+        info = backend.store.create(title=title or title_from([Message.user(prompt)]), agent_id=self.agent().id,
                                     mode=self.context.mode)
         backend.store.append_message(info.id, Message.user(prompt))
         backend.store.append_message(info.id, Message("assistant", (TextPart(result),)))

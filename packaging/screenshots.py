@@ -301,7 +301,7 @@ async def _workflows(window: Any, out: Shots) -> str:
 async def _history(window: Any, out: Shots, run_id: str) -> None:
     """Runs / History on the run just made: local times, the timeline, then the waterfall."""
     view = window.show_runs()
-    await _until(lambda: view.row_of(run_id) >= 0, "the run in History")
+    await _until(lambda: any(r["id"] == run_id for r in view.runs), "the run in History")
     if not await view.show_run(run_id):
         raise RuntimeError("screenshots: History could not open the demo run")
     await _settle()

@@ -11,7 +11,6 @@ any other way (Esc, the window's close button) is a denial.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.tools.masking import mask_text, mask_value
@@ -33,6 +32,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.readable import readable
 from relavium_desktop.ui.theme import set_surface, set_tone
 from relavium_desktop.ui.theme.diff import colour_diff
 from relavium_desktop.ui.theme.icons import icon
@@ -125,12 +125,13 @@ class PermissionDialog(QDialog):
         self.args_view.setObjectName("argsView")
         self.args_view.setReadOnly(True)
         self.args_view.setFont(mono)
-        # JSON puts a long multi-line string on one line: wrap it anywhere and scroll down instead.
+        # A long line (a URL, a one-line body) wraps anywhere and scrolls down, never off the side.
         self.args_view.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         set_surface(self.args_view, "code")
         # The engine already masked these; masking again costs nothing and keeps
-        # the dialog safe even for a hook caller that forgot.
-        rendered = json.dumps(mask_value(request.masked_args), indent=2, ensure_ascii=False, default=str)
+        # the dialog safe even for a hook caller that forgot.  Read as "key: value"
+        # with multi-line text as a block, not as JSON with its newlines escaped.
+        rendered = readable(mask_value(request.masked_args))
         if len(rendered) > ARGS_PREVIEW_CHARS:
             rendered = rendered[:ARGS_PREVIEW_CHARS] + "\n… (arguments clipped)"
         self.args_view.setPlainText(rendered)

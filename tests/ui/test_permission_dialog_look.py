@@ -106,3 +106,16 @@ def test_long_arguments_scroll_inside_a_bounded_dialog(window, qtbot) -> None:
     assert args.horizontalScrollBar().maximum() == 0
     assert args.height() < screen.height() / 2
     deny(dialog, qtbot)
+
+
+def test_arguments_read_as_key_value_lines_with_text_as_a_block(window, qtbot) -> None:
+    dialog = open_dialog(window, qtbot, request(
+        "run_command", ActionClass.PROCESS, "git commit", {
+            "command": "git", "args": ["commit", "-m", "Fix the rounding"],
+            "message": "first line\nsecond line"}))
+    shown = dialog.args_view.toPlainText()
+    assert "command: git" in shown
+    assert "• commit" in shown and "• Fix the rounding" in shown
+    assert "message:\n  first line\n  second line" in shown
+    assert "\\n" not in shown and "{" not in shown  # not JSON with escaped newlines
+    deny(dialog, qtbot)

@@ -16,43 +16,9 @@ from typing import Any
 
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.masking import mask_text
+from relavium_desktop.ui.readable import readable
 
-INDENT = "  "
 MAX_CHARS = 20_000
-
-
-def readable(value: Any, depth: int = 0) -> str:
-    """``value`` as plain, indented text: strings verbatim, mappings as key: value, lists as bullets."""
-    pad = INDENT * depth
-    if value is None:
-        return f"{pad}(empty)"
-    if isinstance(value, str):
-        return "\n".join(pad + line for line in value.strip("\n").splitlines()) or f"{pad}(empty text)"
-    if isinstance(value, bool):
-        return pad + ("yes" if value else "no")
-    if isinstance(value, int | float):
-        return f"{pad}{value}"
-    if isinstance(value, dict):
-        if not value:
-            return f"{pad}(nothing)"
-        lines = []
-        for key, item in value.items():
-            if (isinstance(item, dict | list) and item) or (isinstance(item, str) and "\n" in item.strip("\n")):
-                lines.append(f"{pad}{key}:")
-                lines.append(readable(item, depth + 1))
-            else:
-                lines.append(f"{pad}{key}: {readable(item).strip()}")
-        return "\n".join(lines)
-    if isinstance(value, list):
-        if not value:
-            return f"{pad}(none)"
-        bullets = []
-        for item in value:
-            body = readable(item, depth + 1).lstrip()
-            bullets.append(f"{pad}• {body}")
-        return "\n".join(bullets)
-    return f"{pad}{value}"
-
 
 def outputs_before_gate(events: Iterable[JsonDict], gate_node: str) -> list[tuple[str, Any]]:
     """(node, output) of each node that completed before ``gate_node`` opened, latest first."""

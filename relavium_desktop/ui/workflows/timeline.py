@@ -29,8 +29,8 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.readable import readable
 from relavium_desktop.ui.theme.icons import icon
-from relavium_desktop.ui.workflows.gate_payload import readable
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.theme.palette import Palette

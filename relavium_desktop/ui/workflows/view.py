@@ -30,12 +30,13 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.readable import readable
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_tone
 from relavium_desktop.ui.workflows.catalog import WorkflowEntry, last_statuses, scan_project
 from relavium_desktop.ui.workflows.examples import add_examples
 from relavium_desktop.ui.workflows.gate import GatePrompter
-from relavium_desktop.ui.workflows.gate_payload import readable, under_review
+from relavium_desktop.ui.workflows.gate_payload import under_review
 from relavium_desktop.ui.workflows.graph_pane import GraphPane
 from relavium_desktop.ui.workflows.inputs_form import InputsForm
 from relavium_desktop.ui.workflows.list_row import WorkflowRowDelegate, fill_item

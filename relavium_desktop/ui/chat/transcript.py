@@ -9,18 +9,23 @@ once, when it is complete.  Nothing before the streaming block is touched.
 Opening a long session costs what the screen shows: history is kept as
 block recipes, the last ``HISTORY_PAGE`` are built at once and earlier ones
 as the reader scrolls towards the top -- one per event-loop turn, into a
-small page that is inserted above when full (the scroll position is held).  Pages keep a long column cheap to lay out: the scroll
-area's layout moves a few hundred pages, not thousands of blocks.  Nothing here touches the engine's
-policy: the chat view feeds it events and carries out the message actions
-it asks for (``edit_requested``, ``regenerate_requested``).
+small page that is inserted above when full (the scroll position is held).
+Pages keep a long column cheap to lay out (the scroll area's layout moves a
+few hundred pages, not thousands of blocks), and pages far from the screen
+release their widgets and are built again when scrolled back to
+(``history_pages.py``), so memory follows what is near the screen.
+
+Nothing here touches the engine's policy: the chat view feeds it events
+and carries out the message actions it asks for (``edit_requested``,
+``regenerate_requested``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.ui.chat.history_pages import HistoryPage, Recipe
 from relavium_desktop.ui.chat.message_block import ROLE_TITLES, MessageBlock
 from relavium_desktop.ui.chat.tool_cards import ToolCard
 from relavium_desktop.ui.qt import QEvent, QObject, QScrollArea, QTimer, QVBoxLayout, QWidget, Signal
@@ -34,6 +39,9 @@ FLUSH_MS = 30
 HISTORY_PAGE = 30  # blocks built when a session opens
 EARLIER_PAGE = 4  # blocks per page inserted above while scrolling up
 EARLIER_MARGIN_PX = 1200  # start building earlier blocks this close to the top
+KEEP_SCREENS = 3  # pages further than this many screens from the view are released
+PAGER_MS = 100  # while the reader scrolls, pages are looked at this often
+RELEASE_STEP = 4  # pages released per look, so letting go never stalls a frame
 
 
 class Transcript(QScrollArea):
@@ -57,10 +65,10 @@ class Transcript(QScrollArea):
         self._column.setSpacing(8)
         self._column.addStretch(1)
         self.setWidget(self._inner)
-        self.blocks: list[QWidget] = []
-        self._unbuilt: list[Callable[[], QWidget]] = []  # older history, oldest first
-        self._pages: list[QWidget] = []  # containers of history blocks, in the column
-        self._next_page: list[QWidget] = []  # built, not yet inserted (newest last)
+        self._live: list[QWidget] = []  # blocks of this sitting, after the history pages
+        self._unbuilt: list[Recipe] = []  # older history, oldest first
+        self._pages: list[HistoryPage] = []  # stored history, in column order
+        self._next_page: list[tuple[Recipe, QWidget]] = []  # built, not yet inserted (newest last)
         self._anchor: QWidget | None = None  # the page the reader sees while pages go in above it
         self._hold = _HoldPlace(self.verticalScrollBar(), self)
         self._pending: list[str] = []
@@ -75,6 +83,10 @@ class Transcript(QScrollArea):
         self._earlier.setSingleShot(True)
         self._earlier.setInterval(0)
         self._earlier.timeout.connect(self._build_earlier)
+        self._pager = QTimer(self)
+        self._pager.setSingleShot(True)
+        self._pager.setInterval(PAGER_MS)
+        self._pager.timeout.connect(self._page)
         self.verticalScrollBar().rangeChanged.connect(self._follow)
         self._stick = True
         self.verticalScrollBar().valueChanged.connect(self._scrolled)
@@ -84,9 +96,14 @@ class Transcript(QScrollArea):
 
     # -- blocks -----------------------------------------------------------------
 
+    @property
+    def blocks(self) -> list[QWidget]:
+        """The blocks that exist now, in order (released history pages have none)."""
+        return [b for page in self._pages for b in page.blocks] + self._live
+
     def _add(self, widget: QWidget) -> None:
         self._column.insertWidget(self._column.count() - 1, widget)
-        self.blocks.append(widget)
+        self._live.append(widget)
 
     def clear(self) -> None:
         self._timer.stop()
@@ -95,10 +112,11 @@ class Transcript(QScrollArea):
         self._current = None
         self._open_cards.clear()
         self._unbuilt.clear()
-        for widget in [*self.blocks, *self._next_page, *self._pages]:
+        self._pager.stop()
+        for widget in [*self._live, *(w for _, w in self._next_page), *self._pages]:
             self._column.removeWidget(widget)
             widget.deleteLater()
-        self.blocks.clear()
+        self._live.clear()
         self._next_page.clear()
         self._pages.clear()
         self._set_anchor(None)
@@ -139,6 +157,11 @@ class Transcript(QScrollArea):
         """History blocks not in the column yet (above what has been scrolled to)."""
         return len(self._unbuilt) + len(self._next_page)
 
+    @property
+    def released(self) -> int:
+        """History pages whose widgets were let go, far from the screen."""
+        return sum(1 for page in self._pages if page.released)
+
     def plain_text(self) -> str:
         """The conversation as a person reads it: messages, and each tool call with its outcome."""
         parts: list[str] = []
@@ -151,7 +174,7 @@ class Transcript(QScrollArea):
 
     def repaint_theme(self) -> None:
         """Icons, highlighting and generated HTML again in the new palette."""
-        for block in [*self.blocks, *self._next_page]:
+        for block in [*self.blocks, *(w for _, w in self._next_page)]:
             block.repaint_theme()  # type: ignore[attr-defined]
 
     # -- history --------------------------------------------------------------------
@@ -161,7 +184,7 @@ class Transcript(QScrollArea):
         from relavium_desktop.engine.llm.messages import TextPart, ToolCallPart, ToolResultPart
 
         self.clear()
-        recipes: list[Callable[[], QWidget]] = []
+        recipes: list[Recipe] = []
         for index, message in enumerate(messages):
             if message.role == "user" and message.text:
                 recipes.append(partial(self._message, "user", message.text))
@@ -177,27 +200,13 @@ class Transcript(QScrollArea):
                 for call in (p for p in message.parts if isinstance(p, ToolCallPart)):
                     recipes.append(partial(self._stored_card, call, results.get(call.call_id)))
         self._unbuilt = recipes[:-HISTORY_PAGE] if len(recipes) > HISTORY_PAGE else []
-        self._insert_page([recipe() for recipe in recipes[-HISTORY_PAGE:]], at_top=False)
-        self._update_actions()
-
-    def _insert_page(self, built: list[QWidget], *, at_top: bool) -> None:
-        page = QWidget()
-        page.setObjectName("transcriptPage")
-        column = QVBoxLayout(page)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(self._column.spacing())
-        for widget in built:
-            column.addWidget(widget)
-        if at_top:
-            top = self._column.itemAt(0)  # the top page (the stretch when empty: no widget)
-            self._set_anchor(top.widget() if top is not None else None)
-            self._column.insertWidget(0, page)
-            self._pages.insert(0, page)
-            self.blocks[:0] = built
-        else:
+        shown = recipes[-HISTORY_PAGE:]
+        for start in range(0, len(shown), EARLIER_PAGE):
+            page = HistoryPage(shown[start:start + EARLIER_PAGE], spacing=self._column.spacing())
+            page.build()
             self._column.insertWidget(self._column.count() - 1, page)
             self._pages.append(page)
-            self.blocks.extend(built)
+        self._update_actions()
 
     def _stored_card(self, call: Any, result: Any) -> ToolCard:
         card = ToolCard(call.name, dict(call.args), theme=self.theme)
@@ -218,10 +227,14 @@ class Transcript(QScrollArea):
         keep each turn well inside a frame while the reader scrolls.
         """
         if self._unbuilt:
-            self._next_page.insert(0, self._unbuilt.pop()())
+            recipe = self._unbuilt.pop()
+            self._next_page.insert(0, (recipe, recipe()))
         if self._next_page and (len(self._next_page) >= EARLIER_PAGE or not self._unbuilt):
-            built, self._next_page = self._next_page, []
-            self._insert_page(built, at_top=True)
+            pairs, self._next_page = self._next_page, []
+            page = HistoryPage([r for r, _ in pairs], [w for _, w in pairs], spacing=self._column.spacing())
+            self._set_anchor(self._page_in_view())
+            self._column.insertWidget(0, page)
+            self._pages.insert(0, page)
         if (self._unbuilt or self._next_page) and self.verticalScrollBar().value() < EARLIER_MARGIN_PX:
             self._earlier.start()
 
@@ -229,7 +242,33 @@ class Transcript(QScrollArea):
         """Build every history block (copy-all, search, tests)."""
         while self._unbuilt or self._next_page:
             self._build_earlier()
+        for page in self._pages:
+            if page.released:
+                page.build()
 
+    def _page(self) -> None:
+        """Release pages far from the view; build again, one per event-loop turn, those back near it."""
+        bar = self.verticalScrollBar()
+        screen = self.viewport().height()
+        top, bottom = bar.value(), bar.value() + screen
+        keep_top, keep_bottom = top - KEEP_SCREENS * screen, bottom + KEEP_SCREENS * screen
+        released = 0
+        for page in self._pages:
+            y, height = page.y(), page.height()
+            if page.released:
+                if y + height >= top - screen and y <= bottom + screen:
+                    if y + height <= top:  # above the view: hold the place while it grows back
+                        self._set_anchor(self._page_in_view())
+                    page.build()
+                    self._update_actions()
+                    self._pager.start(0)
+                    return
+            elif (y + height < keep_top or y > keep_bottom) and not page.released and page.blocks:
+                page.release()
+                released += 1
+                if released >= RELEASE_STEP:
+                    self._pager.start(PAGER_MS)
+                    return
     # -- message actions --------------------------------------------------------------
 
     def set_actions_enabled(self, enabled: bool) -> None:
@@ -250,17 +289,34 @@ class Transcript(QScrollArea):
     def remove_last_turn(self, *, keep_question: bool) -> None:
         """Take the last question's turn off the screen: its answer, and the question unless kept."""
         self.end_stream()
-        start = next((i for i, b in reversed(list(enumerate(self.blocks)))
+        if self._pages and self._pages[-1].released:
+            self._pages[-1].build()  # the last turn may be stored history, scrolled far away
+        blocks = self.blocks
+        start = next((i for i, b in reversed(list(enumerate(blocks)))
                       if isinstance(b, MessageBlock) and b.role == "user"), None)
         if start is None:
             return
         cut = start + 1 if keep_question else start
-        for widget in self.blocks[cut:]:
-            self._column.removeWidget(widget)
-            widget.deleteLater()
-        del self.blocks[cut:]
+        if cut < len(blocks):
+            self._remove_from(blocks[cut])
         self._open_cards.clear()
         self._update_actions()
+
+    def _remove_from(self, first: QWidget) -> None:
+        """Remove ``first`` and every block after it, from whichever page or the live list holds it."""
+        if first in self._live:
+            index = self._live.index(first)
+            gone: list[QWidget] = self._live[index:]
+            del self._live[index:]
+        else:
+            index = next(i for i, p in enumerate(self._pages) if first in p.blocks)
+            self._pages[index].drop_from(first)
+            gone = [*self._pages[index + 1:], *self._live]
+            del self._pages[index + 1:]
+            self._live.clear()
+        for widget in gone:
+            self._column.removeWidget(widget)
+            widget.deleteLater()
 
     # -- streaming ----------------------------------------------------------------
 
@@ -311,6 +367,13 @@ class Transcript(QScrollArea):
         self._stick = value >= bar.maximum() - 8
         if (self._unbuilt or self._next_page) and value < EARLIER_MARGIN_PX and not self._earlier.isActive():
             self._earlier.start()
+        if self._pages and not self._pager.isActive():
+            self._pager.start(PAGER_MS)
+
+    def _page_in_view(self) -> QWidget | None:
+        """The first laid-out page reaching into the view (pages inserted this turn are not shown yet)."""
+        value = self.verticalScrollBar().value()
+        return next((p for p in self._pages if p.isVisible() and p.y() + p.height() > value), None)
 
     def _set_anchor(self, block: QWidget | None) -> None:
         if self._anchor is not None:

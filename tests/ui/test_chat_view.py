@@ -332,6 +332,22 @@ def test_regenerate_asks_again_without_a_new_message(chat, qtbot, llm_server: Sc
     assert [m["content"] for m in sent if m["role"] != "system"] == ["Tell me something"]
 
 
+def test_regenerate_in_a_reopened_session_replaces_the_stored_answer_on_screen(
+    chat, qtbot, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.script(Reply.say("First answer."), Reply.say("Second answer."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "Tell me once")
+    session = chat.session_id
+    chat.new_session()
+    chat.open_session(session)  # the turn is now stored history, not this sitting's blocks
+    answer = chat.transcript.messages()[-1]
+    assert answer.shown_text() == "First answer." and answer.regenerate_button.isVisibleTo(answer)
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        answer.regenerate_button.click()
+    assert [m.shown_text().strip() for m in chat.transcript.messages()] == ["Tell me once", "Second answer."]
+
+
 def test_copy_puts_the_message_source_on_the_clipboard(chat, qtbot, llm_server: ScriptedLLMServer) -> None:
     from relavium_desktop.ui.qt import QApplication
 

@@ -289,8 +289,12 @@ class Transcript(QScrollArea):
     def remove_last_turn(self, *, keep_question: bool) -> None:
         """Take the last question's turn off the screen: its answer, and the question unless kept."""
         self.end_stream()
-        if self._pages and self._pages[-1].released:
-            self._pages[-1].build()  # the last turn may be stored history, scrolled far away
+        if not any(isinstance(b, MessageBlock) and b.role == "user" for b in self._live):
+            for page in reversed(self._pages):  # the last turn is stored history: have its pages built
+                if page.released:
+                    page.build()
+                if any(isinstance(b, MessageBlock) and b.role == "user" for b in page.blocks):
+                    break
         blocks = self.blocks
         start = next((i for i, b in reversed(list(enumerate(blocks)))
                       if isinstance(b, MessageBlock) and b.role == "user"), None)

@@ -35,7 +35,7 @@ class FittedText(QTextBrowser):
 
     def _fit(self, *_: object) -> None:
         margins = self.contentsMargins()  # the frame and any stylesheet padding
-        height = int(self.document().size().height()) + margins.top() + margins.bottom() + 2
+        height = int(self.document().size().height()) + margins.top() + margins.bottom() + 4
         bar = self.horizontalScrollBar()
         if self.lineWrapMode() == QTextBrowser.LineWrapMode.NoWrap and bar.maximum() > 0:
             height += bar.sizeHint().height()

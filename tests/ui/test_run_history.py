@@ -150,7 +150,13 @@ def test_axis_ticks_are_round_numbers() -> None:
 def test_a_tool_summary_that_is_json_reads_as_words() -> None:
     row = story_row({"type": "agent:tool_result", "nodeId": "save", "toolId": "write_file", "success": True,
                      "outputSummary": '{"path": "notes.md", "bytesWritten": 12}'})
-    assert row is not None and row.text == "write_file: path: notes.md, bytesWritten: 12"
+    assert row is not None and row.text == "write_file notes.md · 12 B"  # the chat card's own words
+    listing = story_row({"type": "agent:tool_result", "nodeId": "read", "toolId": "read_file", "success": True,
+                         "outputSummary": '{"files": [{"path": "a.py", "content": ""}, {"path": "b.py"}]}'})
+    assert listing is not None and listing.text == "read_file · 2 files"
+    other = story_row({"type": "agent:tool_result", "nodeId": "x", "toolId": "some_plugin_tool", "success": True,
+                       "outputSummary": '{"answer": 42}'})
+    assert other is not None and other.text == "some_plugin_tool: answer: 42"
     failed = story_row({"type": "agent:tool_result", "nodeId": "save", "toolId": "run_command", "success": False,
                         "outputSummary": "", "error": {"code": "tool_denied", "reason": "command_not_allowed",
                                                        "message": "command 'rm' is not in allowedCommands"}})

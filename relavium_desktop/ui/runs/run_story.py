@@ -106,6 +106,25 @@ def _summary_words(summary: Any) -> str:
     return text
 
 
+def _result_line(tool_id: str, summary: Any) -> str:
+    """A successful call in the chat tool card's words ("read_file · 2 files", "write_file notes.md · 12 B").
+
+    The card's summaries are pure functions of the result; a result they say
+    nothing about falls back to its own words, "key: value" for an object.
+    """
+    from relavium_desktop.ui.chat.tool_cards.results import Outcome, parse
+    from relavium_desktop.ui.chat.tool_cards.summaries import summary_line
+
+    text = str(summary or "")
+    data, clipped = parse(text)
+    path = data.get("path") if isinstance(data, dict) else None
+    line = summary_line(Outcome(tool_id, {"path": path} if isinstance(path, str) else {}, ok=True, text=text,
+                                data=data, clipped=clipped))
+    if line != tool_id:
+        return line
+    return f"{tool_id}: {one_line(_summary_words(summary) or 'done', 120)}"
+
+
 def _tokens(event: JsonDict) -> str:
     used = event.get("tokensUsed") or event.get("totalTokensUsed")
     if isinstance(used, dict) and (used.get("input") or used.get("output")):
@@ -142,8 +161,7 @@ def story_row(event: JsonDict) -> StoryRow | None:
                         detail=one_line(preview, 2000))
     if kind == "agent:tool_result":
         if event.get("success"):
-            summary = one_line(_summary_words(event.get("outputSummary")) or "done", 120)
-            return StoryRow(at, TOOL, f"{event.get('toolId')}: {summary}", node,
+            return StoryRow(at, TOOL, _result_line(str(event.get("toolId")), event.get("outputSummary")), node,
                             detail=one_line(event.get("outputSummary") or "", 2000))
         words, code = _error_words(event.get("error"))
         return StoryRow(at, TOOL, f"{event.get('toolId')} failed: {words}", node, error=True, detail=code)

@@ -59,6 +59,7 @@ GLYPHS: dict[str, str] = {
 }
 
 _cache: dict[tuple[str, str, str], QIcon] = {}
+PIXMAP_SIZES = (12, 16, 20, 24, 32, 48, 64)
 
 
 def icon(name: str, palette: Palette, role: str = "text") -> QIcon:
@@ -75,6 +76,15 @@ def icon(name: str, palette: Palette, role: str = "text") -> QIcon:
     os.environ.setdefault("QT_API", "pyside6")
     import qtawesome
 
-    made: QIcon = qtawesome.icon(glyph, color=colour, color_disabled=palette["muted"])
+    from relavium_desktop.ui.qt import QIcon, QSize
+
+    source: QIcon = qtawesome.icon(glyph, color=colour, color_disabled=palette["muted"])
+    # Drawn once into pixmaps at the sizes the app uses: the font engine behind the
+    # source icon is then never asked for a zero-sized pixmap (a widget not laid out
+    # yet), which Qt reports as a paint-device warning.
+    made = QIcon()
+    for px in PIXMAP_SIZES:
+        for mode in (QIcon.Mode.Normal, QIcon.Mode.Disabled):
+            made.addPixmap(source.pixmap(QSize(px, px), mode), mode)
     _cache[key] = made
     return made

@@ -40,9 +40,9 @@ REPO = HERE.parent
 EXAMPLES = REPO / "resources" / "examples"
 WINDOW_SIZE = (1440, 900)
 THEMES = ("light", "dark")
-SHOTS = ("welcome.png", "welcome-models.png", "main-window.png", "model-picker.png", "workflows.png",
-         "history.png", "history-waterfall.png", "permission-dialog.png", "settings-permissions.png",
-         "settings-providers.png", "settings-appearance.png")
+SHOTS = ("welcome.png", "welcome-models.png", "main-window.png", "tool-card.png", "model-picker.png",
+         "workflows.png", "history.png", "history-waterfall.png", "permission-dialog.png",
+         "settings-permissions.png", "settings-providers.png", "settings-appearance.png")
 # What the scripted server lists at GET /v1/models, as a local Ollama would.
 LOCAL_MODELS = ("llama3.2:3b", "qwen2.5-coder:7b", "deepseek-r1:8b-llama-distill-q4_K_M", "gpt-4o-mini")
 DEMO_KEY_ENV = "RELAVIUM_DEMO_KEY"  # a placeholder key: the scripted server ignores it
@@ -59,7 +59,15 @@ The team plan is priced in one place, `src/pricing.py`:
 
 To raise it:
 
-1. Change `'team': 29` to `'team': 39` in `PLANS`.
+1. Change `'team': 29` to `'team': 39` in `PLANS`:
+
+```python
+PLANS = {
+    'starter': 9,
+    'team': 39,
+}
+```
+
 2. Update `tests/test_pricing.py`, which still expects `price('team') == 29`.
 3. The pricing page copy in `README.md` mentions *$29/month*; change it too.
 
@@ -270,6 +278,9 @@ async def _chat(window: Any, out: Shots) -> None:
     view.sessions.select(sessions[0].id)
     await _settle()
     window.grab().save(str(out.path("main-window.png")))
+    view.transcript.cards()[0].set_expanded(True)  # the read_file card opened: the file, highlighted
+    await _settle()
+    window.grab().save(str(out.path("tool-card.png")))
 
 
 async def _workflows(window: Any, out: Shots) -> str:
@@ -372,19 +383,24 @@ async def _welcome(out: Shots, port: int) -> None:
 
 
 async def _model_picker(window: Any, out: Shots) -> None:
-    """The picker open: models grouped under each provider with its readiness."""
-    from relavium_desktop.ui.qt import QGuiApplication
+    """The picker open: models grouped under each provider with its readiness.
+
+    The open list is a popup window of its own, so it is painted onto the
+    window's picture where it sits (a screen grab would also catch whatever
+    else the display shows).
+    """
+    from relavium_desktop.ui.qt import QPainter, QPoint
 
     view = window.chat_view
     await _until(lambda: not view.models.busy and view.models.fetched, "the model lists")
     view.model_combo.showPopup()
     await _settle()
     popup = view.model_combo.view().window()
-    top_left = window.mapToGlobal(window.rect().topLeft())
-    bottom = max(popup.geometry().bottom() + 12 - top_left.y(), window.height())
-    screen = QGuiApplication.primaryScreen()
-    screen.grabWindow(0, top_left.x(), top_left.y(), window.width(), min(bottom, 900)).save(
-        str(out.path("model-picker.png")))
+    shot = window.grab()
+    painter = QPainter(shot)
+    painter.drawPixmap(window.mapFromGlobal(popup.mapToGlobal(QPoint(0, 0))), popup.grab())
+    painter.end()
+    shot.save(str(out.path("model-picker.png")))
     view.model_combo.hidePopup()
 
 
@@ -464,6 +480,9 @@ def main() -> int:
 
         settings = keys.ui_settings()  # the theme a user picked in Settings → Appearance
         settings.setValue(keys.KEY_THEME, theme)
+        # No desktop notifications from the demo: they would land on the user's real desktop.
+        settings.setValue(keys.KEY_NOTIFY_RUNS, False)
+        settings.setValue(keys.KEY_NOTIFY_APPROVALS, False)
         settings.sync()
         app = QApplication.instance() or QApplication(sys.argv[:1])
         app.setApplicationDisplayName("Relavium Desktop")

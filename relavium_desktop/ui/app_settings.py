@@ -32,6 +32,12 @@ KEY_SPILL_RETENTION_DAYS = "storage/spill_retention_days"
 # Settings -> Appearance: "light", "dark" or "system" (follow the desktop), and the text size in points.
 KEY_THEME = "appearance/theme"
 KEY_FONT_PT = "appearance/font_pt"
+# Closing the window hides it in the tray (the app keeps running) when a tray exists; default on.
+KEY_CLOSE_TO_TRAY = "tray/close_to_tray"
+# Set once the "still running in the tray" notification was sent (or would have been).
+KEY_TOLD_ABOUT_TRAY = "tray/told_about_tray"
+# Mirrors the XDG autostart entry the app writes; the entry itself is what the desktop reads.
+KEY_START_AT_LOGIN = "startup/at_login"
 
 DEFAULT_CLIPBOARD_SHORTCUT = "Ctrl+Shift+V"
 # The chat modes, their titles and descriptions come from engine.agent.mode_ids

@@ -50,17 +50,21 @@ if TYPE_CHECKING:
     import threading
     from collections.abc import Sequence
 
+    from relavium_desktop.host.desktop_os import DesktopOs
     from relavium_desktop.host.egress.local_servers import LocalServerKind
     from relavium_desktop.ui.quick_panel import ClipboardRunner, QuickPanel
     from relavium_desktop.ui.runs.view import RunsView
     from relavium_desktop.ui.settings.view import SettingsView
     from relavium_desktop.ui.tray import Tray
+    from relavium_desktop.ui.tray_state import TrayStatus
     from relavium_desktop.ui.welcome import WelcomeView
     from relavium_desktop.ui.workflows.view import WorkflowsView
 
 NAV_CHAT, NAV_WORKFLOWS, NAV_RUNS, NAV_SETTINGS = range(4)
 # The navigation's icons (ui.theme.icons names), added after the first paint: the icon font loads then.
 NAV_ICONS = ("chat", "workflow", "history", "settings")
+TRAY_NOTICE_TITLE = "Relavium is still running in the tray"
+TRAY_NOTICE_BODY = "Closing the window keeps it running: quit from the tray icon's menu, or change this in Settings."
 
 
 def _placeholder(title: str, text: str) -> QWidget:
@@ -79,6 +83,9 @@ def _placeholder(title: str, text: str) -> QWidget:
 
 class MainWindow(QMainWindow):
     first_painted = Signal()
+    # Set by quit_app: the next close is for real even when the window would go to the tray.
+    quitting = False
+    tray_status: TrayStatus | None = None  # what the tray shows, built with the tray
 
     def __init__(
         self,
@@ -198,11 +205,12 @@ class MainWindow(QMainWindow):
         if self.tray is None:
             from relavium_desktop.ui.tray import Tray
 
-            self.tray = Tray(self, self.context.theme)
+            self.tray = Tray(self, self.context.theme, available=self.tray_available)
             self.tray.open_requested.connect(self.bring_to_front)
             self.tray.process_clipboard_requested.connect(self.process_clipboard)
             self.tray.quit_requested.connect(self.quit_app)
             self.tray.show()
+            self.watch_tray_status()
 
     def _theme_changed(self) -> None:
         if self._painted:  # before it, after_first_paint draws them in the palette then in force
@@ -434,19 +442,89 @@ class MainWindow(QMainWindow):
         self.show()
         self.raise_()
         self.activateWindow()
+        if self.tray_status is not None:
+            self.tray_status.mark_seen()  # shown again: the failures it flagged are in view
 
     def quit_app(self) -> None:
+        """Tray "Quit": close for real (not into the tray) and end run_app's loop."""
+        self.quitting = True
         self.close()
         app = QApplication.instance()
         if app is not None:
             app.quit()
 
+    def tray_available(self) -> bool:
+        """Whether the desktop has a tray; tests replace this (the offscreen platform never has one)."""
+        from relavium_desktop.ui.qt import QSystemTrayIcon
+
+        return QSystemTrayIcon.isSystemTrayAvailable()
+
+    def watch_tray_status(self) -> TrayStatus:
+        """Feed the tray from the chat, the permission prompts and (once built) the Workflows view."""
+        if self.tray_status is None:
+            from relavium_desktop.ui.tray_state import TrayStatus
+
+            status = TrayStatus(self)
+            self.tray_status = status
+            status.watch_chat(self.chat_view)
+            if self.context.approvals is not None:
+                status.watch_approvals(self.context.approvals)
+            # The Workflows view is built on first use; it becomes the current page when it is.
+            self.pages.currentChanged.connect(lambda _index: self._tray_watch_workflows())
+            self._tray_watch_workflows()
+            status.changed.connect(self._show_tray_status)
+        return self.tray_status
+
+    def _tray_watch_workflows(self) -> None:
+        if self.tray_status is not None and self.workflows_view is not None:
+            self.tray_status.watch_workflows(self.workflows_view)
+
+    def _show_tray_status(self) -> None:
+        if self.tray is not None and self.tray_status is not None:
+            self.tray.set_state(self.tray_status.state, self.tray_status.waiting)
+
+    def keeps_running_in_tray(self) -> bool:
+        """Closing hides the window instead: a tray is showing, the setting is on, and this is not Quit."""
+        return (
+            not self.quitting and self.tray is not None and self.tray.shown
+            and keys.read_bool(self.context.settings, keys.KEY_CLOSE_TO_TRAY, True)
+        )
+
+    def tell_about_tray(self) -> None:
+        """Once ever: a notification that closing did not quit (unless notifications are all off)."""
+        from relavium_desktop.ui.tasks import spawn
+
+        settings = self.context.settings
+        if keys.read_bool(settings, keys.KEY_TOLD_ABOUT_TRAY, False):
+            return
+        settings.setValue(keys.KEY_TOLD_ABOUT_TRAY, True)
+        settings.sync()
+        if not (self.context.notifications_enabled(keys.KEY_NOTIFY_RUNS)
+                or self.context.notifications_enabled(keys.KEY_NOTIFY_APPROVALS)):
+            return
+        self.context.ensure_services()
+        if self.context.desktop_os is not None:
+            spawn(self._send_tray_notice(self.context.desktop_os))
+
+    async def _send_tray_notice(self, notifier: DesktopOs) -> None:
+        import logging
+
+        try:
+            await notifier.notify(TRAY_NOTICE_TITLE, TRAY_NOTICE_BODY, [])
+        except Exception as exc:  # noqa: BLE001 -- the tray still works; a missing notifier is not fatal
+            logging.getLogger(__name__).info("tray notice not shown: %s", type(exc).__name__)
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.context.settings.setValue(keys.KEY_GEOMETRY, self.saveGeometry())
         self.context.settings.sync()
+        if self.keeps_running_in_tray():
+            event.ignore()
+            self.hide()
+            self.tell_about_tray()
+            return
         self.chat_view.close_backend()
         if self.tray is not None:
-            self.tray.icon.hide()
+            self.tray.hide()
         super().closeEvent(event)
 
 

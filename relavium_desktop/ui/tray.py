@@ -1,19 +1,26 @@
 """The tray icon: idle / working / needs-attention, and its menu.
 
-Icons are painted at runtime (a badge per state in the theme's palette roles:
-neutral, accent, warning with a danger dot) so the three states stay
-distinguishable without shipping image variants, and are repainted when the
-theme switches.
+The icon per state comes from the app's identity (``ui.identity.tray_icon``)
+when that module provides one; otherwise it is painted at runtime (a badge
+per state in the theme's palette roles: neutral, accent, warning with a
+danger dot), repainted when the theme switches.  What the state *is* is
+decided by :class:`~relavium_desktop.ui.tray_state.TrayStatus`.
+
+The number of things waiting is in the tooltip, and handed to
+``QGuiApplication.setBadgeNumber``, which Qt shows only where the platform
+has a badge (the macOS dock, the Windows taskbar, Linux docks that read the
+Unity launcher API); a tray icon itself has no badge anywhere.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui.qt import (
     QAction,
     QColor,
+    QGuiApplication,
     QIcon,
     QMenu,
     QObject,
@@ -26,6 +33,8 @@ from relavium_desktop.ui.qt import (
 from relavium_desktop.ui.theme.palette import LIGHT, Palette
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from relavium_desktop.ui.theme import Theme
 
 
@@ -46,6 +55,30 @@ _TOOLTIPS = {
     TrayState.WORKING: "Relavium — working",
     TrayState.ATTENTION: "Relavium — needs your attention",
 }
+
+
+def tray_icon_for(state: TrayState, palette: Palette = LIGHT) -> QIcon:
+    """The identity's icon for ``state`` when the app has one, else the painted badge."""
+    identity_icon = _identity_tray_icon()
+    if identity_icon is not None:
+        found = identity_icon(state)
+        if isinstance(found, QIcon) and not found.isNull():
+            return found
+    return state_icon(state, palette)
+
+
+def _identity_tray_icon() -> Callable[[Any], Any] | None:
+    try:
+        from relavium_desktop.ui import identity
+    except ImportError:
+        return None
+    found = getattr(identity, "tray_icon", None)
+    return found if callable(found) else None
+
+
+def tooltip(state: TrayState, waiting: int = 0) -> str:
+    text = _TOOLTIPS[state]
+    return f"{text} ({waiting} waiting)" if waiting else text
 
 
 def state_icon(state: TrayState, palette: Palette = LIGHT, size: int = 64) -> QIcon:
@@ -76,12 +109,21 @@ class Tray(QObject):
     process_clipboard_requested = Signal()
     quit_requested = Signal()
 
-    def __init__(self, parent: QObject | None = None, theme: Theme | None = None) -> None:
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        theme: Theme | None = None,
+        available: Callable[[], bool] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.state = TrayState.IDLE
+        self.waiting = 0
+        self.shown = False  # the icon is in a tray (show() found one)
         self._theme = theme
-        self.icon = QSystemTrayIcon(state_icon(self.state, self._palette()), self)
-        self.icon.setToolTip(_TOOLTIPS[self.state])
+        # Injectable: the offscreen test platform has no tray, so tests say whether there is one.
+        self._available = available or QSystemTrayIcon.isSystemTrayAvailable
+        self.icon = QSystemTrayIcon(tray_icon_for(self.state, self._palette()), self)
+        self.icon.setToolTip(tooltip(self.state))
         self.menu = QMenu()
         self.open_action = QAction("Open", self.menu)
         self.clipboard_action = QAction("Process what I copied", self.menu)
@@ -94,7 +136,7 @@ class Tray(QObject):
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._activated)
         if theme is not None:
-            theme.changed.connect(lambda: self.set_state(self.state))
+            theme.changed.connect(lambda: self.set_state(self.state, self.waiting))
 
     def _palette(self) -> Palette:
         return self._theme.palette if self._theme is not None else LIGHT
@@ -103,14 +145,23 @@ class Tray(QObject):
         if reason is QSystemTrayIcon.ActivationReason.Trigger:
             self.open_requested.emit()
 
-    def set_state(self, state: TrayState) -> None:
+    def set_state(self, state: TrayState, waiting: int = 0) -> None:
+        app = QGuiApplication.instance()
+        if waiting != self.waiting and isinstance(app, QGuiApplication):
+            app.setBadgeNumber(waiting)
         self.state = state
-        self.icon.setIcon(state_icon(state, self._palette()))
-        self.icon.setToolTip(_TOOLTIPS[state])
+        self.waiting = waiting
+        self.icon.setIcon(tray_icon_for(state, self._palette()))
+        self.icon.setToolTip(tooltip(state, waiting))
 
     def show(self) -> bool:
         """Show the icon where the desktop has a tray; False (and no icon) where it has none."""
-        if not QSystemTrayIcon.isSystemTrayAvailable():
+        if not self._available():
             return False
         self.icon.show()
+        self.shown = True
         return True
+
+    def hide(self) -> None:
+        self.icon.hide()
+        self.shown = False

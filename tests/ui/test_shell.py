@@ -12,7 +12,7 @@ from relavium_desktop.ui.qt import QSize, Qt
 from relavium_desktop.ui.shell import NAV_CHAT, NAV_RUNS, NAV_SETTINGS, NAV_WORKFLOWS
 from relavium_desktop.ui.single_instance import InstanceServer, server_name
 from relavium_desktop.ui.theme.palette import DARK, LIGHT
-from relavium_desktop.ui.tray import Tray, TrayState
+from relavium_desktop.ui.tray import Tray, TrayState, state_icon
 
 
 def test_window_shows_navigation_project_and_mode(make_window, qtbot) -> None:
@@ -85,14 +85,19 @@ def test_tray_states_and_menu(make_window, qtbot, qapp) -> None:
         tray.set_state(state)
         assert tray.state is state
         images[state] = tray.icon.icon().pixmap(32, 32).toImage()
+    # Whichever source draws them (the app's identity icons or the painted badges), the states differ.
     assert images[TrayState.IDLE] != images[TrayState.WORKING] != images[TrayState.ATTENTION]
+    assert images[TrayState.IDLE] != images[TrayState.ATTENTION]
     assert "attention" in tray.icon.toolTip()
-    # The badge is drawn in the theme's accent while working, and follows a theme switch.
-    assert images[TrayState.WORKING].pixelColor(16, 4).name() == LIGHT["accent"]
-    tray.set_state(TrayState.WORKING)
-    window.context.theme.set_choice("dark")
-    assert tray.icon.icon().pixmap(32, 32).toImage().pixelColor(16, 4).name() == DARK["accent"]
     assert [a.text() for a in tray.menu.actions()] == ["Open", "Process what I copied", "Quit"]
+
+
+def test_painted_tray_badges_follow_the_theme() -> None:
+    """The fallback badges (no identity icon): drawn in the theme's accent while working."""
+    light = state_icon(TrayState.WORKING, LIGHT).pixmap(32, 32).toImage()
+    dark = state_icon(TrayState.WORKING, DARK).pixmap(32, 32).toImage()
+    assert light.pixelColor(16, 4).name() == LIGHT["accent"]
+    assert dark.pixelColor(16, 4).name() == DARK["accent"]
 
 
 def test_tray_menu_actions_drive_the_window(make_window, qtbot, qapp) -> None:

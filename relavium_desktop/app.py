@@ -28,14 +28,37 @@ def display_problem(env: Mapping[str, str], platform: str = sys.platform) -> str
     return NO_DISPLAY_MESSAGE
 
 
+DESKTOP_ENTRY_FLAGS = ("--install-desktop-entry", "--uninstall-desktop-entry")
+
+
+def desktop_entry_command(args: Sequence[str]) -> int:
+    """``--install-desktop-entry`` / ``--uninstall-desktop-entry``: file work only, no window.
+
+    Handled before the display check so it works over ssh or in a package's
+    post-install step, where there is no display at all.
+    """
+    from relavium_desktop.host import desktop_entry
+
+    if "--uninstall-desktop-entry" in args:
+        report = desktop_entry.uninstall()
+    else:
+        report = desktop_entry.install()
+    for line in report.lines:
+        print(line)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv if argv is None else argv)
+    if any(flag in args[1:] for flag in DESKTOP_ENTRY_FLAGS):
+        return desktop_entry_command(args[1:])
     problem = display_problem(os.environ)
     if problem is not None:
         print(problem, file=sys.stderr)
         return 2
     from relavium_desktop.ui.shell import run_app
 
-    return run_app(list(sys.argv if argv is None else argv))
+    return run_app(args)
 
 
 if __name__ == "__main__":

@@ -15,9 +15,10 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+from relavium_desktop.host.desktop_entry import APP_ID
 from relavium_desktop.ui.qt import QIcon
 
-APP_ID = "io.relavium.Desktop"
+__all__ = ["APP_ID", "APP_NAME", "ICON_DIR", "TRAY_STATES", "app_icon", "icon_png", "tray_icon"]
 APP_NAME = "Relavium"
 ICON_DIR = Path(__file__).resolve().parents[1] / "assets" / "icons"
 SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.context import AppContext, FolderPicker
+from relavium_desktop.ui.identity import APP_ID, app_icon
 from relavium_desktop.ui.mode_picker import ModePicker
 from relavium_desktop.ui.qt import (
     QApplication,
@@ -109,6 +110,7 @@ class MainWindow(QMainWindow):
         self.welcome_view: WelcomeView | None = None  # the first-run flow, while it is needed
 
         self.setWindowTitle("Relavium Desktop")
+        self.setWindowIcon(app_icon())
         self.setObjectName("mainWindow")
         self.resize(1100, 700)
 
@@ -432,9 +434,13 @@ class MainWindow(QMainWindow):
 
     def handle_instance_command(self, command: str) -> None:
         """A second launch forwarded ``command`` to this instance."""
+        from relavium_desktop.ui.single_instance import OPEN_FILE
+
         self.bring_to_front()
         if command == "process-clipboard":
             self.process_clipboard()
+        elif command.startswith(OPEN_FILE + ":"):
+            self.show_workflows().open_workflow_file(command[len(OPEN_FILE) + 1:])
 
     def bring_to_front(self) -> None:
         if self.isMinimized():
@@ -535,27 +541,57 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="open the quick panel for the clipboard text (in the running app, if there is one)",
     )
     parser.add_argument("--project", help="open this project folder")
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="a workflow (*.relavium.yaml) to open (in the running app, if there is one)")
+    parser.add_argument("--headless-check", action="store_true",
+                        help="start, paint the window once, print the time to first paint and exit")
+    # Handled by relavium_desktop.app before any display is needed; listed here for --help.
+    parser.add_argument("--install-desktop-entry", action="store_true",
+                        help="add Relavium to this user's application menu and file types, then exit")
+    parser.add_argument("--uninstall-desktop-entry", action="store_true",
+                        help="remove what --install-desktop-entry added, then exit")
     return parser.parse_args(argv)
 
 
 def run_app(argv: list[str]) -> int:
     """Run the app; a second launch forwards its request to the first and returns 0."""
+    started = time.monotonic()
     args = parse_args(argv[1:])
-    from relavium_desktop.ui.single_instance import InstanceServer, forward_to_running, server_name
+    from relavium_desktop.ui.single_instance import OPEN_FILE, InstanceServer, forward_to_running, server_name
 
-    app: Any = QApplication.instance() or QApplication(argv)
+    # The desktop matches a window to its launcher by StartupWMClass (X11 WM_CLASS, whose
+    # instance part Qt takes from ``-name``, else argv[0]'s name) or by the desktop file
+    # name (Wayland app id, KDE): both are set to APP_ID, while the class part stays the
+    # application name.
+    app: Any = QApplication.instance() or QApplication([argv[0], "-name", APP_ID, *argv[1:]])
     app.setApplicationName("Relavium")
     app.setApplicationDisplayName("Relavium Desktop")
+    app.setDesktopFileName(APP_ID)
+    app.setWindowIcon(app_icon())
+    files = [os.path.abspath(f) for f in args.files]
     name = server_name()
-    if forward_to_running(name, "process-clipboard" if args.process_clipboard else "show"):
-        return 0
+    if not args.headless_check:  # a check paints its own window even beside a running app
+        if files:
+            if forward_to_running(name, OPEN_FILE, path=files[0]):
+                return 0
+        elif forward_to_running(name, "process-clipboard" if args.process_clipboard else "show"):
+            return 0
     server = InstanceServer(name)
-    server.listen()
+    if not args.headless_check:
+        server.listen()
 
     window = MainWindow()
     if args.project:
         window.context.set_project(args.project)
     server.command_received.connect(window.handle_instance_command)
+    if args.headless_check:
+        def checked() -> None:
+            elapsed_ms = (time.monotonic() - started) * 1000
+            print(f"relavium-desktop: ok, first paint in {elapsed_ms:.0f} ms", flush=True)
+            window.quitting = True  # a real quit, not a hide into the tray
+            QTimer.singleShot(0, app.quit)
+
+        window.first_painted.connect(checked)
     probe = os.environ.get("RELAVIUM_STARTUP_PROBE")
     if probe:
         # bench/startup.py: report the first paint on the shared monotonic clock, then quit.
@@ -575,6 +611,8 @@ def run_app(argv: list[str]) -> int:
     asyncio.set_event_loop(loop)
     if args.process_clipboard:
         QTimer.singleShot(0, window.process_clipboard)
+    if files and not args.headless_check:
+        QTimer.singleShot(0, lambda: window.handle_instance_command(f"{OPEN_FILE}:{files[0]}"))
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     with loop:

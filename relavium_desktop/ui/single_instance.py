@@ -5,7 +5,9 @@ dir; a second ``relavium-desktop`` -- typically bound to a system-wide
 keyboard shortcut as ``relavium-desktop --process-clipboard`` -- connects,
 sends one JSON line naming a command, and exits.  Only the fixed commands
 below are accepted; anything else on the socket is ignored, so the socket
-is not a way to drive the app.
+is not a way to drive the app.  ``open-file`` carries one absolute path (a
+double-clicked workflow); it is emitted as ``open-file:<path>`` and only
+selects that file in the Workflows page -- it never runs anything.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from relavium_desktop.host.datadir import data_dir
 from relavium_desktop.ui.qt import QLocalServer, QLocalSocket, QObject, Signal
 
 COMMANDS = frozenset({"show", "process-clipboard"})
+OPEN_FILE = "open-file"
+_MAX_PATH_CHARS = 4096
 # sockaddr_un.sun_path is 108 bytes on Linux; longer data dirs use a hashed name.
 _MAX_SOCKET_PATH = 100
 _MAX_MESSAGE_BYTES = 4096
@@ -37,13 +41,16 @@ def server_name(home: Path | None = None) -> str:
     return str(Path(tempfile.gettempdir()) / f"relavium-{os.getuid()}-{digest}.sock")
 
 
-def forward_to_running(name: str, command: str, timeout_ms: int = 1000) -> bool:
-    """Send ``command`` to a running instance; False when none is listening."""
+def forward_to_running(name: str, command: str, timeout_ms: int = 1000, *, path: str | None = None) -> bool:
+    """Send ``command`` (with ``path`` for ``open-file``) to a running instance; False when none is listening."""
     sock = QLocalSocket()
     sock.connectToServer(name)
     if not sock.waitForConnected(timeout_ms):
         return False
-    sock.write((json.dumps({"command": command}) + "\n").encode())
+    message: dict[str, str] = {"command": command}
+    if path is not None:
+        message["path"] = path
+    sock.write((json.dumps(message) + "\n").encode())
     ok = sock.waitForBytesWritten(timeout_ms)
     sock.disconnectFromServer()
     if sock.state() != QLocalSocket.LocalSocketState.UnconnectedState:
@@ -106,3 +113,7 @@ class InstanceServer(QObject):
         command = message.get("command") if isinstance(message, dict) else None
         if command in COMMANDS:
             self.command_received.emit(command)
+        elif command == OPEN_FILE:
+            path = message.get("path")
+            if isinstance(path, str) and os.path.isabs(path) and "\0" not in path and len(path) <= _MAX_PATH_CHARS:
+                self.command_received.emit(f"{OPEN_FILE}:{path}")

@@ -10,6 +10,7 @@ parsing YAML, reading history.db) runs in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,6 +55,16 @@ KEY_LIST_SPLIT = "workflows/list_split"
 KEY_BODY_SPLIT = "workflows/body_split"
 DEFAULT_LIST_SIZES = [260, 900]
 DEFAULT_BODY_SIZES = [520, 480]
+
+
+def workflow_project(file: Path, current: str | None) -> Path:
+    """The project a workflow file belongs to (see :meth:`WorkflowsView.open_workflow_path`)."""
+    if current and file.is_relative_to(current):
+        return Path(current)
+    for folder in file.parents:
+        if (folder / "workflows").is_dir():
+            return folder
+    return file.parent
 
 
 def _home() -> Path:
@@ -291,6 +302,31 @@ class WorkflowsView(QWidget):
         self.workflow_list.setCurrentRow(rels.index(rel))
         assert self.current is not None
         return self.current
+
+    def open_workflow_file(self, path: str) -> None:
+        """Open a workflow file given by path (a double-click in the file manager, ``relavium-desktop FILE``)."""
+        spawn(self.open_workflow_path(path))
+
+    async def open_workflow_path(self, path: str) -> WorkflowEntry | None:
+        """Switch to the file's project when it is not in the open one, list it, and select the file.
+
+        The file's project is the open project when the file lies inside it;
+        otherwise the nearest folder above the file that has a ``workflows/``
+        folder (the layout ``Add example workflows`` makes), else the file's own
+        folder.  Opening only selects the workflow: running it is still the
+        user's click on Run.
+        """
+        file = Path(os.path.realpath(path))
+        project = workflow_project(file, self.context.project)
+        if str(project) != self.context.project:
+            self.context.set_project(str(project))
+        await self.reload()
+        rel = file.relative_to(project).as_posix()
+        if rel not in [e.rel for e in self.entries]:
+            self.empty_label.setText(f"{rel} is not a workflow this page lists (it must end in .relavium.yaml, "
+                                     "outside hidden and build folders).")
+            return None
+        return self.open_workflow(rel)
 
     def _close_current(self) -> None:
         self.current = None

@@ -20,13 +20,18 @@ import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from relavium_desktop.engine.tools.masking import mask_text
+from relavium_desktop.host.desktop_entry import ASSETS
 
 log = logging.getLogger(__name__)
 
 APP_NAME = "Relavium"
+# The app icon as a file: a notification shows it whether or not the desktop entry (and with it
+# the themed icon name) is installed.  128 px is what notification daemons scale from.
+APP_ICON = ASSETS / "icons" / "relavium-128.png"
 # The notification service answers in milliseconds; a bus that never answers
 # must not hold a tool call hostage.
 SEND_TIMEOUT_S = 10.0
@@ -63,10 +68,12 @@ class DesktopOs:
         self,
         *,
         app_name: str = APP_NAME,
+        app_icon: Path | None = APP_ICON,
         clipboard_text: Callable[[], str] | None = None,
         history: int = 200,
     ) -> None:
         self._app_name = app_name
+        self._app_icon = app_icon
         self._clipboard_text = clipboard_text or _default_clipboard_text
         self._notifier: Any = None
         self._listeners: list[ActionListener] = []
@@ -111,9 +118,11 @@ class DesktopOs:
 
     def _get_notifier(self) -> Any:
         if self._notifier is None:
-            from desktop_notifier import DesktopNotifier
+            from desktop_notifier import DesktopNotifier, Icon
 
-            self._notifier = DesktopNotifier(app_name=self._app_name)
+            # Without an icon desktop-notifier would show its own default (the Python logo).
+            icon = Icon(path=self._app_icon) if self._app_icon is not None and self._app_icon.is_file() else None
+            self._notifier = DesktopNotifier(app_name=self._app_name, app_icon=icon)
         return self._notifier
 
     async def notify(self, title: str, body: str, actions: Sequence[str]) -> dict[str, Any]:

@@ -1,7 +1,15 @@
-"""Settings → Notifications & shortcuts."""
+"""Settings → Notifications & shortcuts, and how the app keeps running (tray, start at login).
+
+"Start at login" acts at once: the autostart entry is the setting the
+desktop reads, so it is written or removed when the box is toggled, and the
+box shows whether the entry is there (not what the ini file remembers).
+"""
 
 from __future__ import annotations
 
+import sys
+
+from relavium_desktop.host import autostart
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.qt import (
     QCheckBox,
@@ -57,8 +65,48 @@ class NotificationsPage(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(notifications)
+        layout.addWidget(self._background_group(settings))
         layout.addWidget(shortcuts)
         layout.addStretch(1)
+
+    def _background_group(self, settings: QSettings) -> QGroupBox:
+        self.close_to_tray = QCheckBox("Keep running in the tray when the window is closed")
+        self.close_to_tray.setToolTip("Only where the desktop has a tray; quit from the tray icon's menu.")
+        self.close_to_tray.setChecked(keys.read_bool(settings, keys.KEY_CLOSE_TO_TRAY, True))
+        self.close_to_tray.toggled.connect(lambda on: settings.setValue(keys.KEY_CLOSE_TO_TRAY, on))
+        self.start_at_login = QCheckBox("Start at login")
+        self.login_note = QLabel()
+        self.login_note.setWordWrap(True)
+        self.login_note.hide()
+        set_tone(self.login_note, "danger")
+        if sys.platform.startswith("linux"):
+            self.start_at_login.setChecked(autostart.is_enabled(app_id()))
+            self.start_at_login.toggled.connect(self._apply_start_at_login)
+        else:
+            self.start_at_login.setEnabled(False)
+            self.start_at_login.setToolTip("Only on Linux desktops (XDG autostart) for now.")
+        group = QGroupBox("Running in the background")
+        box = QVBoxLayout(group)
+        box.addWidget(self.close_to_tray)
+        box.addWidget(self.start_at_login)
+        box.addWidget(self.login_note)
+        return group
+
+    def _apply_start_at_login(self, on: bool) -> None:
+        try:
+            if on:
+                autostart.enable(app_id())
+            else:
+                autostart.disable(app_id())
+        except OSError as exc:  # not installed, or the config folder cannot be written
+            self.login_note.setText(f"Could not change the login start: {exc}")
+            self.login_note.show()
+            self.start_at_login.blockSignals(True)
+            self.start_at_login.setChecked(not on)
+            self.start_at_login.blockSignals(False)
+            return
+        self.login_note.hide()
+        self._settings.setValue(keys.KEY_START_AT_LOGIN, on)
 
     def _apply_shortcut(self) -> None:
         sequence = self.shortcut_edit.keySequence()
@@ -69,3 +117,14 @@ class NotificationsPage(QWidget):
             keys.KEY_SHORTCUT_CLIPBOARD, sequence.toString(QKeySequence.SequenceFormat.PortableText)
         )
         self.shortcut_changed.emit(sequence)
+
+
+def app_id() -> str:
+    """The desktop's name for the app (the autostart file is ``<app id>.desktop``).
+
+    Read from the app's identity, which is moving its ``APP_ID`` to ``host``;
+    either place (or neither) gives the same id.
+    """
+    from relavium_desktop.ui import identity
+
+    return str(getattr(identity, "APP_ID", autostart.DEFAULT_APP_ID))

@@ -59,7 +59,8 @@ def launcher_argv(argv0: str | None = None) -> list[str]:
     """The argv that starts this installed app from a menu (no shell, no venv PATH).
 
     The running ``relavium-desktop`` script when that is how we were started,
-    else the one on PATH, else this interpreter with ``-m relavium_desktop``.
+    else the one on PATH, else the one beside this interpreter, else this
+    interpreter with ``-m relavium_desktop``.
     """
     argv0 = sys.argv[0] if argv0 is None else argv0
     if argv0 and Path(argv0).name == COMMAND:
@@ -69,6 +70,9 @@ def launcher_argv(argv0: str | None = None) -> list[str]:
     found = shutil.which(COMMAND)
     if found:
         return [str(Path(found).absolute())]
+    beside = Path(sys.executable).with_name(COMMAND)  # a venv's script, its bin/ not on PATH
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside.absolute())]
     return [str(Path(sys.executable).absolute()), "-m", "relavium_desktop"]
 
 

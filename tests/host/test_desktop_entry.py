@@ -169,3 +169,10 @@ def test_exec_quoting_round_trips_through_the_launcher_rules(tmp_path: Path, lau
     groups = desktop_groups(text)
     assert exec_argv(groups["Desktop Entry"]["Exec"], ["/tmp/a b.relavium.yaml"]) == [*launcher, "/tmp/a b.relavium.yaml"]
     assert exec_argv(groups["Desktop Action process-clipboard"]["Exec"], []) == [*launcher, "--process-clipboard"]
+
+
+def test_python_m_install_still_points_the_menu_at_the_venv_script(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    """``python -m relavium_desktop --install-desktop-entry`` from a venv whose bin/ is not on PATH."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert desktop_entry.launcher_argv("/somewhere/relavium_desktop/__main__.py") == [str(SCRIPT)]

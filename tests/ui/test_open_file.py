@@ -93,3 +93,25 @@ def test_the_socket_takes_only_an_absolute_path(qtbot, qloop) -> None:
     finally:
         server.close()
     assert got == [f"{OPEN_FILE}:/tmp/x.relavium.yaml"]
+
+
+def test_a_first_launch_with_a_file_starts_in_the_files_project(qtbot, relavium_home: Path, tmp_path: Path) -> None:
+    """No app running: ``relavium-desktop FILE`` starts one, which switches to the file's project."""
+    from relavium_desktop.ui import app_settings as keys
+    from relavium_desktop.ui.qt import QSettings
+
+    folder = tmp_path / "flows home"
+    (folder / "workflows").mkdir(parents=True)
+    shutil.copy(EXAMPLE, folder / "workflows" / "note.relavium.yaml")
+    proc = launch([str(folder / "workflows" / "note.relavium.yaml")], relavium_home, cwd=tmp_path)
+
+    def saved_project() -> object:
+        return QSettings(str(relavium_home / keys.FILE_NAME), QSettings.Format.IniFormat).value(keys.KEY_PROJECT)
+
+    try:
+        # QSettings writes the switch to disk from the app's event loop.
+        qtbot.waitUntil(lambda: saved_project() == os.path.realpath(folder), timeout=30_000)
+        assert proc.poll() is None  # it is the running app, not a forwarder that exited
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -16,7 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from relavium_desktop.ui.identity import APP_ID
+import pytest
+
+from relavium_desktop.ui.identity import APP_ID, app_icon, tray_icon
 from tests.fixtures.desktop_bus import desktop_bus  # noqa: F401
 from tests.fixtures.notifications import NotificationDaemon, notification_daemon  # noqa: F401
 
@@ -69,3 +71,14 @@ def test_headless_check_paints_once_and_reports(relavium_home: Path) -> None:
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert re.fullmatch(r"relavium-desktop: ok, first paint in \d+ ms\n", done.stdout), done.stdout
+
+
+def test_tray_states_are_told_apart_at_tray_sizes(qapp) -> None:
+
+    for size in (16, 22):
+        images = {state: tray_icon(state).pixmap(size, size).toImage() for state in ("idle", "working", "attention")}
+        assert all(image.width() == size for image in images.values())
+        assert images["idle"] != images["working"] != images["attention"] != images["idle"]
+    assert not app_icon().isNull()
+    with pytest.raises(ValueError):
+        tray_icon("busy")

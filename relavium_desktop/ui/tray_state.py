@@ -6,7 +6,9 @@ gate waiting, a failure the user has not seen yet.  This object only listens
 and counts; it decides nothing about turns, runs or permissions.
 
 Attention wins over working: something waiting for the user matters more
-than something the app is doing on its own.  A failure counts as unseen
+than something the app is doing on its own.  Changes are told once the
+current event is handled, so a run that stops at a gate goes from working
+straight to attention, without flashing idle in between.  A failure counts as unseen
 when it happens while the window is hidden, minimised or not the active
 window, and stays so until the window is activated again.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.ui.qt import QEvent, QObject, QWidget, Signal
+from relavium_desktop.ui.qt import QEvent, QObject, QTimer, QWidget, Signal
 from relavium_desktop.ui.tray import TrayState
 
 if TYPE_CHECKING:
@@ -37,6 +39,7 @@ class TrayStatus(QObject):
         self._unseen_failures = 0
         self._watched: set[int] = set()  # ids of objects already connected, so watching twice is harmless
         self._shown = (TrayState.IDLE, 0)
+        self._telling = False
         window.installEventFilter(self)
 
     # -- what the tray shows --------------------------------------------------
@@ -55,6 +58,12 @@ class TrayStatus(QObject):
         return TrayState.IDLE
 
     def _update(self) -> None:
+        if not self._telling:
+            self._telling = True
+            QTimer.singleShot(0, self._tell)
+
+    def _tell(self) -> None:
+        self._telling = False
         now = (self.state, self.waiting)
         if now != self._shown:
             self._shown = now

@@ -91,7 +91,7 @@ def main() -> int:
                 bundle_times.append(_measure([str(bundle[0])], env))
     app_med, bare_med = statistics.median(app_times), statistics.median(bare_times)
     print(f"platform: {env.get('QT_QPA_PLATFORM') or 'DISPLAY=' + env['DISPLAY']}; runs: {runs}")
-    print(f"bare PySide6 window,       first paint: median {bare_med * 1000:.0f} ms")
+    print(f"bare PySide6 window,      first paint: median {bare_med * 1000:.0f} ms")
     print(f"relavium-desktop (venv),  first paint: median {app_med * 1000:.0f} ms  (target ≤ 500 ms)")
     print(f"ratio app/bare: {app_med / bare_med:.2f}")
     if bundle:

@@ -116,13 +116,15 @@ def test_start_at_login_writes_and_removes_the_autostart_entry(
 
 
 # run_app in a child process: after the first paint, the window is closed; with the tray setting
-# on the app must still be running afterwards and the tray's Quit must end it.
+# on the app must still be running afterwards (also after the tray's "Process what I copied" panel,
+# opened with no window on screen, is closed) and the tray's Quit must end it.
 CHILD = """
 import sys
 from relavium_desktop.ui import app_settings as keys, shell
 from relavium_desktop.ui.qt import QTimer
 
-keep = sys.argv[1] == "on"
+keep = sys.argv[1] != "off"
+panel = sys.argv[1] == "panel"
 shell.MainWindow.tray_available = lambda self: True
 first = shell.MainWindow.after_first_paint
 
@@ -137,14 +139,26 @@ def after_first_paint(self):
         print("still running", flush=True)
         self.tray.quit_action.trigger()
 
-    QTimer.singleShot(500, later)
+    def panel_shown():
+        if self.quick_panel is None or not self.quick_panel.isVisible():
+            QTimer.singleShot(50, panel_shown)
+            return
+        print("panel shown, window visible:", self.isVisible(), flush=True)
+        self.quick_panel.close()
+        QTimer.singleShot(500, later)
+
+    if panel:
+        self.tray.clipboard_action.trigger()
+        panel_shown()
+    else:
+        QTimer.singleShot(500, later)
 
 shell.MainWindow.after_first_paint = after_first_paint
 print("run_app returned", shell.run_app(["relavium-desktop"]), flush=True)
 """
 
 
-@pytest.mark.parametrize("setting", ["on", "off"])
+@pytest.mark.parametrize("setting", ["on", "off", "panel"])
 def test_run_app_keeps_running_in_the_tray_until_quit_or_ends_on_close(
     setting: str, relavium_home: Path,
 ) -> None:
@@ -156,5 +170,8 @@ def test_run_app_keeps_running_in_the_tray_until_quit_or_ends_on_close(
     assert proc.returncode == 0, proc.stdout + proc.stderr
     if setting == "on":
         assert lines == ["closed, visible: False", "still running", "run_app returned 0"]
+    elif setting == "panel":
+        assert lines == ["closed, visible: False", "panel shown, window visible: False", "still running",
+                         "run_app returned 0"]
     else:
         assert lines == ["closed, visible: False", "run_app returned 0"]

@@ -23,6 +23,7 @@ from relavium_desktop.ui.tray import TrayState
 if TYPE_CHECKING:
     from relavium_desktop.ui.approval import ApprovalController
     from relavium_desktop.ui.chat.view import ChatView
+    from relavium_desktop.ui.workflows.gate import GateDialog
     from relavium_desktop.ui.workflows.view import WorkflowsView
 
 
@@ -111,17 +112,15 @@ class TrayStatus(QObject):
     def _run_finished(self, result: Any) -> None:
         self._failed(getattr(result, "status", "") == "failed")
 
-    def _gate_opened(self, dialog: QObject) -> None:
-        key = id(dialog)
-        self._gates.add(key)
-        done = getattr(dialog, "finished", None)
-        if done is not None:
-            done.connect(lambda _code: self._gate_closed(key))
-        dialog.destroyed.connect(lambda _obj=None: self._gate_closed(key))
+    def _gate_opened(self, dialog: GateDialog) -> None:
+        self._gates.add(id(dialog))
+        # A bound method, not a lambda: the connection ends with this object, and every way a
+        # gate dialog goes away (answered, "decide later", replaced by the next gate) finishes it.
+        dialog.finished.connect(self._gate_closed)
         self._update()
 
-    def _gate_closed(self, key: int) -> None:
-        self._gates.discard(key)
+    def _gate_closed(self, _code: int = 0) -> None:
+        self._gates.discard(id(self.sender()))
         self._update()
 
     def _failed(self, failed: bool) -> None:

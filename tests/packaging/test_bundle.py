@@ -19,11 +19,14 @@ import subprocess
 import sys
 import tarfile
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.fixtures.desktop_bus import desktop_bus_env_fixture, desktop_bus_fixture  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -44,9 +47,9 @@ class Bundle:
         return f"bundle {self.size_mb:.0f} MB at {self.folder}, built in {self.build_seconds:.0f} s"
 
 
-def _run(argv: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess[str]:
+def _run(argv: list[str], env: dict[str, str], timeout: float, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run to completion; the callers assert on the exit status with the output in the message."""
-    return subprocess.run(argv, check=False, capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(argv, check=False, capture_output=True, text=True, timeout=timeout, env=env, input=stdin)
 
 
 def _clean_env(home: Path) -> dict[str, str]:
@@ -112,6 +115,19 @@ def test_bundled_cli_lists_the_same_builtin_tools_as_the_source_tree(bundle: Bun
     source = _tool_ids([sys.executable, "-m", "relavium_desktop.cli"], env)
     assert {"read_file", "write_file", "list_directory", "run_command"} <= set(bundled), bundle.describe()
     assert bundled == source, f"{bundle.describe()}: bundle lists {bundled}, source lists {source}"
+
+
+def test_bundled_cli_reaches_the_session_keyring(bundle: Bundle, desktop_bus_env: dict[str, str],
+                                                 tmp_path: Path) -> None:
+    """keyring picks its Secret Service backend by entry point at run time: the bundle must carry it."""
+    env = dict(desktop_bus_env, RELAVIUM_HOME=str(tmp_path))
+    name = f"bundle-{uuid.uuid4().hex[:8]}"
+    relavium = str(bundle.folder / "relavium")
+    stored = _run([relavium, "secret", "set", name], env, timeout=60, stdin="bundled-key-WXYZ\n")
+    assert stored.returncode == 0, f"{bundle.describe()}: {stored.stderr}"
+    listed = _run([relavium, "secret", "list", "--json"], env, timeout=60)
+    assert {"name": name, "hint": "****WXYZ"} in json.loads(listed.stdout), listed.stderr
+    assert _run([relavium, "secret", "delete", name], env, timeout=60).returncode == 0
 
 
 def test_archive_installs_commands_into_a_prefix(bundle: Bundle, tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ def desktop_entry(command: str) -> str:
         "Type=Application",
         "Name=Relavium Desktop",
         "Comment=Start Relavium when you log in",
-        f"Exec={exec_argument(command)}",
+        f"Exec={exec_argument(command)} --hidden",  # at login: into the tray, not a window in the way
         "Terminal=false",
         "X-GNOME-Autostart-enabled=true",
         "",

@@ -543,6 +543,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--project", help="open this project folder")
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="a workflow (*.relavium.yaml) to open (in the running app, if there is one)")
+    parser.add_argument("--hidden", action="store_true",
+                        help="start in the tray without showing the window (how Start at login starts it); "
+                             "the window shows anyway when the desktop has no tray")
     parser.add_argument("--headless-check", action="store_true",
                         help="start, paint the window once, print the time to first paint and exit")
     # Handled by relavium_desktop.app before any display is needed; listed here for --help.
@@ -600,7 +603,10 @@ def run_app(argv: list[str]) -> int:
             QTimer.singleShot(0, app.quit)
 
         window.first_painted.connect(report)
-    window.show()
+    # Start at login starts the app in the tray; with no tray it would be unreachable, so it shows.
+    hidden = args.hidden and not args.headless_check and not probe and window.tray_available()
+    if not hidden:
+        window.show()
     # Paint first; asyncio + qasync (~0.1-0.2 s of imports) load after the window is on screen.
     app.processEvents()
     import asyncio
@@ -609,6 +615,8 @@ def run_app(argv: list[str]) -> int:
 
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    if hidden:
+        QTimer.singleShot(0, window.after_first_paint)  # the tray and services, with no paint to wait for
     if args.process_clipboard:
         QTimer.singleShot(0, window.process_clipboard)
     if files and not args.headless_check:

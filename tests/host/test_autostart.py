@@ -61,7 +61,7 @@ def test_enable_writes_a_desktop_entry_under_xdg_config_home_and_disable_removes
     entry = read_entry(path)
     assert entry["Type"] == "Application"
     assert entry["X-GNOME-Autostart-enabled"] == "true"
-    assert exec_argv(entry["Exec"]) == [command]
+    assert exec_argv(entry["Exec"]) == [command, "--hidden"]  # at login: into the tray
     assert autostart.is_enabled("io.example.Test")
     assert [p.name for p in path.parent.iterdir()] == ["io.example.Test.desktop"]  # no partial file left
 
@@ -76,7 +76,7 @@ def test_a_command_with_spaces_and_quotes_survives_the_exec_quoting(tmp_path: Pa
     env = {"XDG_CONFIG_HOME": str(tmp_path / "cfg")}
     entry = read_entry(autostart.enable(command=command, env=env))
     assert entry["Exec"].startswith('"')
-    assert exec_argv(entry["Exec"]) == [command]
+    assert exec_argv(entry["Exec"]) == [command, "--hidden"]  # at login: into the tray
     validate = shutil.which("desktop-file-validate")
     if validate is not None:
         path = autostart.entry_path(env=env)

@@ -175,3 +175,51 @@ def test_run_app_keeps_running_in_the_tray_until_quit_or_ends_on_close(
                          "run_app returned 0"]
     else:
         assert lines == ["closed, visible: False", "run_app returned 0"]
+
+
+# run_app --hidden (how Start at login starts the app): the tray is up, the window never shown
+# until the tray's Open; with no tray the window shows anyway, or the app could not be reached.
+HIDDEN_CHILD = """
+import sys
+from relavium_desktop.ui import shell
+from relavium_desktop.ui.qt import QTimer
+
+has_tray = sys.argv[1] == "tray"
+shell.MainWindow.tray_available = lambda self: has_tray
+first = shell.MainWindow.after_first_paint
+
+def after_first_paint(self):
+    first(self)
+    if getattr(self, "reported", False):
+        return
+    self.reported = True
+    print("window shown:", self.isVisible(), "tray:", self.tray is not None and self.tray.shown, flush=True)
+
+    def opened():
+        self.tray.open_action.trigger() if has_tray else None
+        print("after Open, window shown:", self.isVisible(), flush=True)
+        self.quitting = True
+        self.quit_app()
+
+    QTimer.singleShot(300, opened)
+
+shell.MainWindow.after_first_paint = after_first_paint
+print("run_app returned", shell.run_app(["relavium-desktop", "--hidden"]), flush=True)
+"""
+
+
+@pytest.mark.parametrize("tray", ["tray", "no-tray"])
+def test_hidden_start_waits_in_the_tray_and_shows_without_one(tray: str, relavium_home: Path) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run(
+        [sys.executable, "-c", HIDDEN_CHILD, tray], env=env, capture_output=True, text=True, timeout=60,
+        check=False,
+    )
+    lines = [line for line in proc.stdout.splitlines() if not line.startswith("This plugin")]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    if tray == "tray":
+        assert lines == ["window shown: False tray: True", "after Open, window shown: True",
+                         "run_app returned 0"]
+    else:
+        assert lines == ["window shown: True tray: False", "after Open, window shown: True",
+                         "run_app returned 0"]

@@ -40,7 +40,7 @@ REPO = HERE.parent
 EXAMPLES = REPO / "resources" / "examples"
 WINDOW_SIZE = (1440, 900)
 THEMES = ("light", "dark")
-SHOTS = ("welcome.png", "welcome-models.png", "main-window.png", "tool-card.png", "model-picker.png",
+SHOTS = ("identity.png", "welcome.png", "welcome-models.png", "main-window.png", "tool-card.png", "model-picker.png",
          "workflows.png", "history.png", "history-waterfall.png", "permission-dialog.png",
          "settings-permissions.png", "settings-providers.png", "settings-appearance.png")
 # What the scripted server lists at GET /v1/models, as a local Ollama would.
@@ -404,6 +404,41 @@ async def _model_picker(window: Any, out: Shots) -> None:
     view.model_combo.hidePopup()
 
 
+def _identity(window: Any, out: Shots) -> None:
+    """The app icon and the tray's three states as a desktop shows them.
+
+    Xvfb has no window manager and no panel, so the title bar and the tray
+    are drawn here from the very icons the app hands to them (the window
+    icon, ``Tray``'s state icons), at the sizes a panel uses.
+    """
+    from relavium_desktop.ui.identity import app_icon, tray_icon
+    from relavium_desktop.ui.qt import QFont, QPainter, QPixmap, QRect, Qt
+
+    shot = QPixmap(720, 220)
+    shot.fill(window.context.theme.qcolor("window"))
+    painter = QPainter(shot)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.drawPixmap(24, 24, app_icon().pixmap(128, 128))
+    title = QFont(window.font())
+    title.setPointSizeF(title.pointSizeF() * 1.8)
+    title.setBold(True)
+    painter.setFont(title)
+    painter.setPen(window.context.theme.qcolor("text"))
+    painter.drawText(QRect(176, 40, 520, 48), int(Qt.AlignmentFlag.AlignVCenter), "Relavium Desktop")
+    painter.setFont(window.font())
+    painter.setPen(window.context.theme.qcolor("muted"))
+    painter.drawText(QRect(176, 88, 520, 24), int(Qt.AlignmentFlag.AlignVCenter),
+                     "The window, task switcher and notifications use this icon.")
+    painter.fillRect(QRect(176, 136, 520, 56), window.context.theme.qcolor("surface_alt"))
+    for index, state in enumerate(("idle", "working", "attention")):
+        x = 192 + index * 168
+        painter.drawPixmap(x, 153, tray_icon(state).pixmap(22, 22))
+        painter.setPen(window.context.theme.qcolor("text"))
+        painter.drawText(QRect(x + 30, 150, 130, 28), int(Qt.AlignmentFlag.AlignVCenter), f"tray: {state}")
+    painter.end()
+    shot.save(str(out.path("identity.png")))
+
+
 async def _shoot(out: Shots, project: Path, model: ScriptedModel, home: Path) -> None:
     from relavium_desktop.ui.qt import QApplication
     from relavium_desktop.ui.shell import MainWindow
@@ -418,6 +453,7 @@ async def _shoot(out: Shots, project: Path, model: ScriptedModel, home: Path) ->
     window.context.ensure_services()
     await _settle()
     _grant_demo_permissions(window, project)
+    _identity(window, out)
 
     await _chat(window, out)
     await _model_picker(window, out)

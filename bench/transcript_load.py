@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ui_latency import PROBE_MS, PacedServer, percentile
+from ui_latency import PROBE_MS, LagProbe, PacedServer, percentile
 
 ANSWER = """The pricing module applies **{n}%** off to annual plans:
 
@@ -98,7 +98,7 @@ def main() -> int:
     import qasync
 
     from relavium_desktop.services import session_store
-    from relavium_desktop.ui.qt import QApplication, Qt, QTimer
+    from relavium_desktop.ui.qt import QApplication
     from relavium_desktop.ui.shell import MainWindow
 
     store = session_store(Path(home))
@@ -115,28 +115,8 @@ def main() -> int:
     window.resize(1440, 900)
     window.show()
 
-    lags: list[float] = []
-    last = [0.0]
-
-    def tick() -> None:
-        now = time.perf_counter()
-        if last[0]:
-            lags.append(max(0.0, (now - last[0]) * 1000 - PROBE_MS))
-        last[0] = now
-
-    probe = QTimer()
-    probe.setTimerType(Qt.TimerType.PreciseTimer)
-    probe.setInterval(PROBE_MS)
-    probe.timeout.connect(tick)
-
-    def start_probe() -> None:
-        lags.clear()
-        last[0] = 0.0
-        probe.start()
-
-    def stop_probe() -> list[float]:
-        probe.stop()
-        return list(lags)
+    probe = LagProbe()
+    start_probe, stop_probe = probe.start, probe.stop
 
     async def run() -> int:
         view = window.chat_view

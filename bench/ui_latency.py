@@ -99,6 +99,39 @@ class PacedServer:
         self.httpd.server_close()
 
 
+class LagProbe:
+    """How late a 5 ms PreciseTimer fires: the event loop's lag, one sample per tick.
+
+    Shared by the UI benches so each measures lag the same way.
+    """
+
+    def __init__(self, interval_ms: int = PROBE_MS) -> None:
+        from relavium_desktop.ui.qt import Qt, QTimer
+
+        self.interval_ms = interval_ms
+        self.lags: list[float] = []
+        self._last = 0.0
+        self._timer = QTimer()
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        if self._last:
+            self.lags.append(max(0.0, (now - self._last) * 1000 - self.interval_ms))
+        self._last = now
+
+    def start(self) -> None:
+        self.lags.clear()
+        self._last = 0.0
+        self._timer.start()
+
+    def stop(self) -> list[float]:
+        self._timer.stop()
+        return list(self.lags)
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -130,7 +163,7 @@ def main() -> int:
 
     import qasync
 
-    from relavium_desktop.ui.qt import QApplication, Qt, QTimer
+    from relavium_desktop.ui.qt import QApplication
     from relavium_desktop.ui.shell import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -144,27 +177,12 @@ def main() -> int:
     window.context.settings.setValue("chat/policy", json.dumps({"allowedCommands": [shlex.join(["sh", "-c", script])]}))
     window.show()
 
-    lags: list[float] = []
-    last = [0.0]
-
-    def tick() -> None:
-        now = time.perf_counter()
-        if last[0]:
-            lags.append(max(0.0, (now - last[0]) * 1000 - PROBE_MS))
-        last[0] = now
-
-    probe = QTimer()
-    probe.setTimerType(Qt.TimerType.PreciseTimer)
-    probe.setInterval(PROBE_MS)
-    probe.timeout.connect(tick)
+    probe = LagProbe()
 
     async def phase(seconds: float) -> list[float]:
-        lags.clear()
-        last[0] = 0.0
         probe.start()
         await asyncio.sleep(seconds)
-        probe.stop()
-        return list(lags)
+        return probe.stop()
 
     async def run() -> int:
         from relavium_desktop.engine.tools.registry import ToolRegistry
@@ -185,8 +203,6 @@ def main() -> int:
         received = [0]
         view.transcript.flushed.connect(lambda n: received.__setitem__(0, received[0] + n))
 
-        lags.clear()
-        last[0] = 0.0
         probe.start()
         started = time.perf_counter()
         view.send("Stream a long answer, please.")
@@ -194,8 +210,7 @@ def main() -> int:
         await finished.wait()
         streamed_s = time.perf_counter() - started
         outcome = await tool
-        probe.stop()
-        loaded = list(lags)
+        loaded = probe.stop()
 
         print(f"platform: {os.environ.get('QT_QPA_PLATFORM') or 'DISPLAY=' + os.environ['DISPLAY']}; "
               f"probe every {PROBE_MS} ms")

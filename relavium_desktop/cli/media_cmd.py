@@ -1,0 +1,80 @@
+"""``relavium media stats|sweep|gc``: inspect and maintain the media store offline.
+
+``stats`` counts objects, bytes and leftover temporaries.  ``sweep`` removes
+publication temporaries whose producer is proven dead and that are older
+than ``--min-age`` (24 h by default, the spec's floor for automatic
+sweeps); everything kept is listed with its reason word.  ``gc`` deletes
+published objects that no stored chat or run refers to and that are older
+than ``--min-age`` (1 h), so a just-published object whose reference is
+not written yet survives.  None of them creates the store when it is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
+from relavium_desktop.cli.jsonargs import print_json
+
+if TYPE_CHECKING:
+    from relavium_desktop.host.media import MediaStore
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["stats", "sweep", "gc"], help="what to do")
+    p.add_argument("--min-age", type=float, default=None, metavar="SECONDS",
+                   help="minimum age before removal (sweep: 86400, gc: 3600)")
+    p.add_argument("--dry-run", action="store_true", help="gc: report what would be removed, remove nothing")
+    p.add_argument("--json", action="store_true", help="print JSON only")
+
+
+def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.host.media import MediaError, MediaStore
+
+    if args.min_age is not None and not args.min_age >= 0:
+        raise UsageError("--min-age must be a number of seconds, 0 or more")
+    if args.dry_run and args.action != "gc":
+        raise UsageError("--dry-run applies to gc only")
+    home = data_dir()
+    store = MediaStore(home / "media")
+    try:
+        if args.action == "stats":
+            out: dict[str, object] = dict(store.stats())
+            text = f"{out['objects']} objects, {out['bytes']} bytes, {out['temps']} temporaries"
+        elif args.action == "sweep":
+            report = store.sweep_temporaries(min_age_s=24 * 3600.0 if args.min_age is None else args.min_age)
+            out = report.to_json()
+            lines = [f"removed {name}" for name in sorted(report.removed)]
+            lines += [f"kept {name} ({report.reasons[name]})" for name in sorted(report.retained)]
+            lines.append(f"{len(report.removed)} removed, {len(report.retained)} kept")
+            text = "\n".join(lines)
+        else:
+            out, text = _gc(store, home, args)
+    except (MediaError, OSError) as exc:
+        code = exc.code if isinstance(exc, MediaError) else "io"
+        message = str(exc) if isinstance(exc, MediaError) else f"{type(exc).__name__}: {exc.strerror or exc}"
+        if args.json:
+            print_json({"ok": False, "error": {"code": code, "message": message}})
+        print(f"relavium: media {args.action}: {message}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print_json(out)
+    else:
+        print(text)
+    return EXIT_OK
+
+
+def _gc(store: MediaStore, home: Path, args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    from relavium_desktop.host.media.references import collect_references
+
+    min_age = 3600.0 if args.min_age is None else args.min_age
+    result = store.gc(collect_references(home), min_age_s=min_age, dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    lines = [f"{verb} {sha}" for sha in result["removed"]]
+    lines.append(f"{len(result['removed'])} {verb}, {len(result['kept'])} kept")
+    out: dict[str, object] = {"removed": result["removed"], "kept": result["kept"], "dry_run": args.dry_run}
+    return out, "\n".join(lines)

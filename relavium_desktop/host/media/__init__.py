@@ -1,0 +1,33 @@
+"""The content-addressed media store: durable ``media://sha256-…`` bytes on disk.
+
+Host code only; the engine reaches media through ``engine.host.MediaCapability``
+and a later change adapts :class:`MediaStore` to that seam.
+"""
+
+from __future__ import annotations
+
+from relavium_desktop.host.media.errors import (
+    MediaCorruptError,
+    MediaError,
+    MediaNotFoundError,
+    MediaTooLargeError,
+    MediaUnsafeError,
+)
+from relavium_desktop.host.media.handles import format_handle, parse_handle
+from relavium_desktop.host.media.store import MEDIA_OBJECT_CEILING, MediaRef, MediaStore, default_media_root
+from relavium_desktop.host.media.temps import SweepReport
+
+__all__ = [
+    "MEDIA_OBJECT_CEILING",
+    "MediaCorruptError",
+    "MediaError",
+    "MediaNotFoundError",
+    "MediaRef",
+    "MediaStore",
+    "MediaTooLargeError",
+    "MediaUnsafeError",
+    "SweepReport",
+    "default_media_root",
+    "format_handle",
+    "parse_handle",
+]

@@ -150,7 +150,10 @@ class MediaStore:
     def stat(self, sha256: str) -> int:
         """The object's size (no hash check); MediaNotFoundError when absent."""
         with self._shard(sha256) as shard:
-            st = os.stat(sha256, dir_fd=shard, follow_symlinks=False)
+            try:
+                st = os.stat(sha256, dir_fd=shard, follow_symlinks=False)
+            except FileNotFoundError:
+                raise MediaNotFoundError("no media object with that digest") from None
         fsfloor.check_regular_single(st, allow_detached=True)
         return st.st_size
 

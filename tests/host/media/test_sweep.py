@@ -117,7 +117,7 @@ def test_sweep_keeps_what_it_cannot_prove_abandoned(tmp_path: Path) -> None:
     mine = _plant(root, f"media-v1.{os.getpid()}.{uuid.uuid4()}.tmp", mtime=old).name
     malformed = [_plant(root, name, mtime=old).name for name in (
         f"media-v1.{dead}.not-a-uuid.tmp", f"media-v1.0{dead}.{uuid.uuid4()}.tmp",
-        f"media-v1.{dead}.{str(uuid.uuid1())}.tmp", "media-maintenance-x", f"media-v2.{dead}.{uuid.uuid4()}.tmp")]
+        f"media-v1.{dead}.{uuid.uuid1()}.tmp", "media-maintenance-x", f"media-v2.{dead}.{uuid.uuid4()}.tmp")]
     target = _plant(tmp_path, "target", mtime=old)
     symlink = f"media-v1.{dead}.{uuid.uuid4()}.tmp"
     (root / symlink).symlink_to(target)

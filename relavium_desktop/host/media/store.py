@@ -93,10 +93,9 @@ class MediaStore:
             try:
                 try:
                     digest, size, dims = _write_hashed(fd, chunks, self.ceiling)
-                    os.fsync(fd)
+                    self._place(root_fd, temp, digest, fd)
                 finally:
                     os.close(fd)
-                self._place(root_fd, temp, digest)
             finally:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(temp, dir_fd=root_fd)
@@ -115,13 +114,19 @@ class MediaStore:
                 raise _too_large(size)
             return self.publish_stream(iter(lambda: fh.read(FILE_CHUNK), b""), mime)
 
-    def _place(self, root_fd: int, temp: str, digest: str) -> None:
+    def _place(self, root_fd: int, temp: str, digest: str, temp_fd: int) -> None:
+        """Rename the temp into place unless an intact copy is already there.
+
+        The temp is fsynced only when it is about to become the object, so an
+        idempotent re-publish pays for no disk flush.
+        """
         objects = _ensure_dir("objects", root_fd)
         try:
             shard = _ensure_dir(digest[:2], objects)
             try:
                 if self._existing_is_valid(shard, digest):
                     return  # idempotent: the same bytes are already published
+                os.fsync(temp_fd)
                 os.rename(temp, digest, src_dir_fd=root_fd, dst_dir_fd=shard)
                 fsfloor.fsync_dir(shard)
             finally:

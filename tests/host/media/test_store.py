@@ -210,10 +210,23 @@ def _webp_vp8x(width: int, height: int) -> bytes:
     return b"RIFF" + struct.pack("<I", len(body) + 4) + b"WEBP" + body + b"\0" * 20
 
 
+def _webp_vp8(width: int, height: int) -> bytes:
+    body = b"VP8 " + struct.pack("<I", 20) + b"\x10\x02\x00" + b"\x9d\x01\x2a" + struct.pack("<HH", width, height)
+    return b"RIFF" + struct.pack("<I", len(body) + 4) + b"WEBP" + body + b"\0" * 20
+
+
+def _webp_vp8l(width: int, height: int) -> bytes:
+    bits = (width - 1) | ((height - 1) << 14)
+    body = b"VP8L" + struct.pack("<I", 5) + b"\x2f" + struct.pack("<I", bits)
+    return b"RIFF" + struct.pack("<I", len(body) + 4) + b"WEBP" + body + b"\0" * 20
+
+
 @pytest.mark.parametrize("chunk", [1, 7, 4096])
 def test_image_dimensions_are_read_while_streaming(store: MediaStore, chunk: int) -> None:
     cases = [(_png(640, 480), (640, 480)), (_jpeg(1920, 1080, 40_000), (1920, 1080)),
-             (_gif(31, 17), (31, 17)), (_webp_vp8x(4000, 3000), (4000, 3000)), (b"plain text" * 20, None)]
+             (_gif(31, 17), (31, 17)), (_webp_vp8x(4000, 3000), (4000, 3000)), (_webp_vp8(320, 200), (320, 200)),
+             (_webp_vp8l(1000, 16383), (1000, 16383)), (b"plain text" * 20, None),
+             (b"\xff\xd8\xff\xd9", None), (_png(1, 1)[:20], None), (b"GIF89a\x05\x00\x07\x00", (5, 7))]
     for data, size in cases:
         ref = store.publish_stream((data[i:i + chunk] for i in range(0, len(data), chunk)), "image/any")
         assert ((ref.width, ref.height) if ref.width else None) == size

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from relavium_desktop.cli import UsageError
+from relavium_desktop.cli import EXIT_FAILED, UsageError
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
@@ -89,3 +89,23 @@ def _stdout_is_utf8() -> bool:
 def print_json(value: Any, *, flush: bool = False) -> None:
     """Print ``value`` as one line of JSON (pure ASCII when stdout is not UTF-8)."""
     print(dumps_json(value, ascii_only=not _stdout_is_utf8()), flush=flush)
+
+
+def action_failed(as_json: bool, where: str, code: str, message: str, extra: dict[str, Any] | None = None) -> int:
+    """A failed ``relavium <command> <action>``: the JSON error document (with --json), one line on stderr.
+
+    The maintenance commands (secret, providers, media) fail the same way, so
+    scripts parse one shape and a person reads one kind of line.
+    """
+    if as_json:
+        print_json({"ok": False, "error": {"code": code, **(extra or {}), "message": message}})
+    print(f"relavium: {where}: {message}", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def print_result(as_json: bool, out: Any, text: str) -> None:
+    """An action's result: ``out`` as JSON with --json, else ``text`` for a person."""
+    if as_json:
+        print_json(out)
+    elif text:
+        print(text)

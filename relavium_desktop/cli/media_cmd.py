@@ -12,12 +12,11 @@ not written yet survives.  None of them creates the store when it is absent.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
-from relavium_desktop.cli.jsonargs import print_json
+from relavium_desktop.cli import EXIT_OK, UsageError
+from relavium_desktop.cli.jsonargs import action_failed, print_result
 
 if TYPE_CHECKING:
     from relavium_desktop.host.media import MediaStore
@@ -57,14 +56,8 @@ def run(args: argparse.Namespace) -> int:
     except (MediaError, OSError) as exc:
         code = exc.code if isinstance(exc, MediaError) else "io"
         message = str(exc) if isinstance(exc, MediaError) else f"{type(exc).__name__}: {exc.strerror or exc}"
-        if args.json:
-            print_json({"ok": False, "error": {"code": code, "message": message}})
-        print(f"relavium: media {args.action}: {message}", file=sys.stderr)
-        return EXIT_FAILED
-    if args.json:
-        print_json(out)
-    else:
-        print(text)
+        return action_failed(args.json, f"media {args.action}", code, message)
+    print_result(args.json, out, text)
     return EXIT_OK
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
-from relavium_desktop.cli.jsonargs import print_json
+from relavium_desktop.cli.jsonargs import action_failed, print_result
 
 if TYPE_CHECKING:
     from relavium_desktop.providers.config import ProviderEntry
@@ -185,15 +185,9 @@ def run(args: argparse.Namespace) -> int:
     except (ProviderConfigError, _Failed) as exc:
         code = exc.code if isinstance(exc, _Failed) else "provider_config"
         extra = exc.extra if isinstance(exc, _Failed) else {}
-        if args.json:
-            print_json({"ok": False, "error": {"code": code, **extra, "message": str(exc)}})
-        print(f"relavium: providers {args.action}: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    if args.json:
-        print_json(out)
-    else:
-        if text:
-            print(text)
+        return action_failed(args.json, f"providers {args.action}", code, str(exc), extra)
+    print_result(args.json, out, text)
+    if not args.json:
         if note:
             print(note, file=sys.stderr)
         elif not ok:

@@ -13,8 +13,8 @@ import argparse
 import getpass
 import sys
 
-from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
-from relavium_desktop.cli.jsonargs import print_json
+from relavium_desktop.cli import EXIT_OK, UsageError
+from relavium_desktop.cli.jsonargs import action_failed, print_result
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,12 +60,6 @@ def run(args: argparse.Namespace) -> int:
             width = max((len(e.name) for e in entries), default=0)
             text = "\n".join(f"{e.name:<{width}}  {e.hint}" for e in entries) or "no secrets stored"
     except SecretStoreError as exc:
-        if args.json:
-            print_json({"ok": False, "error": {"code": "secret_store", "message": str(exc)}})
-        print(f"relavium: secret {args.action}: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    if args.json:
-        print_json(out)
-    else:
-        print(text)
+        return action_failed(args.json, f"secret {args.action}", "secret_store", str(exc))
+    print_result(args.json, out, text)
     return EXIT_OK

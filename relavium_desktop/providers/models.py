@@ -200,15 +200,21 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _rows(body: Any, key: str) -> list[Any]:
+    """The list under ``key`` in a model-list answer; anything else is not a model list."""
+    rows = body.get(key) if isinstance(body, dict) else None
+    if not isinstance(rows, list):
+        raise ListFailed("the answer was not a model list")
+    return rows
+
+
 async def _list_anthropic(get: Callable[[str], Any], base: str) -> list[ModelInfo]:
     models: list[ModelInfo] = []
     after: str | None = None
     for _ in range(MAX_PAGES):
         query = httpx.QueryParams({"limit": 1000, **({"after_id": after} if after else {})})
         body = await get(f"{base}/v1/models?{query}")
-        data = body.get("data") if isinstance(body, dict) else None
-        if not isinstance(data, list):
-            raise ListFailed("the answer was not a model list")
+        data = _rows(body, "data")
         models += [ModelInfo(m["id"], _text(m.get("display_name"))) for m in data
                    if isinstance(m, dict) and _text(m.get("id"))]
         after = _text(body.get("last_id"))
@@ -219,9 +225,7 @@ async def _list_anthropic(get: Callable[[str], Any], base: str) -> list[ModelInf
 
 async def _list_openai(get: Callable[[str], Any], base: str) -> list[ModelInfo]:
     body = await get(f"{base}/models")
-    data = body.get("data") if isinstance(body, dict) else None
-    if not isinstance(data, list):
-        raise ListFailed("the answer was not a model list")
+    data = _rows(body, "data")
     return [ModelInfo(m["id"]) for m in data if isinstance(m, dict) and _text(m.get("id"))]
 
 
@@ -231,9 +235,7 @@ async def _list_gemini(get: Callable[[str], Any], base: str) -> list[ModelInfo]:
     for _ in range(MAX_PAGES):
         query = httpx.QueryParams({"pageSize": 1000, **({"pageToken": token} if token else {})})
         body = await get(f"{base}/v1beta/models?{query}")
-        data = body.get("models") if isinstance(body, dict) else None
-        if not isinstance(data, list):
-            raise ListFailed("the answer was not a model list")
+        data = _rows(body, "models")
         for m in data:
             name = _text(m.get("name")) if isinstance(m, dict) else None
             methods = m.get("supportedGenerationMethods") if isinstance(m, dict) else None

@@ -268,9 +268,9 @@ class MainWindow(QMainWindow):
         spawn(self._check_first_run())
 
     async def _check_first_run(self) -> None:
-        from relavium_desktop.ui.welcome import FirstRunCheck
+        from relavium_desktop.ui.welcome import usable_providers
 
-        if await FirstRunCheck.usable_providers(self.context):
+        if await usable_providers(self.context):
             # A provider is already set up (keys from an earlier version, the CLI, the environment).
             self.context.settings.setValue(keys.KEY_WELCOME_DONE, "done")
         elif self.welcome_view is None and not self.context.settings.value(keys.KEY_WELCOME_DONE):

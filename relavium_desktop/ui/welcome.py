@@ -428,23 +428,18 @@ class WelcomeView(QWidget):
         self.project_status.setText(f"Project: {project}" if project else "No project yet — that is fine.")
 
 
-class FirstRunCheck:
-    """Whether the welcome flow should open: not yet done, and no provider can answer."""
+async def usable_providers(context: AppContext) -> list[str]:
+    """Providers whose key is present or not needed (reads the keyring in a thread).
 
-    @staticmethod
-    def done(context: AppContext) -> bool:
-        return bool(context.settings.value(keys.KEY_WELCOME_DONE))
+    None usable, and the flow never finished: the window opens the welcome flow.
+    """
+    import asyncio
 
-    @staticmethod
-    async def usable_providers(context: AppContext) -> list[str]:
-        """Providers whose key is present or not needed (reads the keyring in a thread)."""
-        import asyncio
+    from relavium_desktop.providers.config import ProviderConfigError
+    from relavium_desktop.providers.readiness import provider_statuses, usable
 
-        from relavium_desktop.providers.config import ProviderConfigError
-        from relavium_desktop.providers.readiness import provider_statuses, usable
-
-        try:
-            entries = context.provider_store().entries()
-        except ProviderConfigError:
-            return []
-        return usable(await asyncio.to_thread(provider_statuses, entries))
+    try:
+        entries = context.provider_store().entries()
+    except ProviderConfigError:
+        return []
+    return usable(await asyncio.to_thread(provider_statuses, entries))

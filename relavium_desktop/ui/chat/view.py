@@ -73,7 +73,6 @@ class ChatView(QWidget):
         self.agents: list[AgentChoice] = []
         self._approvals: SessionApprovals | None = None
         self._turn: asyncio.Task[Any] | None = None
-        self._last_text = ""
         self.usage = {"input": 0, "output": 0, "cost": 0.0, "unpriced": False}
         self.delete_dialog: ConfirmDeleteDialog | None = None
         self.discarding: asyncio.Task[Any] | None = None  # a deleted session's spills being removed
@@ -113,7 +112,6 @@ class ChatView(QWidget):
         self.mode_offer.retry_requested.connect(self._retry_last)
         self._last_call_input: Any = None
         self._turn_mode: Any = None  # the ChatMode of the running turn
-        self._approvals_project = ""
         self._registry: Any = None  # the running turn's ToolRegistry (refusals look up the tool's class)
         self._offer_shown = False  # a refusal put an offer up: the failed-turn banner stays down
         self.composer = Composer()
@@ -154,6 +152,8 @@ class ChatView(QWidget):
         row.addLayout(main, 1)
 
         context.mode_changed.connect(self._mode_changed)
+        # Another project has other grants and another "inside": a new regime from the next turn on.
+        context.project_changed.connect(self._forget_approvals)
 
     # -- lazy load ------------------------------------------------------------------
 
@@ -410,8 +410,6 @@ class ChatView(QWidget):
         from relavium_desktop.ui.chat.message_actions import HistoryCut
 
         backend = self.ensure_loaded()
-        if text is not None:
-            self._last_text = text
         self.banner.hide()
         self.folder_offer.hide()
         self.mode_offer.hide()
@@ -437,11 +435,10 @@ class ChatView(QWidget):
                 registry = backend.no_project_registry()
                 spec, offered = spec.model_copy(update={"tools": []}), frozenset()
             self._turn_mode = mode
-            if self._approvals is None or self._approvals.mode is not mode or self._approvals_project != project:
+            if self._approvals is None or self._approvals.mode is not mode:
                 dialog = self.context.approvals  # one session-grant cache for the modes and the dialog
                 grants = dialog.session_grants(project) if dialog is not None and project else None
                 self._approvals = backend.approvals(mode, self.context.approval_hook(), grants, project=project)
-                self._approvals_project = project
             session = ChatSession(
                 session_id=self.session_id, spec=spec, providers=backend.providers(), registry=registry,
                 store=backend.store if cut is None else HistoryCut(backend.store, self.session_id, cut),
@@ -544,6 +541,9 @@ class ChatView(QWidget):
         self._approvals = None  # new regime (and no carried-over "always") from the next turn on
         if self.session_id is not None and self.backend is not None:
             self.backend.store.set_mode(self.session_id, mode)
+
+    def _forget_approvals(self, _project: str = "") -> None:
+        self._approvals = None
 
     def _extra_roots(self, project: str) -> tuple[Path, ...]:
         """The folders outside ``project`` granted to it (host extra roots), read per turn."""

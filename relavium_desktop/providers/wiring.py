@@ -1,4 +1,4 @@
-"""Host-side wiring of providers: settings file, key resolution, SSRF client.
+"""Host-side wiring of providers: key resolution, the base-URL gate, the SSRF-guarded client (the file: store.py).
 
 Uses the host's keyring store for ``secret:`` references, the egress
 primitive's guarded client (resolve once, check, pin) for every connection and
@@ -8,22 +8,15 @@ from the environment.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 
-from relavium_desktop.providers import PROVIDERS_FILE
 from relavium_desktop.providers.config import (
     ALLOW_LOCAL_OPT_IN,
-    DEFAULT_ENTRIES,
     ProviderConfigError,
-    ProviderEntry,
     SecretResolver,
     chain_resolvers,
     env_resolver,
 )
-from relavium_desktop.providers.factory import ProviderSet
-from relavium_desktop.providers.store import store_for
 
 
 def keyring_resolver() -> SecretResolver:
@@ -74,19 +67,3 @@ def host_client_factory(allow_local: bool) -> httpx.AsyncClient:
     from relavium_desktop.host.egress.transport import guarded_client
 
     return guarded_client(allow_local=allow_local, timeout=120.0)
-
-
-def load_entries(path: Path | None) -> dict[str, ProviderEntry]:
-    """The entries of the settings file through its shared store (the defaults while it does not exist).
-
-    An existing file is the whole truth: it is not merged with the defaults.
-    """
-    if path is None:
-        return dict(DEFAULT_ENTRIES)
-    return store_for(path).entries()
-
-
-def host_provider_set(home: Path, settings_file: Path | None = None) -> ProviderSet:
-    entries = load_entries(settings_file or home / PROVIDERS_FILE)
-    return ProviderSet(entries, resolve_secret=host_resolver(), validate_base_url=host_validate_base_url,
-                       client_factory=host_client_factory)

@@ -17,7 +17,6 @@ from pydantic import ValidationError
 
 from relavium_desktop.providers.config import DEFAULT_ENTRIES, ProviderConfigError, ProviderEntry
 from relavium_desktop.providers.store import ProviderStore, store_for
-from relavium_desktop.providers.wiring import load_entries
 
 RAW_KEY = "sk-ant-api03-RAWKEYVALUE0123456789abcdef"
 LOCAL = ProviderEntry(kind="openai", base_url="http://127.0.0.1:11434/v1", allow_local=True)
@@ -61,7 +60,7 @@ def test_an_existing_file_is_the_whole_truth_no_merge_with_defaults(tmp_path: Pa
     path = tmp_path / "providers.yaml"
     path.write_text(json.dumps({"providers": {"mine": {"kind": "gemini", "base_url": "https://g.example"}}}))
     assert list(ProviderStore(path).entries()) == ["mine"]
-    assert list(load_entries(path)) == ["mine"]
+    assert list(store_for(path).entries()) == ["mine"]  # the shared store every surface reads
     path.write_text("")
     assert ProviderStore(path).entries() == {}
 

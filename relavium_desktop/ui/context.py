@@ -27,6 +27,7 @@ from relavium_desktop.ui.theme import Theme
 if TYPE_CHECKING:
     from relavium_desktop.engine.agent.modes import ConfirmHook
     from relavium_desktop.host.desktop_os import DesktopOs
+    from relavium_desktop.providers.config import ProviderEntry
     from relavium_desktop.providers.store import ProviderStore
     from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.ui.approval import ApprovalController
@@ -139,6 +140,19 @@ class AppContext(QObject):
             self._providers_stamp = self._providers.stamp()
             self._watch_providers()
         return self._providers
+
+    def provider_entry(self, name: str) -> ProviderEntry | None:
+        """Provider ``name`` as providers.yaml has it; None when absent or the file is unusable.
+
+        An unusable file is reported where the providers are listed (Settings,
+        the picker); the places that only look one entry up treat it as absent.
+        """
+        from relavium_desktop.providers.config import ProviderConfigError
+
+        try:
+            return self.provider_store().entries().get(name)
+        except ProviderConfigError:
+            return None
 
     def _watch_providers(self) -> None:
         assert self._providers is not None

@@ -264,21 +264,13 @@ class WelcomeView(QWidget):
 
     # -- step 1: the provider -------------------------------------------------------------
 
-    def _entry(self, name: str) -> ProviderEntry | None:
-        from relavium_desktop.providers.config import ProviderConfigError
-
-        try:
-            return self.context.provider_store().entries().get(name)
-        except ProviderConfigError:
-            return None
-
     def _save_provider(self, name: str, entry: ProviderEntry) -> bool:
         """Add ``name`` to providers.yaml, or point the existing entry at this endpoint."""
         from relavium_desktop.providers.config import ProviderConfigError
 
         store = self.context.provider_store()
         try:
-            existing = self._entry(name)
+            existing = self.context.provider_entry(name)
             if existing is None:
                 store.add(name, entry)
             else:
@@ -297,7 +289,7 @@ class WelcomeView(QWidget):
         from relavium_desktop.providers.config import ProviderEntry
         from relavium_desktop.ui.settings.providers import key_ref_for
 
-        existing = self._entry(choice.name)
+        existing = self.context.provider_entry(choice.name)
         ref = existing.api_key if existing is not None and existing.api_key else key_ref_for(choice.name)
         entry = ProviderEntry(kind=choice.kind, base_url=choice.base_url, api_key=ref)  # type: ignore[arg-type]
         if self._save_provider(choice.name, entry):
@@ -343,7 +335,7 @@ class WelcomeView(QWidget):
     # -- step 2: the key -----------------------------------------------------------------
 
     def _needs_key(self) -> bool:
-        entry = self._entry(self.provider) if self.provider else None
+        entry = self.context.provider_entry(self.provider) if self.provider else None
         return entry is not None and entry.api_key is not None
 
     def save_and_test(self) -> None:
@@ -366,7 +358,7 @@ class WelcomeView(QWidget):
         from relavium_desktop.providers.check import test_provider
 
         try:
-            entry = self._entry(name)
+            entry = self.context.provider_entry(name)
             if value and entry is not None and entry.api_key and entry.api_key.startswith("secret:"):
                 secret = parse_ref(entry.api_key)
                 try:
@@ -399,7 +391,7 @@ class WelcomeView(QWidget):
         from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.providers.models import fetch_models
 
-        entry = self._entry(name)
+        entry = self.context.provider_entry(name)
         if entry is None:
             return
         listed = await fetch_models(name, entry, home=data_dir())

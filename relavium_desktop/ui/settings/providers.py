@@ -212,12 +212,6 @@ class ProvidersPage(QWidget):
         form.addRow("", test)
         return row
 
-    def _entry(self, name: str) -> ProviderEntry | None:
-        try:
-            return self.context.provider_store().entries().get(name)
-        except ProviderConfigError:
-            return None
-
     # -- keys ---------------------------------------------------------------------------
 
     def _show_key_states(self) -> None:
@@ -225,7 +219,7 @@ class ProvidersPage(QWidget):
         import os
 
         for name, row in self.rows.items():
-            entry = self._entry(name)
+            entry = self.context.provider_entry(name)
             ref = entry.api_key if entry is not None else None
             row.remove_key.setEnabled(False)
             if ref is None:
@@ -274,7 +268,7 @@ class ProvidersPage(QWidget):
             spawn(self._store_key(name, value))
 
     async def _store_key(self, name: str, value: str) -> None:
-        entry = self._entry(name)
+        entry = self.context.provider_entry(name)
         ref = entry.api_key if entry is not None else None
         if ref is None or not ref.startswith("secret:"):
             # The key goes to the keyring; the file is pointed at it (never at the value).
@@ -293,7 +287,7 @@ class ProvidersPage(QWidget):
         await self._refresh()
 
     async def remove_key(self, name: str) -> None:
-        entry = self._entry(name)
+        entry = self.context.provider_entry(name)
         if entry is None or entry.api_key is None or not entry.api_key.startswith("secret:"):
             return
         try:

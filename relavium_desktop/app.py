@@ -39,10 +39,14 @@ def desktop_entry_command(args: Sequence[str]) -> int:
     """
     from relavium_desktop.host import desktop_entry
 
-    if "--uninstall-desktop-entry" in args:
-        report = desktop_entry.uninstall()
-    else:
-        report = desktop_entry.install()
+    action = "uninstall" if "--uninstall-desktop-entry" in args else "install"
+    try:
+        report = desktop_entry.uninstall() if action == "uninstall" else desktop_entry.install()
+    except OSError as exc:  # a read-only or missing data folder, a full disk: one line, not a traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"relavium-desktop: cannot {action} the desktop entry: {where}{exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
     for line in report.lines:
         print(line)
     return 0

@@ -176,3 +176,13 @@ def test_python_m_install_still_points_the_menu_at_the_venv_script(monkeypatch: 
     """``python -m relavium_desktop --install-desktop-entry`` from a venv whose bin/ is not on PATH."""
     monkeypatch.setenv("PATH", str(tmp_path))
     assert desktop_entry.launcher_argv("/somewhere/relavium_desktop/__main__.py") == [str(SCRIPT)]
+
+
+def test_a_data_folder_that_cannot_be_written_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder should be\n")
+    done = install_cli(blocker / "share", "--install-desktop-entry")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("relavium-desktop: cannot install the desktop entry: ")
+    assert len(done.stderr.strip().splitlines()) == 1

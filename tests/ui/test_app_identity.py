@@ -50,7 +50,8 @@ def test_the_window_matches_its_launcher_and_carries_the_icon(
             tree = x_tool(env, "xwininfo", "-root", "-tree")
             ids = [line.split()[0] for line in tree.splitlines() if '"Relavium Desktop"' in line]
             props = "".join(x_tool(env, "xprop", "-id", wid, "WM_CLASS", "_NET_WM_ICON") for wid in ids)
-            if "WM_CLASS(STRING)" in props:
+            # Qt sets the class and the icon in separate property writes; wait for both.
+            if "WM_CLASS(STRING)" in props and "Icon (" in props:
                 break
             time.sleep(0.2)
         assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""

@@ -40,6 +40,7 @@ from relavium_desktop.engine.tools.bounding import (
 from relavium_desktop.engine.tools.bounds import check_bounds
 from relavium_desktop.engine.tools.command_policy import check_command
 from relavium_desktop.engine.tools.fs_floors import is_protected_write
+from relavium_desktop.engine.tools.json_schema import check_json_schema
 from relavium_desktop.engine.tools.masking import clip, mask_text, mask_value
 from relavium_desktop.engine.tools.schema import llm_visible_schema
 from relavium_desktop.engine.tools.tooldef import (
@@ -168,10 +169,15 @@ class ToolRegistry:
             emitted_call = True
             # 5. Validate the complete effective set: byte bounds, then schema.
             check_bounds(tool.id, effective, tool.byte_bounds, tool.vector_bounds)
-            try:
-                args = tool.args_model.model_validate(effective)
-            except ValidationError as exc:
-                raise InvalidArgsError(_schema_message(tool.id, exc)) from None
+            args: Any
+            if tool.input_schema is not None:
+                check_json_schema(tool.id, effective, tool.input_schema)
+                args = dict(effective)
+            else:
+                try:
+                    args = tool.args_model.model_validate(effective)
+                except ValidationError as exc:
+                    raise InvalidArgsError(_schema_message(tool.id, exc)) from None
             # 6. Guardrails on the effective args.
             target = tool.policy_target(args) if tool.policy_target else None
             self._guard(tool, args, target, ctx)
@@ -187,7 +193,7 @@ class ToolRegistry:
             except Exception as exc:
                 raise ToolFailedError(f"{tool.id} failed: {_describe_exception(exc)}") from exc
             # 9. output_mapping on the full result.
-            outcome.mapped = mapping.apply_output_mapping(result, ctx.config.output_mapping)
+            outcome.mapped = mapping.apply_output_mapping(result, ctx.config_for(tool.id).output_mapping)
             # 10. Bound the model-facing copy, 11. mark it untrusted.
             outcome.result = result
             await self._bound(outcome, tool, result, ctx)
@@ -213,8 +219,9 @@ class ToolRegistry:
         effective: JsonDict = {
             k: v for k, v in model_args.items() if k not in tool.config_only
         }
-        effective.update(mapping.resolve_input_mapping(ctx.config.input_mapping))
-        for key, value in ctx.config.parameters.items():
+        config = ctx.config_for(tool.id)
+        effective.update(mapping.resolve_input_mapping(config.input_mapping))
+        for key, value in config.parameters.items():
             effective[key] = value
         return effective
 

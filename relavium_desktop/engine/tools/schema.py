@@ -29,8 +29,21 @@ def _bound_note(tool: ToolDef, field: str) -> str | None:
     return None
 
 
+def _raw_schema(tool: ToolDef) -> dict[str, Any]:
+    """A discovered tool's own schema as the model should see it (an object, no meta keys)."""
+    assert tool.input_schema is not None
+    schema = copy.deepcopy(dict(tool.input_schema))
+    for key in ("$schema", "$id", "title"):
+        schema.pop(key, None)
+    schema["type"] = "object"
+    schema.setdefault("properties", {})
+    return schema
+
+
 @lru_cache(maxsize=256)
 def _schema_for(tool: ToolDef) -> dict[str, Any]:
+    if tool.input_schema is not None:
+        return _raw_schema(tool)
     schema = copy.deepcopy(tool.args_model.model_json_schema())
     schema.pop("title", None)
     props: dict[str, Any] = schema.get("properties", {})

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from relavium_desktop.engine.events import Emit
 from relavium_desktop.engine.host import ToolHost
@@ -209,6 +209,13 @@ class ToolDispatchContext:
     invoke_agent: InvokeAgent | None = None
     media_scope: str | None = None
     limits: ResultLimits | None = None
+    # Per-tool configs of an agent (its ``tool_config``) or of chat (Settings ->
+    # Chat tools), keyed by tool id.  A tool node has one tool and uses ``config``.
+    tool_configs: Mapping[str, NodeToolConfig] = field(default_factory=dict)
+
+    def config_for(self, tool_id: str) -> NodeToolConfig:
+        """The config pinned for ``tool_id``: an agent's per-tool entry, else the node's own."""
+        return self.tool_configs.get(tool_id, self.config)
 
 
 class DispatchFn(Protocol):
@@ -246,3 +253,14 @@ class ToolDef:
     guard: Callable[[Any, ToolDispatchContext], None] | None = None
     byte_bounds: Mapping[str, ByteBound] = field(default_factory=dict)
     vector_bounds: Mapping[str, VectorBound] = field(default_factory=dict)
+    # A tool whose arguments are described by someone else's JSON Schema (an MCP
+    # server's ``inputSchema``) rather than a pydantic model: the registry
+    # validates the effective arguments against it and hands ``dispatch`` the
+    # plain dict.  ``args_model`` is then unused (keep it ``RawArgs``).
+    input_schema: Mapping[str, Any] | None = None
+
+
+class RawArgs(BaseModel):
+    """Placeholder ``args_model`` of a tool validated by ``input_schema``."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)

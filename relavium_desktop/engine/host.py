@@ -14,7 +14,7 @@ other exception for I/O trouble; the registry maps the latter to
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -146,9 +146,25 @@ class OsCapability(Protocol):
         ...
 
 
+# (progress, total, message) of one MCP call, as the server reports it.
+ProgressSink = Callable[[float, float | None, str | None], None]
+# (level, message) of a server log line received while one MCP call runs.
+LogSink = Callable[[str, str], None]
+
+
 @runtime_checkable
 class McpCapability(Protocol):
-    async def call(self, server: str, tool: str, arguments: Mapping[str, Any]) -> Any: ...
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        on_progress: ProgressSink | None = None,
+        on_log: LogSink | None = None,
+    ) -> Any:
+        """Call one tool; ``on_progress``/``on_log`` receive the server's notifications for this call."""
+        ...
 
 
 @runtime_checkable

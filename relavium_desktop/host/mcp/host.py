@@ -32,6 +32,7 @@ from relavium_desktop.engine.errors import (
     ToolFailedError,
     ToolUnavailableError,
 )
+from relavium_desktop.engine.host import LogSink, ProgressSink
 from relavium_desktop.host.mcp.config import (
     CONFIG_FILE,
     HttpServer,
@@ -224,7 +225,15 @@ class McpHost:
         if conn is not None:
             await conn.close()
 
-    async def call(self, server: str, tool: str, arguments: Mapping[str, Any]) -> Any:
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        on_progress: ProgressSink | None = None,
+        on_log: LogSink | None = None,
+    ) -> Any:
         """Call ``tool`` on ``server``; the result JSON, or a ToolError."""
         entry = self._entry(server)
         try:

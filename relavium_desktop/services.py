@@ -66,6 +66,8 @@ def surface_host(
     extra_roots: tuple[Path, ...] = (),
     os_capability: OsCapability | None = None,
     home: Path | None = None,
+    mcp_hooks: Any = None,
+    mcp_roots: tuple[Path, ...] = (),
 ) -> ToolHost:
     """A freshly pinned host for one surface and project (blocking: pins roots, reads mcp.yaml lazily).
 
@@ -79,6 +81,7 @@ def surface_host(
     return build_host(HostSettings(
         workspace=workspace, tier=tier, surface=surface, extra_roots=extra_roots,
         os_capability=os_capability, home=home if home is not None else data_dir(), run_id=run_id,
+        mcp_hooks=mcp_hooks, mcp_roots=mcp_roots,
     ))
 
 

@@ -41,6 +41,10 @@ class HostSettings:
     # run's id): the only folder under runs/ its file tools may read.  None: the
     # host adopts the first run it spills for (see bind_spill_scope).
     run_id: str | None = None
+    # The surface's MCP client hooks (consent, elicitation, sampling: the desktop's dialogs)
+    # and the roots its MCP servers are told about (the project and granted folders).
+    mcp_hooks: Any = None
+    mcp_roots: tuple[Path, ...] = ()
 
 
 def _build_fs(settings: HostSettings, scope: SpillScope) -> FsCapability | None:
@@ -120,7 +124,18 @@ def _build_mcp(settings: HostSettings) -> McpCapability | None:
         search_path=default_search_path(os.environ.get(COMMAND_PATH_VAR)),
         secrets=SecretStore(),
         servers=settings.mcp_servers,
+        **_mcp_client_options(settings),
     )
+
+
+def _mcp_client_options(settings: HostSettings) -> dict[str, Any]:
+    """Hooks and roots, passed only when the surface has them (a CLI host keeps McpHost's defaults)."""
+    options: dict[str, Any] = {}
+    if settings.mcp_hooks is not None:
+        options["hooks"] = settings.mcp_hooks
+    if settings.mcp_roots:
+        options["roots"] = settings.mcp_roots
+    return options
 
 
 def build_host(settings: HostSettings) -> ToolHost:

@@ -15,6 +15,7 @@ from relavium_desktop.engine.llm.messages import (
     ToolResultPart,
 )
 from relavium_desktop.engine.llm.provider import ChatRequest
+from relavium_desktop.engine.llm.schema_dialect import normalise_schema
 from relavium_desktop.engine.llm.stream import (
     ReasoningDelta,
     StopEvent,
@@ -81,7 +82,7 @@ class AnthropicProvider(HttpProvider):
         if request.temperature is not None:
             body["temperature"] = request.temperature
         if request.tools:
-            body["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
+            body["tools"] = [{"name": t.name, "description": t.description, "input_schema": normalise_schema(t.parameters, "anthropic")}
                              for t in request.tools]
         headers = {"anthropic-version": API_VERSION}
         if api_key:

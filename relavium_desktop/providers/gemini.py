@@ -14,6 +14,7 @@ from typing import Any
 
 from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
 from relavium_desktop.engine.llm.provider import ChatRequest
+from relavium_desktop.engine.llm.schema_dialect import normalise_schema
 from relavium_desktop.engine.llm.stream import (
     ReasoningDelta,
     StopEvent,
@@ -31,16 +32,15 @@ _STOP: dict[str, StopReason] = {
     "RECITATION": "content_filter", "PROHIBITED_CONTENT": "content_filter", "BLOCKLIST": "content_filter",
     "SPII": "content_filter",
 }
-# JSON Schema keywords Gemini's function declarations reject.
-_UNSUPPORTED = {"additionalProperties", "$schema", "title", "$defs", "default"}
 
 
 def _schema(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _schema(v) for k, v in value.items() if k not in _UNSUPPORTED}
-    if isinstance(value, list):
-        return [_schema(v) for v in value]
-    return value
+    """A tool's parameters in the subset Gemini's function declarations accept.
+
+    Keyword-aware (engine/llm/schema_dialect): a property named ``title`` or
+    ``default`` is kept, references are inlined, nullables collapsed.
+    """
+    return normalise_schema(value, "gemini")
 
 
 def to_wire_contents(messages: list[Message]) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
 from relavium_desktop.engine.llm.provider import ChatRequest
+from relavium_desktop.engine.llm.schema_dialect import normalise_schema
 from relavium_desktop.engine.llm.stream import (
     ReasoningDelta,
     StopEvent,
@@ -66,7 +67,7 @@ class OpenAICompatProvider(HttpProvider):
             body["max_tokens"] = request.max_tokens
         if request.tools:
             body["tools"] = [{"type": "function", "function": {
-                "name": t.name, "description": t.description, "parameters": t.parameters}}
+                "name": t.name, "description": t.description, "parameters": normalise_schema(t.parameters, "openai")}}
                 for t in request.tools]
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         return f"{self.base_url}/chat/completions", headers, body

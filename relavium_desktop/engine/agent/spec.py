@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
+
+from relavium_desktop.engine.agent.tool_config import ToolConfigEntry, key_problem
 
 # run_timeout: a workflow agent node's own timeout_ms, retryable at the node level.
 RetryCode = Literal["tool_failed", "provider_unavailable", "provider_rate_limit", "run_timeout"]
@@ -59,3 +62,23 @@ class AgentSpec(_Strict):
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     fallback_chain: list[FallbackEntry] = Field(default_factory=list)
     output_schema: dict[str, Any] | None = None
+    # Per-tool pinned parameters: {tool_id: {parameters: {...}}} (see engine/agent/tool_config.py).
+    tool_config: dict[str, ToolConfigEntry] = Field(default_factory=dict)
+
+    @field_validator("tool_config")
+    @classmethod
+    def _configured_tools_are_granted(
+        cls, value: dict[str, ToolConfigEntry], info: ValidationInfo
+    ) -> dict[str, ToolConfigEntry]:
+        return check_tool_config_keys(value, info)
+
+
+def check_tool_config_keys(value: dict[str, ToolConfigEntry], info: ValidationInfo) -> dict[str, ToolConfigEntry]:
+    """Refuse a ``tool_config`` entry for a tool the agent does not list (``ctx.tool`` names it)."""
+    tools = info.data.get("tools")
+    if tools is None:  # tools itself failed validation; that error is the one to read
+        return value
+    problem = key_problem(tools, value)
+    if problem is not None:
+        raise PydanticCustomError("tool_config_not_granted", problem[1], {"tool": problem[0]})
+    return value

@@ -12,9 +12,19 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from relavium_desktop.engine.agent.spec import FallbackEntry, RetryPolicy
+from relavium_desktop.engine.agent.spec import FallbackEntry, RetryPolicy, check_tool_config_keys
+from relavium_desktop.engine.agent.tool_config import ToolConfigEntry
 
 IDENT = r"^[A-Za-z0-9_-]+$"
 NODE_ID = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
@@ -129,6 +139,15 @@ class AgentDef(Strict):
     output_schema: dict[str, Any] | None = None
     version: str | None = None
     tags: list[str] | None = None
+    # Per-tool pinned parameters, as in an agent file; applies through a node's narrowed tools.
+    tool_config: dict[str, ToolConfigEntry] = Field(default_factory=dict)
+
+    @field_validator("tool_config")
+    @classmethod
+    def _configured_tools_are_granted(
+        cls, value: dict[str, ToolConfigEntry], info: ValidationInfo
+    ) -> dict[str, ToolConfigEntry]:
+        return check_tool_config_keys(value, info)
 
 
 class AgentRef(Strict):

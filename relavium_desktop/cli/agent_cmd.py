@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.agent.loop import AgentLoop
     from relavium_desktop.engine.agent.modes import headless_regime
     from relavium_desktop.engine.agent.runner import run_agent
+    from relavium_desktop.engine.agent.tool_config import node_tool_configs, parameter_problems
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.tools.tooldef import ActionClass, ToolDispatchContext
     from relavium_desktop.services import surface_host, tool_registry
@@ -72,9 +73,15 @@ def run(args: argparse.Namespace) -> int:
     if unknown_tools:
         print(f"{args.agent_file}: unknown tool id(s) in tools: {', '.join(unknown_tools)}", file=sys.stderr)
         return EXIT_USAGE
+    config_problems = parameter_problems(spec.tool_config, registry.get)
+    if config_problems:
+        for problem in config_problems:
+            print(f"{args.agent_file}: tool_config.{'.'.join(problem.path)}: {problem.message}", file=sys.stderr)
+        return EXIT_USAGE
     ctx = ToolDispatchContext(
         run_id=run_id, node_id=spec.id, granted_tool_ids=frozenset(spec.tools), policy=policy,
         fs_scope=args.tier, approval=headless_regime(frozenset(ActionClass(r) for r in risks)), emit=bus.emit,
+        tool_configs=node_tool_configs(spec.tool_config),
     )
     loop = AgentLoop(spec=spec, providers=providers, registry=registry, ctx=ctx, emit=bus.emit)
 

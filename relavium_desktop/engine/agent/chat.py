@@ -9,6 +9,7 @@ history valid for every provider on resume.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from relavium_desktop.engine.agent.loop import AgentLoop
@@ -17,6 +18,7 @@ from relavium_desktop.engine.agent.outcome import AgentFailure, LoopResult
 from relavium_desktop.engine.agent.routing import ProviderLookup
 from relavium_desktop.engine.agent.session import SessionStore
 from relavium_desktop.engine.agent.spec import AgentSpec
+from relavium_desktop.engine.agent.tool_config import node_tool_configs
 from relavium_desktop.engine.events import (
     ChatTurnCancelled,
     ChatTurnCompleted,
@@ -26,7 +28,7 @@ from relavium_desktop.engine.events import (
 )
 from relavium_desktop.engine.llm.messages import Message, ToolResultPart
 from relavium_desktop.engine.tools.registry import ToolRegistry
-from relavium_desktop.engine.tools.tooldef import FsScopeTier, ToolDispatchContext, ToolPolicy
+from relavium_desktop.engine.tools.tooldef import FsScopeTier, NodeToolConfig, ToolDispatchContext, ToolPolicy
 
 
 @dataclass
@@ -43,6 +45,8 @@ class ChatSession:
     # What the model is told about; None: every tool of the agent.  A mode may
     # offer fewer than the agent has, so a guessed call meets the mode's refusal.
     offered_tools: frozenset[str] | None = None
+    # The user's chat tool configs (Settings -> Chat tools / --tool-config), per tool id.
+    tool_configs: Mapping[str, NodeToolConfig] = field(default_factory=dict)
 
     def _emit(self, event: RunEvent) -> None:
         self.emit(event)
@@ -52,6 +56,7 @@ class ChatSession:
         ctx = ToolDispatchContext(
             run_id=f"chat-{self.session_id}", node_id="chat", granted_tool_ids=granted,
             policy=self.policy, fs_scope=self.fs_scope, approval=self.approvals.regime(), emit=self._emit,
+            tool_configs=merged_tool_configs(self.tool_configs, node_tool_configs(self.spec.tool_config)),
         )
         return AgentLoop(
             spec=self.spec, providers=self.providers, registry=self.registry, ctx=ctx, emit=self._emit,
@@ -105,3 +110,20 @@ class ChatSession:
             for c in last.tool_calls
         ))
         self.store.append_message(self.session_id, closed)
+
+
+def merged_tool_configs(
+    surface: Mapping[str, NodeToolConfig], agent: Mapping[str, NodeToolConfig]
+) -> dict[str, NodeToolConfig]:
+    """Chat's configs with the agent's own pinned parameters over them, per parameter.
+
+    The user's Settings give chat a search provider or a cwd; an agent whose
+    author pinned a value for the same parameter keeps it (the author wrote the
+    agent around it), while the parameters it leaves open still come from Settings.
+    """
+    merged = dict(surface)
+    for tool_id, config in agent.items():
+        base = merged.get(tool_id)
+        params = {**(base.parameters if base else {}), **config.parameters}
+        merged[tool_id] = NodeToolConfig(parameters=params)
+    return merged

@@ -58,6 +58,8 @@ def _describe(err: Any) -> str:
         return f"unknown key {loc!r}"
     if kind == "missing":
         return f"missing required key {loc!r}"
+    if kind == "tool_config_not_granted":
+        return str(err.get("msg", "tool_config names a tool the agent does not list"))
     return f"{loc}: {err.get('msg', 'invalid value')}"
 
 
@@ -83,7 +85,10 @@ def parse_agent_yaml(text: str, filename: str) -> AgentSpec:
             loc = tuple(err.get("loc", ()))
             # Missing keys sit at their parent; point there.
             target = loc[:-1] if err.get("type") == "missing" else loc
-            at_key = err.get("type") in ("extra_forbidden", "missing")
+            at_key = err.get("type") in ("extra_forbidden", "missing", "tool_config_not_granted")
+            if err.get("type") == "tool_config_not_granted":
+                # The refused entry's own key, not the whole block.
+                target = (*loc, str(err.get("ctx", {}).get("tool", "")))
             line, col = _locate(data, target, at_key=at_key)
             problems.append(Problem(filename, line + 1, col + 1, _describe(err)))
         problems.sort(key=lambda p: (p.line, p.column))

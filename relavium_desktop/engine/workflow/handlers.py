@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from relavium_desktop.engine.agent.tool_config import node_tool_configs
 from relavium_desktop.engine.errors import InvalidArgsError, ToolError
 from relavium_desktop.engine.events import Emit
 from relavium_desktop.engine.jsontypes import JsonDict
@@ -209,6 +210,8 @@ def _agent_request(
         run_id=env.run_id, node_id=node.id, granted_tool_ids=frozenset(tools), policy=env.policy,
         fs_scope=env.fs_scope, gate_approved=False, emit=env.emit, approval=env.approval,
         invoke_agent=_delegate(env, node.id) if "invoke_agent" in tools else None,
+        # The agent's tool_config applies to whichever of its tools the node kept.
+        tool_configs=node_tool_configs(agent.tool_config),
     )
     return AgentNodeRequest(
         run_id=env.run_id, node_id=node.id, agent=agent, prompt=prompt, system_prompt_append=append,

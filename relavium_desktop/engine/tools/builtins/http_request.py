@@ -5,17 +5,29 @@ arguments; the host re-checks them (and every redirect hop when the
 config-only ``followRedirects`` is set), resolves the name once, refuses
 blocked addresses and connects to the validated one.  The credential is a
 config-only ``secret:NAME`` reference the host resolves and attaches.
+
+``credentialRefs`` (config-only, e.g. chat's Settings) maps a host to its
+own reference: the credential is chosen for the request's host by the same
+exact-host rule as the allowlist, so a model steering a request elsewhere
+never carries a key meant for another service.  The host attaches it only
+to the first origin: a redirect to another host goes without it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from relavium_desktop.engine.host import EgressRequest, ToolHost
 from relavium_desktop.engine.tools.builtins.base import ToolArgs
-from relavium_desktop.engine.tools.domain_policy import check_url
+from relavium_desktop.engine.tools.domain_policy import (
+    check_url,
+    host_allowed,
+    parse_url,
+    validate_domain_entry,
+)
 from relavium_desktop.engine.tools.registry import require
 from relavium_desktop.engine.tools.tooldef import (
     ByteBound,
@@ -26,6 +38,7 @@ from relavium_desktop.engine.tools.tooldef import (
 )
 
 BODY_MAX_BYTES = 1024 * 1024
+SECRET_REF = r"^secret:[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 
 
 class HttpRequestArgs(ToolArgs):
@@ -36,10 +49,38 @@ class HttpRequestArgs(ToolArgs):
     stream: bool = Field(default=False, description="Stream a large response (spilled past the ceiling).")
     # Config-only.
     followRedirects: bool = False
-    credentialRef: str | None = Field(default=None, pattern=r"^secret:[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+    credentialRef: str | None = Field(default=None, pattern=SECRET_REF)
+    credentialRefs: dict[str, str] = Field(default_factory=dict)
     credentialHeader: str = "Authorization"
     credentialScheme: str | None = "Bearer"
     timeoutMs: int = Field(default=30_000, ge=1, le=600_000)
+
+
+    @field_validator("credentialRefs")
+    @classmethod
+    def _refs_ok(cls, value: dict[str, str]) -> dict[str, str]:
+        # Keys follow the allowlist's one rule; values are references, never keys.
+        # Messages name the domain, never the value (it might be a pasted key).
+        out: dict[str, str] = {}
+        for domain, ref in value.items():
+            try:
+                stored = validate_domain_entry(domain, field="credentialRefs")
+            except ValueError as exc:
+                raise ValueError(str(exc)) from None
+            if not re.fullmatch(SECRET_REF, ref):
+                raise ValueError(f"credentialRefs: the value for {stored!r} must be a secret:NAME reference")
+            out[stored] = ref
+        return out
+
+
+def credential_for(args: HttpRequestArgs) -> str | None:
+    """The reference for this request's host: its ``credentialRefs`` entry, else ``credentialRef``."""
+    if args.credentialRefs:
+        parsed = parse_url(args.url)
+        for domain, ref in args.credentialRefs.items():
+            if host_allowed(parsed, (domain,)):
+                return ref
+    return args.credentialRef
 
 
 def _guard(args: HttpRequestArgs, ctx: ToolDispatchContext) -> None:
@@ -54,7 +95,7 @@ async def _dispatch(args: HttpRequestArgs, host: ToolHost, ctx: ToolDispatchCont
         run_id=ctx.run_id,
         headers=dict(args.headers),
         body=args.body,
-        credential_ref=args.credentialRef,
+        credential_ref=credential_for(args),
         credential_header=args.credentialHeader,
         credential_scheme=args.credentialScheme,
         follow_redirects=args.followRedirects,
@@ -71,7 +112,7 @@ TOOL = ToolDef(
     args_model=HttpRequestArgs,
     dispatch=_dispatch,
     config_only=frozenset(
-        {"followRedirects", "credentialRef", "credentialHeader", "credentialScheme", "timeoutMs"}
+        {"followRedirects", "credentialRef", "credentialRefs", "credentialHeader", "credentialScheme", "timeoutMs"}
     ),
     policy=PolicyClass(egress="http"),
     policy_target=lambda a: PolicyTarget(url=a.url),

@@ -118,6 +118,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QToolButton as QToolButton
     from PySide6.QtWidgets import QVBoxLayout as QVBoxLayout
     from PySide6.QtWidgets import QWidget as QWidget
+    from PySide6.QtWidgets import QProgressBar as QProgressBar
 else:
     _MODULES = ("QtCore", "QtGui", "QtWidgets", "QtNetwork")
 

@@ -29,6 +29,7 @@ from relavium_desktop.engine.tools.tooldef import ToolPolicy
 if TYPE_CHECKING:
     from relavium_desktop.engine.host import OsCapability, ToolHost
     from relavium_desktop.engine.tools.registry import ToolRegistry
+    from relavium_desktop.engine.tools.tooldef import ToolDef
     from relavium_desktop.providers.factory import ProviderSet
     from relavium_desktop.store.sessions import SqliteSessionStore
     from relavium_desktop.ui.qt import QSettings
@@ -101,6 +102,10 @@ class ChatBackend:
         # The folders outside the project granted to it ("Allow a folder outside the
         # project…"), read at every turn so a grant or a revoke applies to the next one.
         self.extra_roots: Callable[[str], tuple[Path, ...]] = lambda _project: ()
+        # The tools discovered on the user's MCP servers (ui/chat/mcp_tools.py), read per turn,
+        # and the MCP client hooks (the app's consent, elicitation and sampling dialogs).
+        self.mcp_tools: Callable[[], tuple[ToolDef, ...]] = lambda: ()
+        self.mcp_hooks: Callable[[], Any] = lambda: None
 
     @property
     def store(self) -> SqliteSessionStore:
@@ -140,12 +145,14 @@ class ChatBackend:
             from relavium_desktop.host.assembly import close_host
 
             host = await asyncio.to_thread(surface_host, Path(project), surface="chat", extra_roots=roots,
-                                           os_capability=self.os_capability, home=self.home, run_id=scope)
+                                           os_capability=self.os_capability, home=self.home, run_id=scope,
+                                           mcp_hooks=self.mcp_hooks(), mcp_roots=(Path(project), *roots))
             self._hosts[project] = (roots, scope, host)
             if cached is not None:
                 # The old host's MCP servers would otherwise live until the app quits.
                 await close_host(cached[2])
-        return tool_registry(host)
+        discovered = self.mcp_tools()
+        return tool_registry(host, extra_tools=discovered) if discovered else tool_registry(host)
 
     async def discard_session(self, session_id: str) -> None:
         """A deleted session's spilled tool output goes with it (and the host that served it)."""

@@ -25,6 +25,7 @@ from relavium_desktop.ui.chat.banner import (
 )
 from relavium_desktop.ui.chat.composer import Composer
 from relavium_desktop.ui.chat.folder_access import FolderAccessOffer
+from relavium_desktop.ui.chat.look import tone as look_tone
 from relavium_desktop.ui.chat.mode_offer import ModeSwitchOffer
 from relavium_desktop.ui.chat.model_choice import ModelChoice
 from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.llm.messages import Message
     from relavium_desktop.ui.chat.backend import AgentChoice, ChatBackend
     from relavium_desktop.ui.chat.confirm_delete import ConfirmDeleteDialog
+    from relavium_desktop.ui.chat.mcp_composer import AttachResource, SlashPrompts
+    from relavium_desktop.ui.chat.mcp_tools import ChatMcp
     from relavium_desktop.ui.chat.message_actions import Cut
     from relavium_desktop.ui.clipboard_actions import ClipboardAction
     from relavium_desktop.ui.context import AppContext
@@ -128,6 +131,12 @@ class ChatView(QWidget):
         self.status = QLabel()
         self.status.setObjectName("chatStatus")
         self.status.setWordWrap(True)
+        # The MCP servers' state (built with the backend, after the first paint): empty until then.
+        self.mcp: ChatMcp | None = None
+        self.mcp_status = QLabel()
+        self.mcp_status.setObjectName("mcpStatus")
+        self.mcp_status.hide()
+        self._mcp_row = QHBoxLayout()
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
@@ -143,8 +152,10 @@ class ChatView(QWidget):
         main.addWidget(self.mode_offer)
         status_row = QHBoxLayout()
         status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.mcp_status)
         status_row.addWidget(self.usage_label)
         main.addLayout(status_row)
+        main.addLayout(self._mcp_row)
         main.addLayout(compose_row)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
@@ -167,6 +178,7 @@ class ChatView(QWidget):
         self.context.ensure_services()
         self.backend = ChatBackend(data_dir(), self.context.settings, self.context.desktop_os)
         self.backend.extra_roots = self._extra_roots
+        self._start_mcp(self.backend)
         self.reload_agents()
         self.refresh_sessions()
         return self.backend
@@ -425,7 +437,7 @@ class ChatView(QWidget):
                 self.transcript.add_message("user", text)
             mode = parse_mode(self.context.mode)
             project = self.context.project
-            spec = with_route(self.agent(), self.model_combo.route())
+            spec = self._with_mcp_tools(with_route(self.agent(), self.model_combo.route()))
             if project:
                 registry = await backend.registry(project, self.session_id)
                 offered = offered_tools(spec.tools, mode, registry)
@@ -485,6 +497,8 @@ class ChatView(QWidget):
         elif kind == "agent:tool_call":
             self._last_call_input = event.get("toolInput")
             self.transcript.add_card(str(event.get("toolId", "?")), event.get("toolInput"))
+        elif kind == "agent:tool_progress":
+            self._tool_progress(event)
         elif kind == "agent:tool_result":
             self.transcript.tool_result(event)
             error = event.get("error")
@@ -505,6 +519,57 @@ class ChatView(QWidget):
             self.status.setText("Stopped.")
         elif kind == "chat:turn_completed":
             self.transcript.end_stream()
+
+    # -- MCP servers (ui/chat/mcp_tools.py) ----------------------------------------------
+
+    def _start_mcp(self, backend: ChatBackend) -> None:
+        """Discover the MCP servers' tools as a task (never before the first paint) and wire them in."""
+        from relavium_desktop.ui.chat.mcp_composer import AttachResource, SlashPrompts
+        from relavium_desktop.ui.chat.mcp_tools import ChatMcp
+
+        mcp = ChatMcp(self.context, backend.home, hooks=self._mcp_hooks, extra_roots=self._extra_roots)
+        self.mcp = mcp
+        backend.mcp_tools = lambda: mcp.tools
+        backend.mcp_hooks = self._mcp_hooks
+        mcp.changed.connect(self._show_mcp_status)
+        self.slash_prompts: SlashPrompts = SlashPrompts(self.composer, mcp, self.status)
+        self.attach_button: AttachResource = AttachResource(self.composer, mcp, self.status)
+        self._mcp_row.addWidget(self.slash_prompts.list, 1)
+        self._mcp_row.addWidget(self.attach_button)
+        mcp.start()
+
+    def _mcp_hooks(self) -> Any:
+        """The app's MCP client hooks (consent, elicitation, sampling dialogs), when MCP-UI provides them."""
+        try:
+            from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
+        except ImportError:
+            return None
+        return app_mcp_hooks(self.context)
+
+    def _show_mcp_status(self) -> None:
+        assert self.mcp is not None
+        status = self.mcp.status()
+        self.mcp_status.setText(status.text)
+        self.mcp_status.setToolTip(status.details)
+        look_tone(self.mcp_status, status.tone)
+        self.mcp_status.setVisible(bool(status.text))
+
+    def _with_mcp_tools(self, spec: Any) -> Any:
+        """The built-in chat agent offers the discovered MCP tools too; an agent file lists its own."""
+        if self.mcp is None or not self.mcp.tools or not self.agents or self.agent() is not self.agents[0].spec:
+            return spec
+        tools = list(spec.tools) + [t for t in self.mcp.tool_ids() if t not in spec.tools]
+        return spec.model_copy(update={"tools": tools})
+
+    def _tool_progress(self, event: dict[str, Any]) -> None:
+        """An MCP server's progress for a running call: onto that call's card (the newest running one)."""
+        tool_id = str(event.get("toolId", ""))
+        for card in reversed(self.transcript.cards()):
+            if card.tool_id == tool_id and card.status == "running":
+                total = event.get("total")
+                card.set_progress(float(event.get("progress") or 0.0), float(total) if total is not None else None,
+                                  event.get("message"))
+                return
 
     # -- usage -------------------------------------------------------------------------
 

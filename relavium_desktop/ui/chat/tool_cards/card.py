@@ -20,6 +20,7 @@ from relavium_desktop.ui.qt import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QProgressBar,
     QSizePolicy,
     Qt,
     QToolButton,
@@ -77,9 +78,50 @@ class ToolCard(QFrame):
         self.spill_link.setObjectName("spillLink")
         self.spill_link.setOpenExternalLinks(True)
         self.spill_link.setVisible(False)
+        # An MCP tool's progress notifications, shown while it runs (built on the first one).
+        self.progress_bar: QProgressBar | None = None
+        self.progress_label: QLabel | None = None
         self.repaint_theme()
 
     # -- state -------------------------------------------------------------------------
+
+    def set_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """A running call's progress: a thin bar (busy when the server gives no total) and its message.
+
+        Ignored once the call has ended: a late notification must not bring the bar back.
+        """
+        if self.status != "running":
+            return
+        if self.progress_bar is None:
+            bar = QProgressBar()
+            bar.setObjectName("toolProgress")
+            bar.setTextVisible(False)
+            bar.setFixedHeight(4)
+            label = QLabel()
+            label.setObjectName("toolProgressMessage")
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            look.tone(label, "muted")
+            self._column.insertWidget(1, bar)
+            self._column.insertWidget(2, label)
+            self.progress_bar, self.progress_label = bar, label
+        assert self.progress_label is not None
+        if total and total > 0:
+            self.progress_bar.setRange(0, 1000)
+            self.progress_bar.setValue(max(0, min(1000, round(progress / total * 1000))))
+        else:
+            self.progress_bar.setRange(0, 0)  # no total: an indeterminate bar
+        from relavium_desktop.engine.tools.masking import mask_text
+
+        shown = mask_text(message or "")[:200]
+        if total and total > 0:
+            shown = f"{shown} ({progress:g}/{total:g})" if shown else f"{progress:g} of {total:g}"
+        self.progress_label.setText(shown)
+        self.progress_label.setVisible(bool(shown))
+
+    def _end_progress(self) -> None:
+        for widget in (self.progress_bar, self.progress_label):
+            if widget is not None:
+                widget.hide()
 
     def set_result(self, event: dict[str, Any]) -> None:
         from relavium_desktop.engine.tools.masking import mask_text
@@ -101,6 +143,7 @@ class ToolCard(QFrame):
             o.text = mask_text(str(error.get("message", "")))
             self.status = "cancelled" if o.code == "cancelled" else "failed"
             self.status_label.setText(f"{o.code} ({o.reason})" if o.reason else o.code)
+        self._end_progress()
         spill = event.get("spill")
         if isinstance(spill, dict) and spill.get("path"):
             self._spill = spill
@@ -114,6 +157,7 @@ class ToolCard(QFrame):
             self.outcome.ok = False
             self.outcome.code = "cancelled"
             self.status_label.setText("cancelled")
+            self._end_progress()
             self._refresh()
 
     # -- view ----------------------------------------------------------------------------

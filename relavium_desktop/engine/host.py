@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.engine.llm.messages import MediaBlob
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,13 @@ class FsCapability(Protocol):
     """
 
     async def read_file(self, path: str) -> JsonDict:
-        """One text file: ``{path, content, mimeType, sizeBytes, lastModified}``."""
+        """One text file: ``{path, content, mimeType, sizeBytes, lastModified}``.
+
+        A binary file, on a host with a media store, is published there and
+        comes back as ``{path, media: {handle, sha256, mimeType, sizeBytes,
+        width?, height?}, mimeType, sizeBytes, lastModified}`` -- a handle,
+        never its bytes.
+        """
         ...
 
     async def read_glob(self, pattern: str) -> list[JsonDict]:
@@ -169,7 +176,31 @@ class McpCapability(Protocol):
 
 @runtime_checkable
 class MediaCapability(Protocol):
-    async def describe(self, handle: str, scope: str) -> JsonDict: ...
+    """The media store as the engine sees it: handles and scopes, bytes only for egress.
+
+    A *scope* is the chat session or run a tool runs for
+    (``ToolDispatchContext.media_scope``).  A handle is readable only in a
+    scope that produced or received it: knowing a sha256 is not
+    authorisation.  Producers (``FsCapability.read_file`` on a binary file)
+    publish through the host and return a ``media`` descriptor; the engine
+    then admits that handle into the scope of the call (:meth:`admit`).
+    """
+
+    async def describe(self, handle: str, scope: str) -> JsonDict:
+        """``{handle, mimeType, sizeBytes, width?, height?}`` of a handle granted to ``scope``.
+
+        Raises ``ToolDeniedError(media_scope_denied)`` when it is not granted
+        there, ``ToolFailedError`` when the object is gone from the store.
+        """
+        ...
+
+    async def admit(self, handle: str, scope: str) -> bool:
+        """Grant ``scope`` a handle THIS host published; False (no grant) for any other handle."""
+        ...
+
+    async def load(self, handle: str, scope: str) -> MediaBlob:
+        """The verified bytes of a handle granted to ``scope``, for one provider request only."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.engine.host import (
     EgressCapability,
@@ -25,6 +25,9 @@ from relavium_desktop.engine.tools.tooldef import FsScopeTier
 from relavium_desktop.host.datadir import data_dir
 from relavium_desktop.host.fs.policy import SpillScope
 from relavium_desktop.host.output_store import FileOutputStore, valid_run_id
+
+if TYPE_CHECKING:
+    from relavium_desktop.host.media import MediaHost
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +50,14 @@ class HostSettings:
     mcp_roots: tuple[Path, ...] = ()
 
 
-def _build_fs(settings: HostSettings, scope: SpillScope) -> FsCapability | None:
+def _build_media(settings: HostSettings) -> MediaHost:
+    # The CAS under the data dir; nothing is created until the first binary read.
+    from relavium_desktop.host.media import MediaHost
+
+    return MediaHost.at(settings.home / "media")
+
+
+def _build_fs(settings: HostSettings, scope: SpillScope, media: MediaHost | None = None) -> FsCapability | None:
     """The file host, pinned once; None where the descriptor walk cannot run.
 
     The same FsHost answers the process host's working-directory question, so
@@ -66,7 +76,7 @@ def _build_fs(settings: HostSettings, scope: SpillScope) -> FsCapability | None:
         spill=scope,
     )
     try:
-        return FsHost(policy)
+        return FsHost(policy, media=media.publish_fd if media is not None else None)
     except RuntimeError:
         return None  # no openat/O_NOFOLLOW here: the file tools fail closed (tool_unavailable)
 
@@ -144,13 +154,15 @@ def build_host(settings: HostSettings) -> ToolHost:
     store = FileOutputStore(runs, scope)
     if settings.run_id is not None:
         store.bind(settings.run_id)
-    fs = _build_fs(settings, scope)
+    media = _build_media(settings)
+    fs = _build_fs(settings, scope, media)
     return ToolHost(
         fs=fs,
         process=_build_process(settings, store, fs),
         egress=_build_egress(settings, store),
         os=settings.os_capability,
         mcp=_build_mcp(settings),
+        media=media,
         output_store=store,
     )
 

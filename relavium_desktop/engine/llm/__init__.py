@@ -2,15 +2,17 @@
 
 from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
 from relavium_desktop.engine.llm.messages import (
+    MediaBlob,
     MediaPart,
     Message,
+    NoticePart,
     Part,
     ReasoningPart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
 )
-from relavium_desktop.engine.llm.provider import ChatRequest, Provider
+from relavium_desktop.engine.llm.provider import ChatRequest, MediaInputAware, Provider
 from relavium_desktop.engine.llm.stream import (
     ReasoningDelta,
     StopEvent,
@@ -23,8 +25,11 @@ from relavium_desktop.engine.llm.tools import ToolSpec, tool_specs
 
 __all__ = [
     "ChatRequest",
+    "MediaBlob",
+    "MediaInputAware",
     "MediaPart",
     "Message",
+    "NoticePart",
     "Part",
     "Provider",
     "ProviderError",

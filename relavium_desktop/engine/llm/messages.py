@@ -59,7 +59,39 @@ class MediaPart:
     kind: Literal["media"] = "media"
 
 
-Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | MediaPart
+@dataclass(frozen=True, slots=True)
+class NoticePart:
+    """Engine-authored text the model reads: never the user's words, never shown as theirs.
+
+    It opens the user-role message the engine synthesises to attach media a
+    tool delivered (``read_media``): providers send it as text, while the
+    chat transcript (which shows only :class:`TextPart` of user messages)
+    does not present it as something the user typed.
+    """
+
+    text: str
+    kind: Literal["notice"] = "notice"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class MediaBlob:
+    """A media object's bytes, resolved for ONE provider request and never stored.
+
+    Carried beside the messages (``ChatRequest.media``, keyed by handle), so
+    history, events and logs keep the handle only; the provider base64-encodes
+    ``data`` straight into its request body.  ``repr`` omits the bytes so a
+    log line or a traceback cannot carry them.
+    """
+
+    handle: str
+    mime_type: str
+    data: bytes
+
+    def __repr__(self) -> str:
+        return f"MediaBlob(handle={self.handle!r}, mime_type={self.mime_type!r}, bytes={len(self.data)})"
+
+
+Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | MediaPart | NoticePart
 
 _PART_TYPES: dict[str, type[Any]] = {
     "text": TextPart,
@@ -67,6 +99,7 @@ _PART_TYPES: dict[str, type[Any]] = {
     "tool_call": ToolCallPart,
     "tool_result": ToolResultPart,
     "media": MediaPart,
+    "notice": NoticePart,
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -20,6 +20,9 @@ from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.command_policy import validate_command_entries
 from relavium_desktop.engine.tools.domain_policy import validate_domain_entry
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.tools.media_turn import MediaTurn
 
 ToolSource = Literal["builtin", "mcp", "plugin", "http"]
 EgressKind = Literal["http", "search", "mcp"]
@@ -212,6 +215,9 @@ class ToolDispatchContext:
     # Per-tool configs of an agent (its ``tool_config``) or of chat (Settings ->
     # Chat tools), keyed by tool id.  A tool node has one tool and uses ``config``.
     tool_configs: Mapping[str, NodeToolConfig] = field(default_factory=dict)
+    # Set by the agent loop for one model response: what read_media attaches, and
+    # what the answering model accepts.  None outside an agent loop (a tool node).
+    media_turn: MediaTurn | None = None
 
     def config_for(self, tool_id: str) -> NodeToolConfig:
         """The config pinned for ``tool_id``: an agent's per-tool entry, else the node's own."""

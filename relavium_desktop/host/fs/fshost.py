@@ -15,23 +15,28 @@ from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.host.fs import lister, reader, writer
 from relavium_desktop.host.fs.policy import PathPolicy
 from relavium_desktop.host.fs.roots import join
+from relavium_desktop.host.fs.text import MediaPublisher
 from relavium_desktop.host.fs.walk import WalkHook, open_path
 
 
 class FsHost:
     """Filesystem capability jailed to ``policy``; ``hook`` is a test seam for the walk."""
 
-    def __init__(self, policy: PathPolicy, *, hook: WalkHook | None = None) -> None:
+    def __init__(
+        self, policy: PathPolicy, *, hook: WalkHook | None = None, media: MediaPublisher | None = None
+    ) -> None:
         if not _supports_descriptor_walk():
             raise RuntimeError("this platform lacks openat/O_NOFOLLOW; the file host cannot run safely")
         self.policy = policy
         self._hook = hook
+        # Binary reads are published here and returned as handles; None: they fail closed.
+        self._media = media
 
     async def read_file(self, path: str) -> JsonDict:
-        return await asyncio.to_thread(reader.read_file, self.policy, path, self._hook)
+        return await asyncio.to_thread(reader.read_file, self.policy, path, self._hook, self._media)
 
     async def read_glob(self, pattern: str) -> list[JsonDict]:
-        return await asyncio.to_thread(reader.read_glob, self.policy, pattern, self._hook)
+        return await asyncio.to_thread(reader.read_glob, self.policy, pattern, self._hook, self._media)
 
     async def write_file(self, path: str, content: str, *, append: bool, create_parents: bool) -> JsonDict:
         return await asyncio.to_thread(

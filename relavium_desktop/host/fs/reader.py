@@ -31,11 +31,13 @@ from relavium_desktop.engine.tools.fs_floors import (
 from relavium_desktop.host.fs.globbing import component_matcher, has_magic
 from relavium_desktop.host.fs.policy import PathPolicy
 from relavium_desktop.host.fs.roots import join
-from relavium_desktop.host.fs.text import read_text_fd
+from relavium_desktop.host.fs.text import MediaPublisher, read_text_fd
 from relavium_desktop.host.fs.walk import SUBDIR_FLAGS, HardLinkedError, WalkHook, open_file_at, open_path
 
 GLOB_MAX_FILES = 1000
 GLOB_MAX_TOTAL_BYTES = 32 * 1024 * 1024
+# Binary matches are published, not returned; this bounds what one glob may publish.
+GLOB_MAX_MEDIA_BYTES = 128 * 1024 * 1024
 
 
 def floor_context(comps: tuple[str, ...]) -> FloorContext:
@@ -45,16 +47,20 @@ def floor_context(comps: tuple[str, ...]) -> FloorContext:
     return ctx
 
 
-def read_file(policy: PathPolicy, raw: str, hook: WalkHook | None = None) -> dict[str, Any]:
+def read_file(
+    policy: PathPolicy, raw: str, hook: WalkHook | None = None, publish: MediaPublisher | None = None
+) -> dict[str, Any]:
     opened = open_path(policy, raw, "file", hook=hook)
     try:
-        result = read_text_fd(opened.fd, opened.canonical[-1])
+        result = read_text_fd(opened.fd, opened.canonical[-1], publish)
     finally:
         opened.close()
     return {"path": policy.display(opened.canonical), **result}
 
 
-def read_glob(policy: PathPolicy, pattern: str, hook: WalkHook | None = None) -> list[dict[str, Any]]:
+def read_glob(
+    policy: PathPolicy, pattern: str, hook: WalkHook | None = None, publish: MediaPublisher | None = None
+) -> list[dict[str, Any]]:
     """Every file ``pattern`` matches, sorted by canonical path, each shaped as :func:`read_file`.
 
     A match with more than one hard link is not read: it appears as
@@ -70,6 +76,10 @@ def read_glob(policy: PathPolicy, pattern: str, hook: WalkHook | None = None) ->
     Why say so rather than skip silently: unlike a floor, a hard link is
     ordinary in a project, and a silent gap would read as "the file is not
     there".  The skipped entry carries no byte of the file.
+
+    With ``publish`` (a host with a media store), a binary match is returned
+    as a media handle and the text matches as text, so one PNG in a folder
+    does not fail ``*``.
     """
     if is_unc(pattern, windows=os.name == "nt"):
         policy.lexical(pattern)  # raises unc_path
@@ -82,7 +92,7 @@ def read_glob(policy: PathPolicy, pattern: str, hook: WalkHook | None = None) ->
     matchers: list[Callable[[str], bool] | None] = [
         None if p == "**" else component_matcher(p) for p in parts[first:]
     ]
-    glob = _GlobWalk(policy, hook)
+    glob = _GlobWalk(policy, hook, publish)
     try:
         glob.match(opened.fd, opened.canonical, floor_context(opened.canonical), matchers)
     finally:
@@ -96,11 +106,13 @@ Matchers = list[Callable[[str], bool] | None]
 class _GlobWalk:
     """One glob read's state: the policy, the files found and the byte budget left."""
 
-    def __init__(self, policy: PathPolicy, hook: WalkHook | None = None) -> None:
+    def __init__(self, policy: PathPolicy, hook: WalkHook | None = None, publish: MediaPublisher | None = None) -> None:
         self.policy = policy
         self.hook = hook
+        self.publish = publish
         self.found: dict[tuple[str, ...], dict[str, Any]] = {}
         self.budget = GLOB_MAX_TOTAL_BYTES
+        self.media_budget = GLOB_MAX_MEDIA_BYTES
 
     def match(self, fd: int, here: tuple[str, ...], ctx: FloorContext, matchers: Matchers) -> None:
         head, tail = matchers[0], matchers[1:]
@@ -174,10 +186,18 @@ class _GlobWalk:
             if not stat.S_ISREG(os.fstat(fd_file).st_mode) or canonical in self.found:
                 return
             self._count()
-            result = read_text_fd(fd_file, canonical[-1])
+            if self.publish is not None and os.fstat(fd_file).st_size > self.media_budget:
+                raise InvalidArgsError(
+                    f"the glob matches more than {GLOB_MAX_MEDIA_BYTES // (1024 * 1024)} MiB of binary files; "
+                    "narrow the pattern"
+                )
+            result = read_text_fd(fd_file, canonical[-1], self.publish)
         finally:
             os.close(fd_file)
-        self.budget -= result["sizeBytes"]
+        if "media" in result:
+            self.media_budget -= result["sizeBytes"]
+        else:
+            self.budget -= result["sizeBytes"]
         if self.budget < 0:
             raise InvalidArgsError(
                 f"the glob matches more than {GLOB_MAX_TOTAL_BYTES // (1024 * 1024)} MiB of text; "

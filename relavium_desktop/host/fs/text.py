@@ -2,9 +2,10 @@
 
 Reads go through the already-opened descriptor (never the name again) and
 stop at a byte ceiling, so a file that grows while it is read, or a huge
-file, cannot exhaust memory.  Binary content is never returned inline: it
-needs the media store (a later piece), so until then it fails closed with
-``tool_unavailable``.  Text that is not valid UTF-8 is an error that says so,
+file, cannot exhaust memory.  Binary content is never returned inline: the
+first chunk decides, and a binary file is handed (same descriptor, from its
+start) to the host's media publisher, which stores it and returns a handle;
+a host without a media store fails closed with ``tool_unavailable``.  Text that is not valid UTF-8 is an error that says so,
 never mojibake.  A regular file with more than one hard link is refused
 before a byte is read (``walk.refuse_hard_link``, the same check writes use):
 this is the one place file content is read, so every read path - a single
@@ -16,6 +17,7 @@ from __future__ import annotations
 import mimetypes
 import os
 import stat
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,6 +25,10 @@ from relavium_desktop.engine.errors import ToolFailedError, ToolUnavailableError
 from relavium_desktop.host.fs.walk import refuse_hard_link
 
 READ_MAX_BYTES = 16 * 1024 * 1024
+_SNIFF_BYTES = 8192
+
+# Publishes an open binary file to the media store: (fd, file name) -> media descriptor.
+MediaPublisher = Callable[[int, str], dict[str, Any]]
 _CHUNK = 1024 * 1024
 
 # Leading bytes of common binary formats that may contain no NUL early on.
@@ -36,14 +42,30 @@ def iso_mtime(mtime: float) -> str:
     return datetime.fromtimestamp(mtime, UTC).isoformat().replace("+00:00", "Z")
 
 
-def read_text_fd(fd: int, name: str) -> dict[str, Any]:
-    """``{content, mimeType, sizeBytes, lastModified}`` from an open regular-file fd."""
+def is_binary(head: bytes) -> bool:
+    return b"\x00" in head[:_SNIFF_BYTES] or head.startswith(_MAGIC)
+
+
+def read_text_fd(fd: int, name: str, publish: MediaPublisher | None = None) -> dict[str, Any]:
+    """``{content, mimeType, sizeBytes, lastModified}`` from an open regular-file fd.
+
+    A binary file with ``publish`` given is ``{media, mimeType, sizeBytes,
+    lastModified}`` instead: its bytes go to the media store, not the result.
+    """
     st = os.fstat(fd)
     if stat.S_ISDIR(st.st_mode):
         raise ToolFailedError("the path names a folder, not a file; use list_directory")
     if not stat.S_ISREG(st.st_mode):
         raise ToolFailedError("the path is not a regular file (device, pipe or socket)")
     refuse_hard_link(st)
+    if publish is not None and is_binary(os.pread(fd, _SNIFF_BYTES, 0)):
+        media = publish(fd, name)
+        return {
+            "media": media,
+            "mimeType": media["mimeType"],
+            "sizeBytes": media["sizeBytes"],
+            "lastModified": iso_mtime(st.st_mtime),
+        }
     if st.st_size > READ_MAX_BYTES:
         raise ToolFailedError(f"the file is larger than the {READ_MAX_BYTES // (1024 * 1024)} MiB read limit")
     chunks: list[bytes] = []
@@ -59,7 +81,7 @@ def read_text_fd(fd: int, name: str) -> dict[str, Any]:
             )
         chunks.append(chunk)
     data = b"".join(chunks)
-    if b"\x00" in data[:8192] or data.startswith(_MAGIC):
+    if is_binary(data):
         raise ToolUnavailableError(
             "the file has binary content; binary files are returned as media handles, "
             "which need the media store, and that is not wired on this host yet"

@@ -1,11 +1,12 @@
 """The content-addressed media store: durable ``media://sha256-…`` bytes on disk.
 
-Host code only; the engine reaches media through ``engine.host.MediaCapability``
-and a later change adapts :class:`MediaStore` to that seam.
+Host code only; the engine reaches media through ``engine.host.MediaCapability``,
+which :class:`MediaHost` implements over a store and its per-scope grants.
 """
 
 from __future__ import annotations
 
+from relavium_desktop.host.media.capability import MediaHost, descriptor, sniff_mime
 from relavium_desktop.host.media.errors import (
     MediaCorruptError,
     MediaError,
@@ -21,6 +22,7 @@ __all__ = [
     "MEDIA_OBJECT_CEILING",
     "MediaCorruptError",
     "MediaError",
+    "MediaHost",
     "MediaNotFoundError",
     "MediaRef",
     "MediaStore",
@@ -28,6 +30,8 @@ __all__ = [
     "MediaUnsafeError",
     "SweepReport",
     "default_media_root",
+    "descriptor",
     "format_handle",
     "parse_handle",
+    "sniff_mime",
 ]

@@ -1,4 +1,10 @@
-"""read_file: UTF-8 text, or every file a glob matches."""
+"""read_file: UTF-8 text, or every file a glob matches; binary files come back as media handles.
+
+The host publishes a binary file to the media store and returns its
+``media`` descriptor instead of bytes.  The handle is then admitted into the
+scope of this call (the chat session or run), because a handle is readable
+by ``read_media`` only where it was produced or received.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,10 @@ from typing import Any
 
 from pydantic import Field
 
-from relavium_desktop.engine.host import ToolHost
+from relavium_desktop.engine.host import MediaCapability, ToolHost
+from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.builtins.base import ToolArgs, is_glob
+from relavium_desktop.engine.tools.media_turn import media_scope_of
 from relavium_desktop.engine.tools.registry import require
 from relavium_desktop.engine.tools.tooldef import (
     PolicyClass,
@@ -23,16 +31,33 @@ class ReadFileArgs(ToolArgs):
     )
 
 
+async def _admit(results: list[JsonDict], media: MediaCapability | None, scope: str) -> None:
+    if media is None:
+        return
+    for result in results:
+        found = result.get("media")
+        if isinstance(found, dict) and isinstance(found.get("handle"), str):
+            await media.admit(found["handle"], scope)
+
+
 async def _dispatch(args: ReadFileArgs, host: ToolHost, ctx: ToolDispatchContext) -> Any:
     fs = require(host.fs, "read_file", "filesystem")
     if is_glob(args.path):
-        return {"files": await fs.read_glob(args.path)}
-    return await fs.read_file(args.path)
+        files = await fs.read_glob(args.path)
+        await _admit(files, host.media, media_scope_of(ctx))
+        return {"files": files}
+    result = await fs.read_file(args.path)
+    await _admit([result], host.media, media_scope_of(ctx))
+    return result
 
 
 TOOL = ToolDef(
     id="read_file",
-    description="Read a UTF-8 text file (or every file matching a glob) inside the allowed folders.",
+    description=(
+        "Read a UTF-8 text file (or every file matching a glob) inside the allowed folders. "
+        "A binary file (image, PDF, ...) is returned as a media handle (media://sha256-...) "
+        "with its type and size; pass the handle to read_media to look at an image."
+    ),
     args_model=ReadFileArgs,
     dispatch=_dispatch,
     policy=PolicyClass(fs_scoped=True),

@@ -6,7 +6,8 @@ one serialiser, :meth:`WireModel.to_wire`, writes the camelCase wire form
 that the CLI prints, the store keeps and the UI reads.  The names follow the
 upstream run-event schema (``sse-event-schema``); events the upstream schema
 does not have (``node:skipped``, ``node:retrying``, ``agent:reasoning``,
-``agent:provider_fallback``, ``chat:turn_*``) are additive local extensions,
+``agent:provider_fallback``, ``agent:tool_progress``,
+``agent:tool_log``, ``chat:turn_*``) are additive local extensions,
 which the schema allows.  Every error on the wire — a tool's, a node's, a
 provider's, a run's — is one :class:`ErrorInfo`.
 
@@ -290,6 +291,34 @@ class AgentToolResult(RunEvent):
     output_summary: str
     spill: dict[str, Any] | None = None
     error: ErrorInfo | None = None
+
+
+@_register()
+class AgentToolProgress(RunEvent):
+    """A server's progress report for one running tool call (an MCP tool's ``notifications/progress``).
+
+    Local extension: the upstream schema has no progress event, and a long
+    MCP call would otherwise show nothing between its call and its result.
+    ``message`` is masked and clipped by the producer.
+    """
+
+    TYPE: ClassVar[str] = "agent:tool_progress"
+    node_id: str
+    tool_id: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@_register()
+class AgentToolLog(RunEvent):
+    """One log line a server sent while a tool call ran (MCP ``notifications/message``), masked and clipped."""
+
+    TYPE: ClassVar[str] = "agent:tool_log"
+    node_id: str
+    tool_id: str
+    level: str
+    message: str
 
 
 @_register()

@@ -110,6 +110,11 @@ SCHEMA: dict[str, tuple[str, bool, dict[str, tuple[str, bool]]]] = {
     "agent:tool_result": (UPSTREAM, True, {
         "nodeId": ("string", REQ), "toolId": ("string", REQ), "success": ("boolean", REQ),
         "outputSummary": ("string", REQ), "spill": ("object", OPT), "error": ("ErrorInfo", OPT)}),
+    "agent:tool_progress": (LOCAL, True, {"nodeId": ("string", REQ), "toolId": ("string", REQ),
+                                          "progress": ("number", REQ), "total": ("number", OPT),
+                                          "message": ("string", OPT)}),
+    "agent:tool_log": (LOCAL, True, {"nodeId": ("string", REQ), "toolId": ("string", REQ),
+                                     "level": ("string", REQ), "message": ("string", REQ)}),
     "agent:provider_fallback": (LOCAL, True, {"nodeId": ("string", REQ), "from": ("ModelRoute", REQ),
                                               "to": ("ModelRoute", REQ), "error": ("ErrorInfo|null", REQ)}),
     "agent:file_patch_proposed": (UPSTREAM, False, {"nodeId": ("string", REQ),
@@ -450,6 +455,35 @@ async def _agent_run_events(server: ScriptedLLMServer, workspace: Path, home: Pa
     return bus.history
 
 
+class _ReportingMcp:
+    """A stand-in McpCapability that reports progress and a log line, then answers.
+
+    Only the engine's side is under test here (the MCP tool turns the host's
+    notifications into typed events); the real host's notifications are
+    tested against the SDK server in tests/host/mcp and tests/cli.
+    """
+
+    async def call(self, server: str, tool: str, arguments: Any, *, on_progress: Any = None,
+                   on_log: Any = None) -> Any:
+        on_progress(1, 2, "half way")
+        on_progress(2, None, None)
+        on_log("info", "using Authorization: Bearer sk-live-ABCDEFGH0123456789abcdefgh")
+        return {"content": [{"type": "text", "text": "done"}]}
+
+
+async def _mcp_tool_events() -> list[dict[str, Any]]:
+    from relavium_desktop.engine.tools.mcp_tools import make_mcp_tool
+
+    tool = make_mcp_tool("calc", "work", "Work slowly.", {"type": "object", "properties": {}})
+    bus = EventBus(clock=lambda: 1_700_000_000.0, run_id="mcp-run")
+    registry = ToolRegistry([tool], ToolHost(mcp=_ReportingMcp()))
+    ctx = ToolDispatchContext(run_id="mcp-run", node_id="n", granted_tool_ids=frozenset({tool.id}), emit=bus.emit)
+    assert (await registry.dispatch(ToolCall(tool.id, {}), ctx)).ok
+    logs = [e for e in bus.history if e["type"] == "agent:tool_log"]
+    assert logs and "sk-live-ABCDEFGH" not in logs[0]["message"]
+    return bus.history
+
+
 async def test_a_workflow_run_a_headless_agent_run_and_chat_turns_emit_only_schema_events(
     scripted: ScriptedLLMServer, tmp_path: Path, relavium_home: Path,
 ) -> None:
@@ -460,6 +494,7 @@ async def test_a_workflow_run_a_headless_agent_run_and_chat_turns_emit_only_sche
     for stream in await _workflow_events():
         seen |= validate_stream(stream, "runId")
     seen |= validate_stream(await _agent_run_events(scripted, workspace, relavium_home), "runId")
+    seen |= validate_stream(await _mcp_tool_events(), "runId")
     chat = await _chat_events(scripted, workspace, relavium_home)
     seen |= validate_stream(chat, "sessionId")
     # Every type the engine can emit was emitted, and nothing else.

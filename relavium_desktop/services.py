@@ -15,23 +15,29 @@ window's first paint do not pay them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.agent.spec import AgentSpec
     from relavium_desktop.engine.host import OsCapability, ToolHost
+    from relavium_desktop.engine.tools.mcp_tools import RefusedTool
     from relavium_desktop.engine.tools.registry import ToolRegistry
-    from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier
+    from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier, ToolDef
     from relavium_desktop.engine.workflow.agent_loop_runner import AgentLoopRunner
     from relavium_desktop.engine.workflow.journal import RunJournal
     from relavium_desktop.engine.workflow.run import WorkflowEngine
+    from relavium_desktop.host.mcp.discovery import ServerReport
+    from relavium_desktop.host.mcp.hooks import ConsentRequest, McpClientHooks
     from relavium_desktop.providers.config import ProviderEntry
     from relavium_desktop.providers.factory import ProviderSet
     from relavium_desktop.providers.store import ProviderStore
     from relavium_desktop.store.grants import GrantStore
+    from relavium_desktop.store.mcp_consents import McpConsentStore
     from relavium_desktop.store.runs import RunStore
     from relavium_desktop.store.sessions import SqliteSessionStore
 
@@ -44,17 +50,25 @@ AGENT_FILE_GLOB = "*.agent.yaml"
 # -- tools and host ---------------------------------------------------------------
 
 
-def tool_registry(host: ToolHost | None = None) -> ToolRegistry:
+def tool_registry(host: ToolHost | None = None, *, extra_tools: Iterable[ToolDef] = ()) -> ToolRegistry:
     """The built-in tools over ``host``; no host means no capability (every OS tool fails closed).
 
     The only place the registry is constructed, so every surface dispatches
-    through the same tool set and the same pipeline.
+    through the same tool set and the same pipeline.  ``extra_tools`` are the
+    surface's discovered MCP tools (:func:`discover_mcp`); one whose id is
+    already taken is left out with a logged reason, never shadowing a tool.
     """
     from relavium_desktop.engine.host import ToolHost
     from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
     from relavium_desktop.engine.tools.registry import ToolRegistry
 
-    return ToolRegistry(BUILTIN_TOOLS, host if host is not None else ToolHost())
+    registry = ToolRegistry(BUILTIN_TOOLS, host if host is not None else ToolHost())
+    for tool in extra_tools:
+        if registry.get(tool.id) is not None:
+            log.warning("tool %s left out: its id is already registered", tool.id)
+            continue
+        registry.register(tool)
+    return registry
 
 
 def surface_host(
@@ -68,12 +82,15 @@ def surface_host(
     home: Path | None = None,
     mcp_hooks: Any = None,
     mcp_roots: tuple[Path, ...] = (),
+    mcp_servers: Mapping[str, Any] | None = None,
 ) -> ToolHost:
     """A freshly pinned host for one surface and project (blocking: pins roots, reads mcp.yaml lazily).
 
     ``surface`` is ``"chat"`` (full tier clamped to project) or
     ``"workflow"``; ``run_id`` is the only spill folder its file tools may
-    read (``None``: the first run it spills for).
+    read (``None``: the first run it spills for).  ``mcp_servers`` is a
+    workflow's own servers block (``{name: entry}``, validated by the host);
+    its stdio servers start only with consent (``mcp_hooks.consent``).
     """
     from relavium_desktop.host.assembly import HostSettings, build_host
     from relavium_desktop.host.datadir import data_dir
@@ -81,8 +98,142 @@ def surface_host(
     return build_host(HostSettings(
         workspace=workspace, tier=tier, surface=surface, extra_roots=extra_roots,
         os_capability=os_capability, home=home if home is not None else data_dir(), run_id=run_id,
-        mcp_hooks=mcp_hooks, mcp_roots=mcp_roots,
+        mcp_hooks=mcp_hooks, mcp_roots=mcp_roots, mcp_servers=mcp_servers,
     ))
+
+
+# -- MCP ----------------------------------------------------------------------------
+
+DISCOVERY_TIMEOUT_S = 15.0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class McpDiscovery:
+    """What discovery found: the tools to offer, each server's report, and tools left out with why."""
+
+    tools: list[ToolDef]
+    reports: list[ServerReport]
+    refused: list[RefusedTool] = dataclasses.field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        """One secret-free line per unavailable server, left-out tool or server warning."""
+        lines = [f"MCP server {r.server}: unavailable: {r.error or 'no reason given'}" for r in self.reports if not r.ok]
+        lines += [f"MCP server {t.server}: tool {t.name!r} left out: {t.reason}" for t in self.refused]
+        lines += [f"MCP server {r.server}: {w}" for r in self.reports if r.ok for w in getattr(r, "warnings", ())]
+        return lines
+
+
+async def discover_mcp(
+    host: ToolHost,
+    timeout_s: float = DISCOVERY_TIMEOUT_S,
+    *,
+    servers: Collection[str] | None = None,
+    reserved: Iterable[str] | None = None,
+) -> McpDiscovery:
+    """Ask every configured MCP server (or only ``servers``) for its tools, each under ``timeout_s``.
+
+    Never raises for a dead, hung or refused server: its report says why and
+    its tools are simply not offered.  ``reserved`` are ids the tools may not
+    take (default: the built-ins and enabled plugins' tools).
+    """
+    from relavium_desktop.engine.tools.mcp_tools import build_mcp_tools
+
+    discover = getattr(host.mcp, "discover", None)
+    if discover is None:
+        return McpDiscovery([], [])
+    reports = list(await discover(servers, timeout_s=timeout_s))
+    if reserved is None:
+        reserved = tool_registry().ids()
+    built = build_mcp_tools((t for r in reports if r.ok for t in r.tools), reserved=reserved)
+    return McpDiscovery(built.tools, reports, built.refused)
+
+
+def mcp_servers_for_tools(tool_ids: Iterable[str], server_names: Iterable[str]) -> list[str]:
+    """The configured servers whose ``mcp_<server>_*`` ids appear in ``tool_ids`` (what to discover)."""
+    from relavium_desktop.engine.tools.mcp_tools import server_prefix
+
+    wanted = [t for t in tool_ids if t.startswith("mcp_")]
+    return sorted(s for s in server_names if any(t.startswith(server_prefix(s)) for t in wanted))
+
+
+def mcp_consents(home: Path | None = None) -> McpConsentStore:
+    """The per-project consents to start a workflow's own stdio MCP servers, in ``history.db``."""
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.host.fs.preview import HOST_GRANT_PATHS
+    from relavium_desktop.store.mcp_consents import McpConsentStore
+
+    return McpConsentStore.open(home or data_dir(), HOST_GRANT_PATHS.canonical)
+
+
+def workflow_mcp_servers(raw: Mapping[str, Any] | None, source: str = "workflow mcp_servers") -> dict[str, Any]:
+    """A workflow's ``mcp_servers`` block checked with mcp.yaml's rules; McpConfigError naming entry and field.
+
+    The engine keeps the block raw (it may not import the host); the surface
+    validates it here before a host is built from it.
+    """
+    from relavium_desktop.host.mcp.config import parse_servers
+
+    if not raw:
+        return {}
+    parse_servers(raw, source=source)
+    return dict(raw)
+
+
+def consent_needed_message(server: str) -> str:
+    return (f"MCP server {server} (from the workflow) needs your consent before it starts: "
+            f"run again with --approve-mcp {server}")
+
+
+def unconsented_stdio_servers(
+    servers: Mapping[str, Any], approved: Collection[str], *, project: Path, home: Path | None = None,
+) -> list[str]:
+    """The stdio servers of a workflow's block that may not start: neither approved now nor consented before."""
+    from relavium_desktop.host.mcp.config import StdioServer, parse_servers
+    from relavium_desktop.host.mcp.fingerprint import stdio_fingerprint
+
+    parsed = parse_servers(servers, source="workflow mcp_servers") if servers else {}
+    stdio = {name: e for name, e in parsed.items() if isinstance(e, StdioServer) and name not in approved}
+    if not stdio:
+        return []
+    store = mcp_consents(home)
+    try:
+        return sorted(n for n, e in stdio.items() if not store.is_granted(project, n, stdio_fingerprint(e)))
+    finally:
+        store.close()
+
+
+def cli_mcp_hooks(approved: Collection[str], *, project: Path, home: Path | None = None) -> McpClientHooks:
+    """The command line's MCP client hooks: nobody is there to ask.
+
+    Consent: a workflow's stdio server starts only when named with
+    ``--approve-mcp`` or consented to before (in the app) for this project
+    and this exact launch.  Elicitation is declined (a line on stderr says
+    which server asked), sampling refused (no ``sample`` hook).
+    """
+    import sys
+
+    from relavium_desktop.host.mcp.hooks import ElicitationAnswer, ElicitationRequest, McpClientHooks
+
+    names = frozenset(approved)
+
+    async def consent(request: ConsentRequest) -> bool:
+        if request.server in names:
+            return True
+        store = mcp_consents(home)
+        try:
+            if store.is_granted(project, request.server, request.fingerprint):
+                return True
+        finally:
+            store.close()
+        print(f"relavium: {consent_needed_message(request.server)}", file=sys.stderr)
+        return False
+
+    async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
+        print(f"relavium: MCP server {request.server} asked for input; the command line cannot show forms, "
+              "so the request was declined", file=sys.stderr)
+        return ElicitationAnswer("decline")
+
+    return McpClientHooks(elicit=elicit, sample=None, consent=consent)
 
 
 # -- providers ----------------------------------------------------------------------

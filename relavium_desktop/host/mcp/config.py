@@ -11,6 +11,8 @@ field it concerns instead of connecting somewhere unexpected::
         args: [--root, /data]
         env: {LOG_LEVEL: info}            # declared names only; checked by the env refusal predicate
         cwd: /data                        # optional, absolute
+        toolsAllowlist: [search, fetch]   # optional (alias tools_allowlist): only these tools are offered
+        allowSampling: false              # a server may ask our model for completions only when true
       docs:
         transport: http                   # Streamable HTTP
         url: https://docs.example/mcp
@@ -45,7 +47,18 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-class StdioServer(_Strict):
+class _ServerCommon(_Strict):
+    # Absent: every tool the server lists is offered; a list narrows the offer to those names.
+    tools_allowlist: tuple[str, ...] | None = Field(default=None, alias="toolsAllowlist")
+    # Sampling spends the user's model (and money) on the server's behalf: off unless asked for.
+    allow_sampling: bool = Field(default=False, alias="allowSampling")
+
+    def offers(self, tool: str) -> bool:
+        """Whether ``tool`` passes this server's allowlist."""
+        return self.tools_allowlist is None or tool in self.tools_allowlist
+
+
+class StdioServer(_ServerCommon):
     transport: Literal["stdio"]
     command: str = Field(min_length=1)
     args: tuple[str, ...] = ()
@@ -76,7 +89,7 @@ class StdioServer(_Strict):
         return value
 
 
-class HttpServer(_Strict):
+class HttpServer(_ServerCommon):
     transport: Literal["http"]
     url: str = Field(min_length=1)
     headers: dict[str, str] = Field(default_factory=dict)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -24,8 +25,12 @@ CLIENT_INFO = Implementation(name="relavium-desktop", version="0.1.0")
 
 
 class McpConnection:
-    def __init__(self, transport: AbstractAsyncContextManager[Any]) -> None:
+    def __init__(
+        self, transport: AbstractAsyncContextManager[Any], client_kwargs: Mapping[str, Any] | None = None
+    ) -> None:
+        """``client_kwargs`` are the session's callbacks (roots, elicitation, sampling, logging)."""
         self._transport = transport
+        self._client_kwargs = dict(client_kwargs or {})
         self._ready: asyncio.Future[Client] | None = None
         self._closing = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -47,7 +52,7 @@ class McpConnection:
     async def _own(self) -> None:
         assert self._ready is not None
         try:
-            async with Client(self._transport, client_info=CLIENT_INFO, cache=None) as client:
+            async with Client(self._transport, client_info=CLIENT_INFO, cache=None, **self._client_kwargs) as client:
                 self.client = client
                 self._ready.set_result(client)
                 await self._closing.wait()

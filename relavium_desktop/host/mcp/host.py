@@ -14,20 +14,34 @@ ends them).  Each call is time-limited by its server's ``timeoutMs``; a call
 that times out or is cancelled closes its server's session (for stdio: the
 process tree is killed), because the server may still be working on it and
 the next call should start from a known state.
+
+Every session declares roots, elicitation and sampling (answered per request
+by :mod:`.client_callbacks` through the surface's :class:`McpClientHooks`),
+asks for log messages, and routes a call's progress and logs to that call's
+sinks.  Servers a workflow or agent declared (``servers=``) are "workflow"
+origin: a stdio one is not spawned until ``hooks.consent`` approves its
+fingerprint (once per host per fingerprint); the user's own ``mcp.yaml``
+servers never ask.  :meth:`McpHost.discover` lists every server concurrently,
+each under its own deadline, and reports instead of raising.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+import time
+import warnings
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from relavium_desktop.engine.errors import (
+    DenyReason,
     InvalidArgsError,
+    ToolDeniedError,
     ToolError,
     ToolFailedError,
     ToolUnavailableError,
@@ -41,12 +55,19 @@ from relavium_desktop.host.mcp.config import (
     load_servers,
     parse_servers,
 )
+from relavium_desktop.host.mcp.discovery import ServerReport
+from relavium_desktop.host.mcp.fingerprint import stdio_fingerprint
+from relavium_desktop.host.mcp.hooks import ConsentRequest, McpClientHooks
+from relavium_desktop.host.media import MediaStore
 from relavium_desktop.host.secrets import SecretStore, SecretStoreError
 
 if TYPE_CHECKING:
+    from relavium_desktop.host.mcp.client_callbacks import SessionCallbacks
     from relavium_desktop.host.mcp.connection import McpConnection
 
 ServerEntry = StdioServer | HttpServer
+Origin = Literal["user", "workflow"]
+log = logging.getLogger("relavium.mcp")
 
 
 def _first_tool_error(exc: BaseException) -> ToolError | None:
@@ -59,6 +80,18 @@ def _first_tool_error(exc: BaseException) -> ToolError | None:
                 return found
     cause = exc.__cause__
     return _first_tool_error(cause) if cause is not None and cause is not exc else None
+
+
+def _progress_callback(sink: ProgressSink) -> Any:
+    """The SDK's async progress callback, feeding a plain sink (whose failures never end the call)."""
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        try:
+            sink(value, total, message)
+        except Exception:
+            log.exception("an MCP progress sink failed")
+
+    return progress
 
 
 def _short(exc: BaseException, secrets: Sequence[str] = ()) -> str:
@@ -93,13 +126,28 @@ class McpHost:
         secrets: SecretStore | None = None,
         servers: Mapping[str, Any] | None = None,
         http_options: Mapping[str, Any] | None = None,
+        roots: Sequence[Path] = (),
+        hooks: McpClientHooks | None = None,
+        media: MediaStore | None = None,
     ) -> None:
         """``servers`` is a workflow's injected ``{name: entry}`` mapping, added to mcp.yaml's.
 
+        ``roots`` are the folders servers may ask for (the project folder and
+        granted extras); ``hooks`` is what this surface can answer (forms,
+        sampling, consent) -- none means every such request is refused.
+        ``media`` receives binary result content (default: ``home/"media"``).
         ``http_options`` (``ssl_context``, ``resolver``, ``check``) exists for
         tests against a local TLS server; production passes none.
         """
         self._home = home
+        self._roots: tuple[Path, ...] = tuple(roots)
+        self._hooks = hooks or McpClientHooks()
+        self._media = media if media is not None else MediaStore(home / "media")
+        self._user_names: frozenset[str] = frozenset()
+        self._consents: dict[str, bool] = {}
+        self._consent_lock = asyncio.Lock()
+        self._callbacks: dict[str, SessionCallbacks] = {}
+        self._notify_tasks: set[asyncio.Task[None]] = set()
         self._default_cwd = default_cwd
         self._search_path = tuple(search_path)
         self._secrets = secrets
@@ -112,24 +160,39 @@ class McpHost:
 
     # -- registry ------------------------------------------------------------------
 
-    def servers(self) -> dict[str, ServerEntry]:
-        """Every configured server (loaded once); raises ``tool_unavailable`` for a broken config."""
+    def _load(self) -> dict[str, ServerEntry]:
+        """Every configured server (loaded once); raises ``McpConfigError`` for a broken config."""
         if self._servers is None:
-            try:
-                found = load_servers(self._home)
-                if self._injected:
-                    extra = parse_servers(self._injected, source="workflow mcp servers")
-                    clash = sorted(set(found) & set(extra))
-                    if clash:
-                        raise McpConfigError(
-                            f"workflow mcp servers: {', '.join(clash)} already configured in {CONFIG_FILE}; "
-                            "a workflow may add servers, not replace the user's"
-                        )
-                    found.update(extra)
-            except McpConfigError as exc:
-                raise ToolUnavailableError(f"MCP servers are misconfigured: {exc}") from None
+            found = load_servers(self._home)
+            user = frozenset(found)
+            if self._injected:
+                extra = parse_servers(self._injected, source="workflow mcp servers")
+                clash = sorted(set(found) & set(extra))
+                if clash:
+                    raise McpConfigError(
+                        f"workflow mcp servers: {', '.join(clash)} already configured in {CONFIG_FILE}; "
+                        "a workflow may add servers, not replace the user's"
+                    )
+                found.update(extra)
+            self._user_names = user
             self._servers = found
         return self._servers
+
+    def servers(self) -> dict[str, ServerEntry]:
+        """Every configured server (loaded once); raises ``tool_unavailable`` for a broken config."""
+        try:
+            return self._load()
+        except McpConfigError as exc:
+            raise ToolUnavailableError(f"MCP servers are misconfigured: {exc}") from None
+
+    def server_names(self) -> list[str]:
+        """The configured servers' names (user and workflow), sorted; raises ``McpConfigError``."""
+        return sorted(self._load())
+
+    def origin(self, server: str) -> Origin:
+        """``user`` for the user's own mcp.yaml servers, ``workflow`` for injected ones."""
+        self._load()
+        return "user" if server in self._user_names else "workflow"
 
     def _entry(self, server: str) -> ServerEntry:
         servers = self.servers()
@@ -145,10 +208,40 @@ class McpHost:
 
     # -- transports ----------------------------------------------------------------
 
+    def _cwd(self, entry: StdioServer) -> str:
+        return str(Path(entry.cwd).expanduser()) if entry.cwd else str(self._default_cwd)
+
+    async def _ensure_consent(self, name: str, entry: StdioServer) -> None:
+        """A workflow-declared stdio server runs only after the user approved this exact launch."""
+        if self.origin(name) == "user":
+            return
+        fingerprint = stdio_fingerprint(entry)
+        async with self._consent_lock:
+            decided = self._consents.get(fingerprint)
+            if decided is None:
+                consent = self._hooks.consent
+                if consent is None:
+                    decided = False
+                else:
+                    request = ConsentRequest(
+                        server=name, fingerprint=fingerprint, command=entry.command, args=tuple(entry.args),
+                        env_names=tuple(sorted(entry.env)), cwd=self._cwd(entry),
+                    )
+                    decided = bool(await consent(request))
+                self._consents[fingerprint] = decided
+        if not decided:
+            reason = DenyReason.NO_APPROVAL_HOOK if self._hooks.consent is None else DenyReason.USER_REJECTED
+            raise ToolDeniedError(
+                f"MCP server {name!r} was declared by a workflow or agent and runs a local command "
+                f"({Path(entry.command).name}); it has not been approved, so it was not started. "
+                f"Approve it with '--approve-mcp {name}' on the command line, or in the consent prompt in the app",
+                reason=reason,
+            )
+
     def _stdio(self, entry: StdioServer) -> AbstractAsyncContextManager[Any]:
         from relavium_desktop.host.mcp.stdio import prepare_launch, stdio_transport
 
-        cwd = str(Path(entry.cwd).expanduser()) if entry.cwd else str(self._default_cwd)
+        cwd = self._cwd(entry)
         if not os.path.isdir(cwd):
             raise ToolFailedError("the MCP server's working folder does not exist")
         launch = prepare_launch(entry.command, entry.args, entry.env, cwd, self._search_path)
@@ -192,7 +285,16 @@ class McpHost:
 
     # -- sessions --------------------------------------------------------------------
 
-    async def _connect(self, name: str, entry: ServerEntry) -> McpConnection:
+    def _session_callbacks(self, name: str, entry: ServerEntry) -> SessionCallbacks:
+        from relavium_desktop.host.mcp.client_callbacks import SessionCallbacks
+
+        callbacks = self._callbacks.get(name)
+        if callbacks is None or callbacks.entry is not entry:
+            callbacks = SessionCallbacks(name, entry, roots=lambda: self._roots, hooks=self._hooks)
+            self._callbacks[name] = callbacks
+        return callbacks
+
+    async def _connect(self, name: str, entry: ServerEntry, timeout_s: float | None = None) -> McpConnection:
         lock = self._locks.setdefault(name, asyncio.Lock())
         async with lock:
             conn = self._connections.get(name)
@@ -203,13 +305,18 @@ class McpHost:
                 await conn.close()
             from relavium_desktop.host.mcp.connection import McpConnection  # the SDK, on first use
 
-            transport = self._stdio(entry) if isinstance(entry, StdioServer) else await self._http(name, entry)
-            conn = McpConnection(transport)
+            if isinstance(entry, StdioServer):
+                await self._ensure_consent(name, entry)  # before anything is spawned
+                transport = self._stdio(entry)
+            else:
+                transport = await self._http(name, entry)
+            conn = McpConnection(transport, self._session_callbacks(name, entry).client_kwargs())
+            wait_s = entry.connect_timeout_ms / 1000 if timeout_s is None else timeout_s
             try:
-                await conn.open(entry.connect_timeout_ms / 1000)
+                await conn.open(wait_s)
             except TimeoutError:
                 raise ToolFailedError(
-                    f"MCP server {name!r} did not complete the handshake within {entry.connect_timeout_ms} ms"
+                    f"MCP server {name!r} did not answer within {wait_s:g} s (no handshake)"
                 ) from None
             except Exception as exc:  # noqa: BLE001 - an SDK/transport failure of any kind is tool_failed
                 found = _first_tool_error(exc)
@@ -218,7 +325,23 @@ class McpHost:
                 detail = _short(exc, tuple(self._credentials.values()))
                 raise ToolFailedError(f"could not connect to MCP server {name!r} ({detail})") from None
             self._connections[name] = conn
+            await self._subscribe_logs(conn)
             return conn
+
+    @staticmethod
+    async def _subscribe_logs(conn: McpConnection) -> None:
+        """Ask a handshake-era server for its log messages (newer ones opt in per request)."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        client = conn.client
+        if client is None or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        if client.server_capabilities.logging is None:
+            return
+        with warnings.catch_warnings(), contextlib.suppress(Exception):
+            warnings.simplefilter("ignore")
+            async with asyncio.timeout(5):
+                await client.set_logging_level("info")
 
     async def _drop(self, name: str) -> None:
         conn = self._connections.pop(name, None)
@@ -234,14 +357,36 @@ class McpHost:
         on_progress: ProgressSink | None = None,
         on_log: LogSink | None = None,
     ) -> Any:
-        """Call ``tool`` on ``server``; the result JSON, or a ToolError."""
+        """Call ``tool`` on ``server``; the result JSON, or a ToolError.
+
+        ``on_progress`` receives the server's progress notifications for this
+        call; ``on_log`` the server's log messages while it runs.
+        """
         entry = self._entry(server)
+        callbacks = self._session_callbacks(server, entry)
+        if on_log is not None:
+            callbacks.log_sinks.append(on_log)
+        try:
+            result = await self._call(server, entry, tool, arguments, on_progress)
+        finally:
+            if on_log is not None:
+                callbacks.log_sinks.remove(on_log)
+        from relavium_desktop.host.mcp.results import result_json, tool_error
+
+        if result.is_error:
+            raise tool_error(server, tool, result, tuple(self._credentials.values()))
+        return await asyncio.to_thread(result_json, result, self._media)
+
+    async def _call(
+        self, server: str, entry: ServerEntry, tool: str, arguments: Mapping[str, Any], on_progress: ProgressSink | None
+    ) -> Any:
+        progress = _progress_callback(on_progress) if on_progress is not None else None
         try:
             conn = await self._connect(server, entry)
             client = conn.client
             assert client is not None
             async with asyncio.timeout(entry.timeout_ms / 1000):
-                result = await client.call_tool(tool, dict(arguments))
+                return await client.call_tool(tool, dict(arguments), progress_callback=progress)
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
                 await asyncio.shield(self._drop(server))
@@ -255,11 +400,133 @@ class McpHost:
             await self._drop(server)
             detail = _short(exc, tuple(self._credentials.values()))
             raise ToolFailedError(f"MCP server {server!r}: calling {tool!r} failed ({detail})") from None
-        from relavium_desktop.host.mcp.results import result_json, tool_error
 
-        if result.is_error:
-            raise tool_error(server, tool, result, tuple(self._credentials.values()))
-        return result_json(result)
+    # -- resources and prompts -------------------------------------------------------
+
+    async def _request(self, server: str, what: str, send: Any) -> Any:
+        """Run ``send(client)`` on ``server``'s session under its timeout, errors as ToolErrors."""
+        entry = self._entry(server)
+        try:
+            conn = await self._connect(server, entry)
+            assert conn.client is not None
+            async with asyncio.timeout(entry.timeout_ms / 1000):
+                return await send(conn.client)
+        except TimeoutError:
+            await self._drop(server)
+            raise ToolFailedError(f"MCP server {server!r}: {what} timed out after {entry.timeout_ms} ms") from None
+        except ToolError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - protocol errors name themselves; others drop the session
+            if type(exc).__name__ != "MCPError":
+                await self._drop(server)
+            detail = _short(exc, tuple(self._credentials.values()))
+            raise ToolFailedError(f"MCP server {server!r}: {what} failed ({detail})") from None
+
+    async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
+        """``{uri, contents: [...]}``: text contents as sent, blobs as media handles or placeholders."""
+        from relavium_desktop.host.mcp.results import convert_resource_contents
+
+        result = await self._request(server, f"reading resource {uri[:200]!r}", lambda c: c.read_resource(uri))
+        raw = [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in result.contents]
+
+        def convert() -> list[dict[str, Any]]:
+            return [convert_resource_contents(item, self._media) for item in raw]
+
+        return {"uri": uri, "contents": await asyncio.to_thread(convert)}
+
+    async def get_prompt(self, server: str, name: str, arguments: Mapping[str, str]) -> list[dict[str, str]]:
+        """The prompt's messages as ``[{role, text}]``; non-text parts become a short placeholder."""
+        from relavium_desktop.host.mcp.results import convert_part
+
+        result = await self._request(
+            server, f"getting prompt {name[:100]!r}", lambda c: c.get_prompt(name, dict(arguments))
+        )
+        messages: list[dict[str, str]] = []
+        for message in result.messages:
+            part = message.content.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if part.get("type") == "text":
+                text = str(part.get("text", ""))
+            elif part.get("type") == "resource" and isinstance(part.get("resource", {}).get("text"), str):
+                text = part["resource"]["text"]
+            else:
+                converted = await asyncio.to_thread(convert_part, part, self._media)
+                ref = converted.get("media") or converted.get("note") or converted.get("uri") or ""
+                text = f"[{converted.get('type')} {converted.get('mimeType', '')} {ref}]".replace("  ", " ")
+            messages.append({"role": str(message.role), "text": text})
+        return messages
+
+    # -- roots -----------------------------------------------------------------------
+
+    def set_roots(self, roots: Sequence[Path]) -> None:
+        """Replace the roots; live handshake-era sessions get ``notifications/roots/list_changed``."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        self._roots = tuple(roots)
+        for conn in list(self._connections.values()):
+            client, loop = conn.client, conn.loop
+            if client is None or loop is None or loop.is_closed():
+                continue
+            # 2026-07-28 has no client-to-server notifications: a server there asks for roots per request.
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                continue
+            loop.call_soon_threadsafe(self._notify_roots_changed, conn)
+
+    def _notify_roots_changed(self, conn: McpConnection) -> None:
+        async def send() -> None:
+            client = conn.client
+            if client is None or not conn.alive:
+                return
+            with warnings.catch_warnings(), contextlib.suppress(Exception):
+                warnings.simplefilter("ignore")
+                await client.session.send_roots_list_changed()
+
+        task = asyncio.get_running_loop().create_task(send())
+        self._notify_tasks.add(task)
+        task.add_done_callback(self._notify_tasks.discard)
+
+    # -- discovery -------------------------------------------------------------------
+
+    async def discover(self, servers: Collection[str] | None = None, timeout_s: float = 15.0) -> list[ServerReport]:
+        """One report per server, all concurrently, each under its own ``timeout_s``; never raises.
+
+        A broken mcp.yaml is a single report for ``mcp.yaml``; a server that
+        hangs, crashes, is refused consent or answers garbage is ``ok=False``
+        with the reason, and never delays the other servers' reports.
+        """
+        try:
+            configured = self._load()
+        except McpConfigError as exc:
+            return [ServerReport(server=CONFIG_FILE, origin="user", ok=False, error=str(exc))]
+        names = sorted(configured) if servers is None else list(dict.fromkeys(servers))
+        return list(await asyncio.gather(*(self._discover_one(name, timeout_s) for name in names)))
+
+    async def _discover_one(self, name: str, timeout_s: float) -> ServerReport:
+        from relavium_desktop.host.mcp.discovery import list_server
+
+        entry = self._load().get(name)
+        if entry is None:
+            return ServerReport(server=name, origin="workflow", ok=False, error=f"{name!r} is not a configured MCP server")
+        origin = self.origin(name)
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(timeout_s):
+                conn = await self._connect(name, entry, timeout_s=min(timeout_s, entry.connect_timeout_ms / 1000))
+                assert conn.client is not None
+                listing = await list_server(conn.client, name, entry)
+        except TimeoutError:
+            await self._drop(name)
+            return ServerReport(server=name, origin=origin, ok=False, error=f"MCP server {name!r} did not answer within {timeout_s:g} s")
+        except ToolError as exc:
+            return ServerReport(server=name, origin=origin, ok=False, error=str(exc))
+        except Exception as exc:  # noqa: BLE001 - a broken server is a report, never a crash
+            await self._drop(name)
+            detail = _short(exc, tuple(self._credentials.values()))
+            return ServerReport(server=name, origin=origin, ok=False, error=f"MCP server {name!r}: listing failed ({detail})")
+        return ServerReport(
+            server=name, origin=origin, ok=True, tools=listing.tools, all_tool_names=listing.all_tool_names,
+            resources=listing.resources, prompts=listing.prompts, warnings=listing.warnings,
+            latency_ms=int((time.monotonic() - started) * 1000),
+        )
 
     async def aclose(self) -> None:
         """End every session (kill stdio servers); the host stays usable and reconnects on demand."""

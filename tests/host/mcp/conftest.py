@@ -15,6 +15,7 @@ import psutil
 import pytest
 
 from relavium_desktop.host.mcp import McpHost
+from relavium_desktop.host.mcp.hooks import ConsentRequest, McpClientHooks
 from relavium_desktop.host.process import default_search_path
 
 FIXTURE = str(Path(__file__).resolve().parents[2] / "fixtures" / "mcp_server.py")
@@ -25,7 +26,13 @@ def stdio_entry(**extra: Any) -> dict[str, Any]:
     return {"transport": "stdio", "command": PYTHON, "args": [FIXTURE, "stdio"], **extra}
 
 
+async def approve(request: ConsentRequest) -> bool:
+    return True
+
+
 def make_host(home: Path, servers: dict[str, Any] | None = None, **kw: Any) -> McpHost:
+    """A host over ``servers`` (workflow origin); tests not about consent get a hook that approves."""
+    kw.setdefault("hooks", McpClientHooks(consent=approve))
     return McpHost(home=home, default_cwd=home, search_path=default_search_path(), servers=servers, **kw)
 
 

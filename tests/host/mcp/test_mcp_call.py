@@ -11,8 +11,9 @@ import pytest
 from relavium_desktop.engine.events import EventBus
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.host.mcp import McpHost
+from relavium_desktop.host.mcp.hooks import McpClientHooks
 from tests.helpers import dispatch
-from tests.host.mcp.conftest import HttpServer, make_host, process_gone, result_text, stdio_entry
+from tests.host.mcp.conftest import HttpServer, approve, make_host, process_gone, result_text, stdio_entry
 
 
 async def test_stdio_server_tool_call_through_the_registry(relavium_home: Path) -> None:
@@ -189,7 +190,8 @@ async def test_bare_command_is_looked_up_only_on_the_host_search_path(relavium_h
     fake.write_text("#!/bin/sh\nexit 0\n")
     fake.chmod(0o755)
     host = McpHost(home=relavium_home, default_cwd=tmp_path, search_path=("/usr/bin",),
-                   servers={"x": {"transport": "stdio", "command": "my-mcp-server"}})
+                   servers={"x": {"transport": "stdio", "command": "my-mcp-server"}},
+                   hooks=McpClientHooks(consent=approve))
     out = await dispatch("mcp_call", {"server": "x", "tool": "add"}, host=ToolHost(mcp=host))
     assert out.error is not None
     assert out.error.code == "tool_failed"

@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QListWidgetItem as QListWidgetItem
     from PySide6.QtWidgets import QMainWindow as QMainWindow
     from PySide6.QtWidgets import QMenu as QMenu
+    from PySide6.QtWidgets import QMessageBox as QMessageBox
     from PySide6.QtWidgets import QPlainTextEdit as QPlainTextEdit
     from PySide6.QtWidgets import QPushButton as QPushButton
     from PySide6.QtWidgets import QRadioButton as QRadioButton

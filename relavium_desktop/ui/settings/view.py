@@ -1,4 +1,4 @@
-"""Settings: Providers, Permissions, Chat tools, Notifications & shortcuts, Appearance (one tab each)."""
+"""Settings: Providers, Permissions, Chat tools, MCP servers, Notifications & shortcuts, Appearance (one tab each)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from relavium_desktop.ui.qt import QLabel, QTabWidget, QVBoxLayout, QWidget, Signal
 from relavium_desktop.ui.settings.appearance import AppearancePage
 from relavium_desktop.ui.settings.chat_tools import ChatToolsPage
+from relavium_desktop.ui.settings.mcp import McpServersPage
 from relavium_desktop.ui.settings.notifications import NotificationsPage
 from relavium_desktop.ui.settings.permissions import PermissionsPage
 from relavium_desktop.ui.settings.providers import ProvidersPage
@@ -15,7 +16,7 @@ from relavium_desktop.ui.theme import set_tone
 if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
 
-TABS = ("providers", "permissions", "chat_tools", "notifications", "appearance")
+TABS = ("providers", "permissions", "chat_tools", "mcp", "notifications", "appearance")
 
 
 class SettingsView(QWidget):
@@ -28,6 +29,7 @@ class SettingsView(QWidget):
         self.providers = ProvidersPage(context)
         self.permissions = PermissionsPage(context)
         self.chat_tools = ChatToolsPage(context)
+        self.mcp = McpServersPage(context)
         self.notifications = NotificationsPage(context.settings)
         self.notifications.shortcut_changed.connect(self.shortcut_changed)
         self.appearance = AppearancePage(context.theme)
@@ -35,6 +37,7 @@ class SettingsView(QWidget):
         self.tabs.addTab(self.providers, "Providers")
         self.tabs.addTab(self.permissions, "Permissions")
         self.tabs.addTab(self.chat_tools, "Chat tools")
+        self.tabs.addTab(self.mcp, "MCP servers")
         self.tabs.addTab(self.notifications, "Notifications && shortcuts")
         self.tabs.addTab(self.appearance, "Appearance")
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -54,3 +57,6 @@ class SettingsView(QWidget):
             self.providers.refresh()
         elif TABS[index] == "chat_tools":
             self.chat_tools.load()
+        elif TABS[index] == "mcp":
+            self.mcp.check_file()
+            self.mcp.refresh_consents()

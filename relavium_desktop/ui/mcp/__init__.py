@@ -1,0 +1,1 @@
+"""Desktop dialogs for what MCP servers ask of the client, and the hooks that open them."""

@@ -1,0 +1,175 @@
+"""Consent before a workflow's own MCP server starts: what exactly would run, in which folder.
+
+A stdio server named in a workflow or agent file is a program that file
+wants to start on this computer with the user's rights; the user's own
+``mcp.yaml`` is their intent, a downloaded workflow is not.  So before the
+first start the user sees everything that decides what runs -- the command,
+each argument, the names of the variables set (never their values: they may
+be secrets), the working folder -- and the fingerprint of exactly that.  When
+an earlier consent for this server exists under another fingerprint the
+dialog says so first: the file changed what it runs since it was allowed.
+
+Refusing is the default: no button is the default button, Enter does
+nothing, and Esc or closing the window refuses.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from relavium_desktop.ui.qt import (
+    QDialog,
+    QFontDatabase,
+    QFormLayout,
+    QHBoxLayout,
+    QKeyEvent,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from relavium_desktop.ui.theme import set_surface, set_tone
+
+if TYPE_CHECKING:
+    from relavium_desktop.host.mcp.hooks import ConsentRequest
+
+SHORT_FINGERPRINT = 12
+
+
+def short_fingerprint(fingerprint: str) -> str:
+    return fingerprint[:SHORT_FINGERPRINT] + ("…" if len(fingerprint) > SHORT_FINGERPRINT else "")
+
+
+def _selectable(text: str, *, mono: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if mono:
+        label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    return label
+
+
+class ConsentDialog(QDialog):
+    decided = Signal(bool)
+
+    def __init__(
+        self,
+        request: ConsentRequest,
+        *,
+        project: str = "",
+        previous_fingerprint: str | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.request = request
+        self.allowed: bool | None = None
+        self.setObjectName("mcpConsentDialog")
+        self.setWindowTitle(f"Start the MCP server “{request.server}”?")
+        self.resize(620, 480)
+
+        headline = QLabel(f"Start the MCP server “{request.server}”?")
+        headline.setWordWrap(True)
+        set_tone(headline, "title")
+        why = QLabel(
+            "A workflow or agent file declares this server. Starting it runs the program below on this "
+            "computer, with your permissions. Start it only if you trust where that file came from."
+        )
+        why.setWordWrap(True)
+        set_tone(why, "muted")
+
+        self.changed_banner = QLabel()
+        self.changed_banner.setObjectName("consentChanged")
+        self.changed_banner.setWordWrap(True)
+        self.changed_banner.setTextFormat(Qt.TextFormat.PlainText)
+        set_surface(self.changed_banner, "banner-warning")
+        self.changed_banner.setVisible(previous_fingerprint is not None)
+        if previous_fingerprint is not None:
+            self.changed_banner.setText(
+                "What this server runs changed since you allowed it: the fingerprint was "
+                f"{short_fingerprint(previous_fingerprint)}, now it is {short_fingerprint(request.fingerprint)}. "
+                "Check the command, arguments and folder again before starting it."
+            )
+
+        self.command_label = _selectable(request.command, mono=True)
+        self.command_label.setObjectName("consentCommand")
+        set_surface(self.command_label, "code")
+        self.args_view = QPlainTextEdit()
+        self.args_view.setObjectName("consentArgs")
+        self.args_view.setReadOnly(True)
+        self.args_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.args_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        # One argument per line: a space inside an argument stays visible as what it is.
+        self.args_view.setPlainText("\n".join(request.args) if request.args else "(none)")
+        self.args_view.setMaximumHeight(120)
+        set_surface(self.args_view, "code")
+        self.env_label = _selectable(", ".join(request.env_names) if request.env_names else "(none)", mono=True)
+        self.env_label.setObjectName("consentEnv")
+        self.cwd_label = _selectable(request.cwd, mono=True)
+        self.cwd_label.setObjectName("consentCwd")
+        self.fingerprint_label = _selectable(short_fingerprint(request.fingerprint), mono=True)
+        self.fingerprint_label.setToolTip(request.fingerprint)
+        set_tone(self.fingerprint_label, "muted")
+
+        form = QFormLayout()
+        form.addRow("Command:", self.command_label)
+        form.addRow("Arguments:", self.args_view)
+        form.addRow("Variables set:", self.env_label)
+        form.addRow("Working folder:", self.cwd_label)
+        if project:
+            form.addRow("Project:", _selectable(project))
+        form.addRow("Fingerprint:", self.fingerprint_label)
+
+        remember = QLabel("Your answer is remembered for this project until this server's launch changes. "
+                          "Settings → MCP servers lists it, with Revoke.")
+        remember.setWordWrap(True)
+        set_tone(remember, "muted")
+
+        self.start_button = QPushButton("Start server")
+        self.start_button.setObjectName("consentStart")
+        self.refuse_button = QPushButton("Don’t start")
+        self.refuse_button.setObjectName("consentRefuse")
+        for b in (self.start_button, self.refuse_button):
+            b.setAutoDefault(False)
+            b.setDefault(False)
+        self.start_button.clicked.connect(lambda: self._decide(True))
+        self.refuse_button.clicked.connect(self.reject)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.refuse_button)
+        buttons.addWidget(self.start_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(headline)
+        layout.addWidget(why)
+        layout.addWidget(self.changed_banner)
+        layout.addLayout(form)
+        layout.addStretch(1)
+        layout.addWidget(remember)
+        layout.addLayout(buttons)
+        self.refuse_button.setFocus()
+
+    def _decide(self, allowed: bool) -> None:
+        if self.allowed is not None:
+            return
+        self.allowed = allowed
+        self.decided.emit(allowed)
+        super().done(QDialog.DialogCode.Accepted if allowed else QDialog.DialogCode.Rejected)
+
+    def reject(self) -> None:
+        self._decide(False)
+
+    def done(self, code: int) -> None:
+        if self.allowed is None:
+            self._decide(False)
+            return
+        super().done(code)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            event.accept()
+            return
+        super().keyPressEvent(event)

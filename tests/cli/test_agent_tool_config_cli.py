@@ -1,0 +1,81 @@
+"""``relavium agent run`` with an agent file's ``tool_config``: web_search through a configured SearXNG.
+
+Real subprocess, real scripted LLM server, real local SearXNG-shaped server
+reached through the production egress path (``allowLocal`` is the author's
+explicit opt-in for a self-hosted instance).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.llm_cli import write_agent
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
+from tests.fixtures.searxng_server import SearxngServer, searxng_server_fixture  # noqa: F401
+from tests.helpers import run_cli
+
+
+def _searx_config(server: SearxngServer, **extra: object) -> str:
+    params = {"provider": "searxng", "baseUrl": server.base_url, "allowLocal": True, **extra}
+    return "tool_config:\n  web_search:\n    parameters: " + json.dumps(params) + "\n"
+
+
+def test_an_agent_searches_through_its_configured_searxng(
+    env: dict[str, str], llm_server: ScriptedLLMServer, searxng_server: SearxngServer, tmp_path: Path
+) -> None:
+    agent = write_agent(tmp_path / "s.agent.yaml", tools=["web_search"], extra=_searx_config(searxng_server))
+    llm_server.script(
+        # The model tries to steer the provider; config-only values it sends are dropped.
+        Reply.call("web_search", {"query": "relavium tool config", "provider": "brave"}),
+        Reply.say("Found it."),
+    )
+    code, events, err = run_cli("agent", "run", str(agent), "--prompt", "search", "--approve-all", "egress",
+                                "--json", env=env)
+    assert code == 0, err
+    assert searxng_server.searches() == ["relavium tool config"]
+    result = next(e for e in events if e["type"] == "agent:tool_result")
+    assert result["success"] is True and result["toolId"] == "web_search"
+    # The result went back to the model as the tool's answer.
+    second = json.dumps(llm_server.requests[1].body["messages"])
+    assert "SearXNG result for relavium tool config" in second
+    # The provider settings are not offered to the model.
+    offered = llm_server.requests[0].body["tools"][0]["function"]["parameters"]["properties"]
+    assert set(offered) == {"query", "count"}
+
+
+def test_without_the_local_opt_in_the_search_is_refused_with_the_reason(
+    env: dict[str, str], llm_server: ScriptedLLMServer, searxng_server: SearxngServer, tmp_path: Path
+) -> None:
+    extra = _searx_config(searxng_server).replace('"allowLocal": true', '"allowLocal": false')
+    agent = write_agent(tmp_path / "s.agent.yaml", tools=["web_search"], extra=extra)
+    llm_server.script(Reply.call("web_search", {"query": "q"}), Reply.say("no"))
+    code, events, _ = run_cli("agent", "run", str(agent), "--prompt", "search", "--approve-all", "egress",
+                                "--json", env=env)
+    assert searxng_server.searches() == []
+    result = next(e for e in events if e["type"] == "agent:tool_result")
+    assert result["success"] is False and "allowLocal" in result["error"]["message"]
+    assert code == 1
+
+
+def test_a_misnamed_parameter_is_a_usage_error_naming_the_field(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    extra = "tool_config:\n  web_search:\n    parameters: {provder: searxng, credentialRef: not-a-ref-sk-123}\n"
+    agent = write_agent(tmp_path / "s.agent.yaml", tools=["web_search"], extra=extra)
+    code, _, err = run_cli("agent", "run", str(agent), "--prompt", "x", "--json", env=env)
+    assert code == 2
+    assert "tool_config.web_search.parameters.provder" in err
+    assert "tool_config.web_search.parameters.credentialRef" in err
+    assert "not-a-ref-sk-123" not in err
+    assert llm_server.requests == []
+
+
+def test_a_config_for_an_ungranted_tool_is_reported_at_its_line(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    extra = "tool_config:\n  http_request:\n    parameters: {}\n"
+    agent = write_agent(tmp_path / "s.agent.yaml", tools=["web_search"], extra=extra)
+    code, _, err = run_cli("agent", "run", str(agent), "--prompt", "x", "--json", env=env)
+    assert code == 2
+    assert "s.agent.yaml:8:3:" in err and "'http_request'" in err

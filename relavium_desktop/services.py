@@ -26,13 +26,18 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.agent.spec import AgentSpec
     from relavium_desktop.engine.host import OsCapability, ToolHost
     from relavium_desktop.engine.tools.mcp_tools import RefusedTool
+    from relavium_desktop.engine.tools.http_tools import HttpToolDecl
+    from relavium_desktop.engine.tools.known_ids import KnownTools
     from relavium_desktop.engine.tools.registry import ToolRegistry
     from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier, ToolDef
     from relavium_desktop.engine.workflow.agent_loop_runner import AgentLoopRunner
     from relavium_desktop.engine.workflow.journal import RunJournal
+    from relavium_desktop.engine.workflow.loader import LoadedWorkflow
     from relavium_desktop.engine.workflow.run import WorkflowEngine
     from relavium_desktop.host.mcp.discovery import ServerReport
     from relavium_desktop.host.mcp.hooks import ConsentRequest, McpClientHooks
+    from relavium_desktop.host.plugins import LoadReport as PluginLoadReport
+    from relavium_desktop.host.plugins import PluginStatus
     from relavium_desktop.providers.config import ProviderEntry
     from relavium_desktop.providers.factory import ProviderSet
     from relavium_desktop.providers.store import ProviderStore
@@ -69,6 +74,86 @@ def tool_registry(host: ToolHost | None = None, *, extra_tools: Iterable[ToolDef
             continue
         registry.register(tool)
     return registry
+
+
+def plugin_report(home: Path | None = None) -> PluginLoadReport:
+    """Load the ENABLED plugins (only they are imported) and say which were refused and why."""
+    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.host.plugins import load_enabled
+
+    return load_enabled(home if home is not None else data_dir(), reserved=[t.id for t in BUILTIN_TOOLS])
+
+
+def plugin_statuses(home: Path | None = None) -> list[PluginStatus]:
+    """Every installed plugin and its state (loaded, refused with the reason, disabled, missing)."""
+    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.host.plugins import statuses
+
+    return statuses(home if home is not None else data_dir(), reserved=[t.id for t in BUILTIN_TOOLS])
+
+
+def plugin_tools(home: Path | None = None) -> list[ToolDef]:
+    """The tools of the enabled plugins; a disabled plugin is never imported, a broken one is skipped."""
+    return plugin_report(home).tools
+
+
+def http_tools(decls: Iterable[HttpToolDecl]) -> list[ToolDef]:
+    """Registry tools for ``type: http`` declarations (a workflow's or an agent's ``http_tools``)."""
+    from relavium_desktop.engine.tools.http_tools import make_http_tool
+
+    return [make_http_tool(d) for d in decls]
+
+
+def register_http_tools(registry: ToolRegistry, decls: Iterable[HttpToolDecl]) -> list[str]:
+    """Add http tools to ``registry``; returns a problem per tool whose id is taken (nothing added for it).
+
+    An http tool must not shadow a built-in, plugin or MCP tool: the author
+    would believe they replaced it, and every approval prompt would lie.
+    """
+    problems: list[str] = []
+    for tool in http_tools(decls):
+        if registry.get(tool.id) is not None:
+            problems.append(f"http tool {tool.id!r} has the id of an existing tool; choose another name")
+            continue
+        registry.register(tool)
+    return problems
+
+
+def workflow_http_decls(workflow: LoadedWorkflow) -> list[HttpToolDecl]:
+    """A loaded workflow's http tools: its own and each agent's (ids are unique: the plan checked)."""
+    decls = list(workflow.file.workflow.http_tools)
+    names = {d.name for d in decls}
+    for agent in workflow.agents.values():
+        for decl in agent.http_tools:
+            if decl.name not in names:
+                names.add(decl.name)
+                decls.append(decl)
+    return decls
+
+
+def known_tool_ids(home: Path | None = None, *, http_tool_names: Iterable[str] = ()) -> KnownTools:
+    """Tool ids that resolve: built-ins, enabled plugins' tools, ``http_tool_names`` and ``mcp_<server>_*``.
+
+    MCP servers come from the user's ``mcp.yaml``; a broken file contributes
+    none (the MCP tools then stay unknown, and ``relavium validate`` says so
+    rather than crashing).  A workflow's own http tools and servers block are
+    added by the plan, which sees the file.
+    """
+    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+    from relavium_desktop.engine.tools.known_ids import KnownTools
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.host.mcp.config import McpConfigError, load_servers
+
+    where = home if home is not None else data_dir()
+    ids = {t.id for t in BUILTIN_TOOLS} | {t.id for t in plugin_tools(where)} | set(http_tool_names)
+    try:
+        servers = set(load_servers(where))
+    except McpConfigError as exc:
+        log.warning("mcp.yaml: %s", exc)
+        servers = set()
+    return KnownTools(frozenset(ids), frozenset(servers))
 
 
 def surface_host(
@@ -410,11 +495,25 @@ def _run_scoped_engine() -> type[WorkflowEngine]:
         def start(self, *args: Any, **kwargs: Any) -> WorkflowRun:
             run = super().start(*args, **kwargs)
             bind_spill_scope(self.registry.host, run.run_id)
+            self._add_http_tools(run)
             return run
 
         def resume(self, *args: Any, **kwargs: Any) -> WorkflowRun:
             run = super().resume(*args, **kwargs)
             bind_spill_scope(self.registry.host, run.run_id)
+            self._add_http_tools(run)
             return run
+
+        def resume_interrupted(self, *args: Any, **kwargs: Any) -> WorkflowRun:
+            run = super().resume_interrupted(*args, **kwargs)
+            self._add_http_tools(run)
+            return run
+
+        def _add_http_tools(self, run: WorkflowRun) -> None:
+            # The workflow's declared http tools join this engine's registry (one engine per run);
+            # the plan already refused a name that shadows a known tool.
+            for tool in http_tools(workflow_http_decls(run.workflow)):
+                if self.registry.get(tool.id) is None:
+                    self.registry.register(tool)
 
     return RunScopedEngine

@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("relavium_desktop.cli.run_cmd", "run or resume a workflow, headless"),
     "validate": ("relavium_desktop.cli.validate_cmd", "check a workflow file without running it"),
     "media": ("relavium_desktop.cli.media_cmd", "media store stats, temporary sweep and garbage collection"),
+    "plugins": ("relavium_desktop.cli.plugins_cmd", "list, enable or disable relavium.tools plugins"),
 }
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

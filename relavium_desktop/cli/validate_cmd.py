@@ -10,10 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.cli import EXIT_OK, EXIT_USAGE
 from relavium_desktop.cli.jsonargs import print_json
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.tools.known_ids import KnownTools
 
 
 def read_workflow(path_text: str) -> tuple[str, str, Any]:
@@ -31,10 +34,16 @@ def read_workflow(path_text: str) -> tuple[str, str, Any]:
     return text, path_text, read_ref
 
 
-def known_tool_ids() -> list[str]:
-    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+def known_tool_ids() -> KnownTools:
+    """What a tool id may resolve to: built-ins, enabled plugins, configured MCP servers' ``mcp_<server>_*``.
 
-    return [t.id for t in BUILTIN_TOOLS]
+    The workflow's own http tools (and servers block) are added by the plan,
+    which sees the file, so an id that resolves to nothing is reported at its
+    file:line:column instead of vanishing at run time.
+    """
+    from relavium_desktop.services import known_tool_ids as known
+
+    return known()
 
 
 def report_invalid(exc: Any, as_json: bool) -> None:

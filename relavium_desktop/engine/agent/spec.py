@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic_core import PydanticCustomError
 
 from relavium_desktop.engine.agent.tool_config import ToolConfigEntry, key_problem
+from relavium_desktop.engine.tools.http_tools import HttpToolDecl
 
 # run_timeout: a workflow agent node's own timeout_ms, retryable at the node level.
 RetryCode = Literal["tool_failed", "provider_unavailable", "provider_rate_limit", "run_timeout"]
@@ -59,6 +60,8 @@ class AgentSpec(_Strict):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
     tools: list[str] = Field(default_factory=list)
+    # ``type: http`` tools this agent declares (engine/tools/http_tools.py); listed in ``tools`` to be granted.
+    http_tools: list[HttpToolDecl] = Field(default_factory=list)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     fallback_chain: list[FallbackEntry] = Field(default_factory=list)
     output_schema: dict[str, Any] | None = None

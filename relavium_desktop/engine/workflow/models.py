@@ -25,6 +25,7 @@ from pydantic import (
 
 from relavium_desktop.engine.agent.spec import FallbackEntry, RetryPolicy, check_tool_config_keys
 from relavium_desktop.engine.agent.tool_config import ToolConfigEntry
+from relavium_desktop.engine.tools.http_tools import HttpToolDecl
 
 IDENT = r"^[A-Za-z0-9_-]+$"
 NODE_ID = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
@@ -132,6 +133,8 @@ class AgentDef(Strict):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
     tools: list[str] = Field(default_factory=list)
+    # ``type: http`` tools this agent declares (engine/tools/http_tools.py); listed in ``tools`` to be granted.
+    http_tools: list[HttpToolDecl] = Field(default_factory=list)
     retry: RetryPolicy | None = None
     fallback_chain: list[FallbackEntry] | None = None
     max_turns: int | None = Field(default=None, ge=1)
@@ -338,6 +341,8 @@ class WorkflowBody(Strict):
     context: list[ContextEntry] = Field(default_factory=list)
     agents: list[AgentEntry] = Field(default_factory=list)
     tools: ToolsBlock | None = None
+    # ``type: http`` tools every agent and tool node of this workflow may use.
+    http_tools: list[HttpToolDecl] = Field(default_factory=list)
     budget: Budget | None = None
     timeout_ms: int | None = Field(default=None, ge=1)
     max_parallel: int | None = Field(default=None, ge=1, le=256)

@@ -16,6 +16,8 @@ import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from relavium_desktop.engine.tools.http_tools import HttpToolDecl
+from relavium_desktop.engine.tools.known_ids import KnownTools, as_known
 from relavium_desktop.engine.workflow.errors import Issue, TemplateError
 from relavium_desktop.engine.workflow.models import (
     AgentDef,
@@ -26,6 +28,7 @@ from relavium_desktop.engine.workflow.models import (
     MergeNode,
     ParallelNode,
     ToolNode,
+    WorkflowBody,
     WorkflowFile,
 )
 from relavium_desktop.engine.workflow.source import SourceMap
@@ -299,8 +302,18 @@ class _PlanBuilder:
                                    f"node {nid!r}: a secret input may not be interpolated into {fname}")
 
     def check_agents_and_tools(self) -> None:
-        """Agent references, node tools that only narrow the agent's, and known tool ids."""
-        known_tools = self.known_tools
+        """Agent references, node tools that only narrow the agent's, and known tool ids.
+
+        A known id is one the caller's ``known_tools`` resolves (builtins,
+        enabled plugins, ``mcp_<server>_*`` of configured servers), or an http
+        tool this workflow declares -- an agent's own http tools are known to
+        that agent only.  An http tool may not take a known tool's id.
+        """
+        known = None if self.known_tools is None else as_known(self.known_tools)
+        if known is not None:
+            known = known.with_servers(_workflow_servers(self.body))
+            self.check_http_names(known)
+            known = known.with_ids(d.name for d in self.body.http_tools)
         for nid, node in self.nodes.items():
             if isinstance(node, AgentNode):
                 agent = self.agents.get(node.agent_ref)
@@ -317,15 +330,34 @@ class _PlanBuilder:
                                    f"not granted to the agent: {', '.join(wider)}")
                 effective = node.tools if node.tools is not None else agent.tools
                 self.invokers = self.invokers or "invoke_agent" in effective
-            elif (isinstance(node, ToolNode) and known_tools is not None
-                  and node.tool_config.tool_name not in known_tools):
-                self.issue(self.npath(nid, "tool_config", "tool_name"), f"unknown tool {node.tool_config.tool_name!r}")
-        if known_tools is not None:
+            elif (isinstance(node, ToolNode) and known is not None
+                  and node.tool_config.tool_name not in known):
+                self.issue(self.npath(nid, "tool_config", "tool_name"),
+                           f"unknown tool {node.tool_config.tool_name!r}{_hint(node.tool_config.tool_name)}")
+        if known is not None:
             for a, agent in enumerate(self.agents.values()):
-                unknown = [t for t in agent.tools if t not in known_tools and not t.startswith("mcp:")]
-                if unknown:
-                    self.issue(("workflow", "agents", a, "tools"),
-                               f"agent {agent.id!r} lists unknown tool(s): {', '.join(unknown)}")
+                mine = known.with_ids(d.name for d in agent.http_tools)
+                for t, tool_id in enumerate(agent.tools):
+                    if tool_id not in mine:
+                        self.issue(("workflow", "agents", a, "tools", t),
+                                   f"agent {agent.id!r} lists unknown tool {tool_id!r}{_hint(tool_id)}")
+
+    def check_http_names(self, known: KnownTools) -> None:
+        """An http tool's name may not shadow a built-in, plugin or MCP tool id, nor repeat in one scope."""
+        scopes: list[tuple[tuple[str | int, ...], list[HttpToolDecl]]] = [
+            (("workflow", "http_tools"), list(self.body.http_tools))]
+        scopes += [(("workflow", "agents", a, "http_tools"), list(agent.http_tools))
+                   for a, agent in enumerate(self.agents.values())]
+        workflow_names = {d.name for d in self.body.http_tools}
+        for base, decls in scopes:
+            seen: set[str] = set()
+            for d, decl in enumerate(decls):
+                where = (*base, d, "name")
+                if decl.name in known:
+                    self.issue(where, f"http tool {decl.name!r} has the id of an existing tool; choose another name")
+                elif decl.name in seen or (base[1] == "agents" and decl.name in workflow_names):
+                    self.issue(where, f"http tool {decl.name!r} is declared twice")
+                seen.add(decl.name)
 
     def find_delegates(self) -> frozenset[str]:
         """Agent nodes with no edges at all are invoke_agent delegates, not scheduled."""
@@ -375,6 +407,21 @@ class _PlanBuilder:
         for n in nodes:
             if n not in reached and n not in self.delegates:
                 self.issue(self.npath(n), f"node {n!r} is unreachable from the workflow's input")
+
+
+def _hint(tool_id: str) -> str:
+    """A pointer for the two spellings people bring from elsewhere."""
+    if tool_id.startswith("mcp:") or (tool_id.startswith("mcp_") and tool_id.count("_") >= 2):
+        return " (an MCP tool is mcp_<server>_<tool>, and <server> must be configured in mcp.yaml)"
+    return ""
+
+
+def _workflow_servers(body: WorkflowBody) -> list[str]:
+    """MCP servers the workflow declares itself (its servers block, when the model has one)."""
+    block = getattr(body, "mcp_servers", None) or getattr(body, "servers", None)
+    if isinstance(block, dict):
+        return [str(k) for k in block]
+    return []
 
 
 def _merge_order(

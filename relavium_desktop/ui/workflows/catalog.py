@@ -10,6 +10,7 @@ without leaking absolute paths into messages or history.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,10 +57,11 @@ def find_workflow_files(project: Path) -> list[Path]:
     return found
 
 
-def known_tool_ids() -> list[str]:
-    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+def known_tool_ids() -> Collection[str]:
+    """Built-ins, enabled plugins' tools and ``mcp_<server>_*`` of configured servers (services decides)."""
+    from relavium_desktop.services import known_tool_ids as known
 
-    return [t.id for t in BUILTIN_TOOLS]
+    return known()
 
 
 def load_entry(path: Path, project: Path) -> WorkflowEntry:

@@ -343,6 +343,10 @@ class WorkflowBody(Strict):
     tools: ToolsBlock | None = None
     # ``type: http`` tools every agent and tool node of this workflow may use.
     http_tools: list[HttpToolDecl] = Field(default_factory=list)
+    # The workflow's own MCP servers (upstream's name, ``mcp_servers``), ``{name: entry}`` in
+    # mcp.yaml's entry shape.  Kept raw: the engine may not import the host, so the surface
+    # validates it with mcp.yaml's rules before building a host; a stdio one starts only with consent.
+    mcp_servers: dict[str, Any] | None = None
     budget: Budget | None = None
     timeout_ms: int | None = Field(default=None, ge=1)
     max_parallel: int | None = Field(default=None, ge=1, le=256)

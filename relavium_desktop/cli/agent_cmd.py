@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.agent.tool_config import node_tool_configs, parameter_problems
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.tools.tooldef import ActionClass, ToolDispatchContext
-    from relavium_desktop.services import surface_host, tool_registry
+    from relavium_desktop.services import register_http_tools, surface_host, tool_registry
 
     risks = {r for item in args.approve_all for r in item.split(",") if r}
     unknown = risks - set(RISKS)
@@ -69,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
         bus.subscribe(_human)
     host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id)
     registry = tool_registry(host)
+    # The agent's own http tools (type: http); one that would shadow a known tool is a usage error.
+    for problem in register_http_tools(registry, spec.http_tools):
+        print(f"{args.agent_file}: http_tools: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     unknown_tools = [t for t in spec.tools if registry.get(t) is None]
     if unknown_tools:
         print(f"{args.agent_file}: unknown tool id(s) in tools: {', '.join(unknown_tools)}", file=sys.stderr)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from relavium_desktop.ui.mcp.consent_dialog import ConsentDialog
 from relavium_desktop.ui.mcp.elicitation_dialog import ElicitationDialog
@@ -39,9 +39,13 @@ if TYPE_CHECKING:
         SamplingAnswer,
         SamplingRequest,
     )
+    from relavium_desktop.store.mcp_consents import McpConsentStore
+    from relavium_desktop.ui.context import AppContext
 
 log = logging.getLogger(__name__)
 SamplingComplete = Callable[["SamplingRequest", str], Awaitable["SamplingAnswer"]]
+ConsentStoreFactory = Callable[[], "McpConsentStore | None"]
+KEY_CHAT_MODEL = "chat/model"  # the chat's model picker ("provider/model"), ui/chat/backend.KEY_MODEL
 
 
 async def run_dialog(dialog: QDialog) -> int:
@@ -61,20 +65,11 @@ async def run_dialog(dialog: QDialog) -> int:
         dialog.deleteLater()
 
 
-def previous_fingerprint(consents: Any, project: str, server: str, fingerprint: str) -> str | None:
+def previous_fingerprint(consents: McpConsentStore, project: str, server: str, fingerprint: str) -> str | None:
     """The fingerprint this project's consent for ``server`` was given under, when it differs."""
-    if consents is None or not project:
-        return None
-    try:
-        records = consents.list(project)
-    except Exception:
-        log.warning("MCP consents could not be read", exc_info=True)
-        return None
-    for record in records:
-        if getattr(record, "server", None) == server:
-            old = getattr(record, "fingerprint", None)
-            if isinstance(old, str) and old != fingerprint:
-                return old
+    for record in consents.list(project):
+        if record.server == server and record.fingerprint != fingerprint:
+            return record.fingerprint
     return None
 
 
@@ -109,11 +104,11 @@ class AppMcpHooks(QObject):
         parent: QWidget,
         *,
         project: Callable[[], str],
-        consents: Any = None,
+        consents: ConsentStoreFactory | None = None,
         model: Callable[[], str | None] | None = None,
         complete: SamplingComplete | None = None,
     ) -> None:
-        """``consents``: a ``store.mcp_consents.McpConsentStore`` (None: ask every time, remember nothing)."""
+        """``consents`` opens the consent store for one decision (None: ask every time, remember nothing)."""
         super().__init__(parent)
         self._parent = parent
         self._project = project
@@ -145,20 +140,39 @@ class AppMcpHooks(QObject):
     async def consent(self, request: ConsentRequest) -> bool:
         async with self._consent_lock:
             project = self._project()
-            store = self._consents
-            if store is not None and project:
-                granted = await asyncio.to_thread(store.is_granted, project, request.server, request.fingerprint)
+            old: str | None = None
+            if self._consents is not None and project:
+                granted, old = await asyncio.to_thread(self._recorded, project, request)
                 if granted:
                     return True
-            old = previous_fingerprint(store, project, request.server, request.fingerprint)
             dialog = ConsentDialog(request, project=project, previous_fingerprint=old, parent=self._parent)
             await self._show(dialog)
             allowed = bool(dialog.allowed)
-            if allowed and store is not None and project:
-                await asyncio.to_thread(lambda: store.grant(
-                    project, request.server, request.fingerprint, command=request.command, args=request.args,
-                    env_names=request.env_names, cwd=request.cwd))
+            if allowed and self._consents is not None and project:
+                await asyncio.to_thread(self._grant, project, request)
             return allowed
+
+    def _recorded(self, project: str, request: ConsentRequest) -> tuple[bool, str | None]:
+        """(granted, the fingerprint an older consent was given under) -- in a worker thread."""
+        store = self._consents() if self._consents is not None else None
+        if store is None:
+            return False, None
+        try:
+            if store.is_granted(project, request.server, request.fingerprint):
+                return True, None
+            return False, previous_fingerprint(store, project, request.server, request.fingerprint)
+        finally:
+            store.close()
+
+    def _grant(self, project: str, request: ConsentRequest) -> None:
+        store = self._consents() if self._consents is not None else None
+        if store is None:
+            return
+        try:
+            store.grant(project, request.server, request.fingerprint, command=request.command,
+                        args=request.args, env_names=request.env_names, cwd=request.cwd)
+        finally:
+            store.close()
 
     # -- sampling --------------------------------------------------------------------------
 
@@ -169,3 +183,24 @@ class AppMcpHooks(QObject):
         if not dialog.approved or route is None:
             raise PermissionError(f"the user refused the sampling request of MCP server {request.server!r}")
         return await self._complete(request, route)
+
+
+def app_mcp_hooks(context: AppContext) -> McpClientHooks:
+    """The window's MCP client hooks: dialogs parented to it, consents in its data folder's history.db.
+
+    One :class:`AppMcpHooks` per window (kept on the context), so consent
+    questions from every host the window builds are asked one at a time.
+    """
+    hooks = getattr(context, "_mcp_app_hooks", None)
+    if not isinstance(hooks, AppMcpHooks):
+        from relavium_desktop import services
+        from relavium_desktop.host.datadir import data_dir
+
+        def model() -> str | None:
+            route = context.settings.value(KEY_CHAT_MODEL)
+            return route if isinstance(route, str) and "/" in route else None
+
+        hooks = AppMcpHooks(context.window, project=lambda: context.project,
+                            consents=lambda: services.mcp_consents(data_dir()), model=model)
+        context._mcp_app_hooks = hooks  # type: ignore[attr-defined]
+    return hooks.client_hooks()

@@ -73,6 +73,10 @@ def test_adding_the_fixture_server_then_test_shows_its_tools_and_latency(
     assert page.health.property("tone") == "success"
     assert set(page.tool_boxes) == set(report.all_tool_names)
     assert all(box.isChecked() for box in page.tool_boxes.values())
+    shown = [page.resources_list.item(i).text() for i in range(page.resources_list.count())]
+    assert [r.uri for r in report.resources] and all(any(r.uri in s for s in shown) for r in report.resources)
+    prompts = [page.prompts_list.item(i).text() for i in range(page.prompts_list.count())]
+    assert [p.name for p in report.prompts] and all(any(f"/{p.name}" in s for s in prompts) for p in report.prompts)
 
 
 def test_unchecking_a_tool_writes_the_allowlist_and_checking_all_removes_it(
@@ -119,8 +123,10 @@ def test_editing_keeps_comments_and_remove_asks_first(make_window, relavium_home
     dialog = page.open_edit_dialog("fixture")
     assert dialog.command_edit.text() == sys.executable
     dialog.args_edit.setText(shlex.join([FIXTURE, "stdio", "--extra"]))
+    dialog.allow_sampling.setChecked(True)
     dialog.save_button.click()
-    assert load_servers(relavium_home)["fixture"].args == (FIXTURE, "stdio", "--extra")  # type: ignore[union-attr]
+    edited = load_servers(relavium_home)["fixture"]
+    assert edited.args == (FIXTURE, "stdio", "--extra") and edited.allow_sampling  # type: ignore[union-attr]
     assert "# the SDK test server" in (relavium_home / "mcp.yaml").read_text()
 
     page.remove_button.click()

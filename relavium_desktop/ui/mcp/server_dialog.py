@@ -98,6 +98,11 @@ class ServerDialog(QDialog):
         http.addRow("Credential:", self.credential_edit)
         http.addRow("", self.allow_local)
 
+        self.allow_sampling = QCheckBox("Let this server ask my model for answers (sampling); "
+                                        "each request asks me first")
+        self.allow_sampling.setObjectName("mcpAllowSampling")
+        self.allow_sampling.setChecked(bool(self.raw.get("allowSampling", self.raw.get("allow_sampling", False))))
+
         self.status = QLabel()
         self.status.setObjectName("mcpServerDialogStatus")
         self.status.setWordWrap(True)
@@ -127,6 +132,7 @@ class ServerDialog(QDialog):
         layout.addLayout(top)
         layout.addWidget(self.stdio_box)
         layout.addWidget(self.http_box)
+        layout.addWidget(self.allow_sampling)
         layout.addStretch(1)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
@@ -145,6 +151,11 @@ class ServerDialog(QDialog):
 
     def fields(self) -> dict[str, Any]:
         """The entry as typed, ready for the editor; raises ValueError with the field in words."""
+        fields = self._transport_fields()
+        fields["allowSampling"] = True if self.allow_sampling.isChecked() else None
+        return fields
+
+    def _transport_fields(self) -> dict[str, Any]:
         if self.kind() == "stdio":
             try:
                 args = shlex.split(self.args_edit.text())

@@ -79,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     config_problems = parameter_problems(spec.tool_config, registry.get)
     if config_problems:
-        for problem in config_problems:
-            print(f"{args.agent_file}: tool_config.{'.'.join(problem.path)}: {problem.message}", file=sys.stderr)
+        for config_problem in config_problems:
+            where = ".".join(config_problem.path)
+            print(f"{args.agent_file}: tool_config.{where}: {config_problem.message}", file=sys.stderr)
         return EXIT_USAGE
     ctx = ToolDispatchContext(
         run_id=run_id, node_id=spec.id, granted_tool_ids=frozenset(spec.tools), policy=policy,

@@ -33,6 +33,25 @@ def policy_of(raw: str | None) -> Any:
         raise UsageError(f"--policy: {exc}") from None
 
 
+def tool_config_of(raw: str | None, lookup: Any) -> Any:
+    """``--tool-config JSON|@file``: chat's per-tool parameters, checked against the registry.
+
+    The same ``{tool_id: {"parameters": {...}}}`` shape and rules as Settings ->
+    Chat tools and an agent's ``tool_config``; returns the dispatch context's
+    ``tool_configs``.  Errors name the tool and field, never a value.
+    """
+    from relavium_desktop.engine.agent.tool_config import (
+        ToolConfigError,
+        node_tool_configs,
+        parse_tool_config,
+    )
+
+    try:
+        return node_tool_configs(parse_tool_config(load_json_object("--tool-config", raw), lookup))
+    except ToolConfigError as exc:
+        raise UsageError(f"--tool-config: {exc}") from None
+
+
 def add_common(p: Any) -> None:
     p.add_argument("--workspace", help="workspace folder (default: the current folder)")
     p.add_argument("--policy", help='tool policy JSON, e.g. {"allowedCommands": ["git status"]}')

@@ -24,6 +24,7 @@ from relavium_desktop.cli.agent_common import (
     describe_error,
     policy_of,
     providers_of,
+    tool_config_of,
     workspace_of,
 )
 from relavium_desktop.cli.jsonargs import print_json
@@ -70,6 +71,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--title", help="the new title for --rename")
     p.add_argument("--delete", metavar="ID", help="delete a stored session")
     add_common(p)
+    p.add_argument("--tool-config", metavar="JSON|@FILE",
+                   help='per-tool parameters, e.g. {"web_search": {"parameters": {"provider": "searxng", '
+                        '"baseUrl": "https://search.example"}}} (as Settings -> Chat tools)')
     p.add_argument("--json", action="store_true", help="JSON output for --list/--rename/--delete")
 
 
@@ -116,7 +120,23 @@ def run(args: argparse.Namespace) -> int:
     except AgentFileError as exc:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
-    return asyncio.run(_repl(args, spec, store))
+    tool_configs = _checked_tool_configs(args, spec)
+    return asyncio.run(_repl(args, spec, store, tool_configs))
+
+
+def _checked_tool_configs(args: argparse.Namespace, spec: object) -> object:
+    """``--tool-config`` and the agent's own tool_config, refused before a session is created."""
+    from relavium_desktop.engine.agent.spec import AgentSpec
+    from relavium_desktop.engine.agent.tool_config import parameter_problems
+    from relavium_desktop.services import tool_registry
+
+    assert isinstance(spec, AgentSpec)
+    lookup = tool_registry().get
+    problems = parameter_problems(spec.tool_config, lookup)
+    if problems:
+        where = args.agent or "agent"
+        raise UsageError(f"{where}: tool_config.{'.'.join(problems[0].path)}: {problems[0].message}")
+    return tool_config_of(args.tool_config, lookup)
 
 
 async def _readline() -> str | None:
@@ -145,7 +165,7 @@ async def _confirm(request: object) -> object:
     return ApprovalDecision(approved=False, reason="the user said no")
 
 
-async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
+async def _repl(args: argparse.Namespace, spec: object, store: object, tool_configs: object) -> int:
     from relavium_desktop.engine.agent.chat import ChatSession
     from relavium_desktop.engine.agent.modes import SessionApprovals, offered_tools
     from relavium_desktop.engine.agent.session import title_from
@@ -180,6 +200,7 @@ async def _repl(args: argparse.Namespace, spec: object, store: object) -> int:
         approvals=SessionApprovals(mode, _confirm, in_project=in_project),  # type: ignore[arg-type]
         emit=bus.emit, policy=policy_of(args.policy),
         offered_tools=offered_tools(spec.tools, mode, registry),
+        tool_configs=tool_configs,  # type: ignore[arg-type]
     )
     _say(f"relavium chat: session {info.id} ({'resumed, ' + str(info.message_count) + ' messages' if args.session else 'new'}); mode {_mode_line(mode)}; /exit to quit")
     titled = info.title != "New chat"

@@ -8,9 +8,11 @@ explicit opt-in for a self-hosted instance).
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from tests.cli.llm_cli import write_agent
+from tests.conftest import relavium_cmd
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.fixtures.searxng_server import SearxngServer, searxng_server_fixture  # noqa: F401
 from tests.helpers import run_cli
@@ -79,3 +81,35 @@ def test_a_config_for_an_ungranted_tool_is_reported_at_its_line(
     code, _, err = run_cli("agent", "run", str(agent), "--prompt", "x", "--json", env=env)
     assert code == 2
     assert "s.agent.yaml:8:3:" in err and "'http_request'" in err
+
+
+def test_relavium_chat_searches_through_tool_config(
+    env: dict[str, str], llm_server: ScriptedLLMServer, searxng_server: SearxngServer, tmp_path: Path
+) -> None:
+    agent = write_agent(tmp_path / "c.agent.yaml", tools=["web_search"])
+    config = {"web_search": {"parameters": {"provider": "searxng", "baseUrl": searxng_server.base_url,
+                                            "allowLocal": True}}}
+    (tmp_path / "tools.json").write_text(json.dumps(config))
+    llm_server.script(Reply.call("web_search", {"query": "chat parity"}), Reply.say("Here is what I found."))
+    proc = subprocess.run(
+        [*relavium_cmd(), "chat", "--agent", str(agent), "--workspace", str(tmp_path),
+         "--tool-config", f"@{tmp_path / 'tools.json'}"],
+        input="look it up\ny\n/exit\n", env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert searxng_server.searches() == ["chat parity"]
+    assert "Here is what I found." in proc.stdout
+    assert "SearXNG result for chat parity" in json.dumps(llm_server.requests[1].body["messages"])
+
+
+def test_relavium_chat_refuses_a_bad_tool_config_before_starting(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    bad = json.dumps({"web_search": {"parameters": {"credentialRef": "sk-pasted-KEY-123"}}})
+    code, out, err = run_cli("chat", "--workspace", str(tmp_path), "--tool-config", bad, env=env, input="hi\n")
+    assert code == 2
+    assert "--tool-config" in err and "web_search parameter credentialRef" in err
+    assert "sk-pasted-KEY-123" not in err + str(out)
+    assert llm_server.requests == []
+    assert run_cli("chat", "--list", "--json", env=env)[1] == []  # no session was created

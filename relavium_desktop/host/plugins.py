@@ -9,9 +9,9 @@ persisted in ``$RELAVIUM_HOME/plugins.yaml``::
     enabled: [wordcount]
 
 A plugin that fails to import, exports no :class:`PluginTool`, declares an
-unknown capability or exports a tool id another plugin already took is
-*refused*: it stays listed with the reason and its tools are not offered.
-Nothing a plugin does at import time may crash the app or the CLI.
+unknown capability or exports a tool id another plugin already took
+(plugins load in name order; the first keeps the id) is *refused*: it stays
+listed with the reason and its tools are not offered.  Nothing a plugin does at import time may crash the app or the CLI.
 """
 
 from __future__ import annotations

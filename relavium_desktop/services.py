@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from relavium_desktop.engine.agent.spec import AgentSpec
     from relavium_desktop.engine.host import OsCapability, ToolHost
-    from relavium_desktop.engine.tools.mcp_tools import RefusedTool
     from relavium_desktop.engine.tools.http_tools import HttpToolDecl
     from relavium_desktop.engine.tools.known_ids import KnownTools
+    from relavium_desktop.engine.tools.mcp_tools import RefusedTool
     from relavium_desktop.engine.tools.registry import ToolRegistry
     from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier, ToolDef
     from relavium_desktop.engine.workflow.agent_loop_runner import AgentLoopRunner
@@ -239,6 +239,37 @@ def mcp_servers_for_tools(tool_ids: Iterable[str], server_names: Iterable[str]) 
 
     wanted = [t for t in tool_ids if t.startswith("mcp_")]
     return sorted(s for s in server_names if any(t.startswith(server_prefix(s)) for t in wanted))
+
+
+def mcp_servers_of(host: ToolHost, tool_ids: Iterable[str]) -> list[str]:
+    """The configured MCP servers whose ``mcp_<server>_*`` tools ``tool_ids`` name (to discover before a run).
+
+    A broken mcp.yaml names none here; a discovery of all servers reports it.
+    """
+    names = getattr(host.mcp, "server_names", None)
+    if names is None:
+        return []
+    try:
+        configured = names()
+    except Exception:  # noqa: BLE001 -- McpConfigError: the run's MCP tools stay unavailable
+        return []
+    return mcp_servers_for_tools(tool_ids, configured)
+
+
+async def add_mcp_tools(registry: ToolRegistry, servers: Collection[str],
+                        timeout_s: float = DISCOVERY_TIMEOUT_S) -> list[str]:
+    """Discover ``servers`` on the registry's host and register their tools; the problems, one line each.
+
+    Runs in the loop that will make the calls (an MCP session belongs to its
+    event loop).  A server that is down leaves its tools out -- the model is
+    simply not offered them -- and its reason is in the returned lines.
+    """
+    if not servers:
+        return []
+    found = await discover_mcp(registry.host, timeout_s, servers=servers, reserved=registry.ids())
+    for tool in found.tools:
+        registry.register(tool)
+    return found.problems()
 
 
 def mcp_consents(home: Path | None = None) -> McpConsentStore:
@@ -473,14 +504,19 @@ def build_workflow_engine(
     approval: ApprovalRegime | None = None,
     providers_file: str | None = None,
     hold_gates: bool = False,
+    mcp_servers: Mapping[str, Any] | None = None,
+    mcp_hooks: Any = None,
 ) -> WorkflowEngine:
     """One engine over a freshly pinned host for ``workspace`` at ``tier``.
 
     The host is the run's: each run the engine starts or resumes binds its
     own spill folder (``runs/<run-id>/``) as the only one its file tools may
-    read, so a surface keeps one engine per run.
+    read, so a surface keeps one engine per run.  ``mcp_servers`` is the
+    workflow's own servers block (validated: :func:`workflow_mcp_servers`),
+    ``mcp_hooks`` the surface's consent/elicitation answers.
     """
-    registry = tool_registry(surface_host(workspace, tier=tier, surface="workflow", os_capability=os_capability))
+    registry = tool_registry(surface_host(workspace, tier=tier, surface="workflow", os_capability=os_capability,
+                                          mcp_servers=mcp_servers, mcp_hooks=mcp_hooks))
     return _run_scoped_engine()(registry, agent_runner=agent_runner(providers_file), journal=journal,
                                 fs_scope=tier, approval=approval, hold_gates=hold_gates)
 

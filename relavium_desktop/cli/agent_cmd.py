@@ -35,6 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--approve-all", action="append", default=[], metavar="RISK",
                    help=f"approve every governed action of this class ({', '.join(RISKS)}); repeatable")
     p.add_argument("--tier", choices=["sandboxed", "project", "full"], default="project")
+    p.add_argument("--approve-mcp", action="append", default=[], metavar="NAME",
+                   help="let this stdio MCP server, declared outside your mcp.yaml, start (repeatable)")
     add_common(p)
     p.add_argument("--json", action="store_true", help="NDJSON run events on stdout")
 
@@ -45,8 +47,16 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.agent.runner import run_agent
     from relavium_desktop.engine.agent.tool_config import node_tool_configs, parameter_problems
     from relavium_desktop.engine.events import EventBus
+    from relavium_desktop.engine.tools.mcp_tools import server_prefix
     from relavium_desktop.engine.tools.tooldef import ActionClass, ToolDispatchContext
-    from relavium_desktop.services import register_http_tools, surface_host, tool_registry
+    from relavium_desktop.services import (
+        add_mcp_tools,
+        cli_mcp_hooks,
+        mcp_servers_of,
+        register_http_tools,
+        surface_host,
+        tool_registry,
+    )
 
     risks = {r for item in args.approve_all for r in item.split(",") if r}
     unknown = risks - set(RISKS)
@@ -67,13 +77,17 @@ def run(args: argparse.Namespace) -> int:
         bus.subscribe(emit_json_line)
     else:
         bus.subscribe(_human)
-    host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id)
+    host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id,
+                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace))
     registry = tool_registry(host)
     # The agent's own http tools (type: http); one that would shadow a known tool is a usage error.
     for problem in register_http_tools(registry, spec.http_tools):
         print(f"{args.agent_file}: http_tools: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    unknown_tools = [t for t in spec.tools if registry.get(t) is None]
+    # mcp_<server>_<tool> ids are discovered from their servers when the run starts.
+    mcp_servers = mcp_servers_of(host, [t for t in spec.tools if registry.get(t) is None])
+    unknown_tools = [t for t in spec.tools if registry.get(t) is None
+                     and not any(t.startswith(server_prefix(s)) for s in mcp_servers)]
     if unknown_tools:
         print(f"{args.agent_file}: unknown tool id(s) in tools: {', '.join(unknown_tools)}", file=sys.stderr)
         return EXIT_USAGE
@@ -92,10 +106,15 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> str:
         try:
+            for line in await add_mcp_tools(registry, mcp_servers):
+                print(f"relavium: {line}", file=sys.stderr)
             result = await run_agent(loop, args.prompt, emit=bus.emit)
         finally:
             if host.output_store is not None:
                 await host.output_store.reclaim(run_id)
+            aclose = getattr(host.mcp, "aclose", None)
+            if aclose is not None:
+                await aclose()
         return result.status
 
     status = asyncio.run(main())

@@ -23,7 +23,7 @@ import errno
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +52,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "timeout_action when it runs out (instead of exiting 3 at once)")
     p.add_argument("--providers", help="provider settings file for agent nodes "
                    "(default: $RELAVIUM_HOME/providers.yaml)")
+    p.add_argument("--approve-mcp", action="append", default=[], metavar="NAME",
+                   help="let this stdio MCP server the workflow declares start (repeatable)")
     p.add_argument("--json", action="store_true", help="print NDJSON run events only")
 
 
@@ -136,7 +138,16 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.workflow.inputs import coerce_text_inputs
     from relavium_desktop.engine.workflow.loader import load_workflow
     from relavium_desktop.engine.workflow.run import GateDecision
-    from relavium_desktop.services import build_workflow_engine, run_store
+    from relavium_desktop.host.mcp.config import McpConfigError
+    from relavium_desktop.services import (
+        build_workflow_engine,
+        cli_mcp_hooks,
+        consent_needed_message,
+        mcp_servers_of,
+        run_store,
+        unconsented_stdio_servers,
+        workflow_mcp_servers,
+    )
 
     if args.resume and args.file:
         raise UsageError("give either FILE or --resume RUN_ID, not both")
@@ -170,9 +181,35 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--workspace: {args.workspace or workspace} is not a folder")
         tier = args.tier if args.workspace or not surface.get("tier") else surface["tier"]
 
+        wf = None
+        mcp_block: dict[str, Any] = {}
+        if not args.resume:
+            try:
+                text, name, read_ref = read_workflow(args.file)
+            except OSError as exc:
+                report_error("validation", f"cannot read {args.file}: {exc.strerror or exc}", args.json)
+                return EXIT_USAGE
+            try:
+                wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
+                mcp_block = workflow_mcp_servers(wf.file.workflow.mcp_servers)
+            except WorkflowError as exc:
+                report_invalid(exc, args.json)
+                return EXIT_USAGE
+            except McpConfigError as exc:
+                report_error("validation", f"{args.file}: {exc}", args.json)
+                return EXIT_USAGE
+            # A workflow's own stdio server is a program the file chooses: refused before anything
+            # starts unless approved now (--approve-mcp) or consented to in this project before.
+            refused = unconsented_stdio_servers(mcp_block, args.approve_mcp, project=workspace)
+            if refused:
+                report_error("tool_denied", "; ".join(consent_needed_message(n) for n in refused), args.json)
+                return EXIT_FAILED
+
         # Author trust: no approval regime headless; the policy's allowlists still apply.
         engine = build_workflow_engine(workspace=workspace, tier=tier, journal=store, providers_file=args.providers,
-                                       hold_gates=args.hold_gates)
+                                       hold_gates=args.hold_gates, mcp_servers=mcp_block or None,
+                                       mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace))
+        mcp_servers = mcp_servers_of(engine.registry.host, _tool_ids(wf)) if wf is not None else []
         printer = _Printer(args.json)
         try:
             if continuing:
@@ -188,18 +225,13 @@ def run(args: argparse.Namespace) -> int:
                 )
                 wf_run = engine.resume(args.resume, decision, gate_id=args.gate, on_event=printer)
             else:
-                try:
-                    text, name, read_ref = read_workflow(args.file)
-                except OSError as exc:
-                    report_error("validation", f"cannot read {args.file}: {exc.strerror or exc}", args.json)
-                    return EXIT_USAGE
-                wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
+                assert wf is not None
                 inputs = coerce_text_inputs(wf.file.workflow.inputs, _parse_inputs(args.input))
                 wf_run = engine.start(wf, inputs, on_event=printer,
                                       surface={"workspace": str(workspace), "tier": tier})
             printer.on_lost = wf_run.cancel
             try:
-                result = asyncio.run(wf_run.run())
+                result = asyncio.run(_run_with_mcp(engine.registry, mcp_servers, wf_run.run))
             except Exception as exc:
                 _record_crash(store, wf_run.run_id, exc)
                 raise
@@ -231,6 +263,31 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"run {result.run_id} {result.status}", file=sys.stderr)
     return EXIT_FAILED
+
+
+def _tool_ids(wf: Any) -> list[str]:
+    """Every tool id the workflow names: its agents' and agent nodes' grants and its tool nodes."""
+    ids = [t for agent in wf.agents.values() for t in agent.tools]
+    for node in wf.file.workflow.nodes:
+        ids += list(getattr(node, "tools", None) or [])
+        config = getattr(node, "tool_config", None)
+        if config is not None:
+            ids.append(config.tool_name)
+    return ids
+
+
+async def _run_with_mcp(registry: Any, servers: list[str], run: Callable[[], Awaitable[Any]]) -> Any:
+    """Discover the workflow's MCP tools in the run's own loop, run it, then stop the servers it started."""
+    from relavium_desktop.services import add_mcp_tools
+
+    try:
+        for line in await add_mcp_tools(registry, servers):
+            print(f"relavium: {line}", file=sys.stderr)
+        return await run()
+    finally:
+        aclose = getattr(registry.host.mcp, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 def _not_resumable(run: dict[str, Any]) -> str:

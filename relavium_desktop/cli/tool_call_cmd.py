@@ -14,10 +14,15 @@ import asyncio
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import load_json_object, print_json
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.host import ToolHost
+    from relavium_desktop.engine.tools.registry import DispatchOutcome
+    from relavium_desktop.engine.tools.tooldef import ToolDef
 
 _TOOL_CONFIG_KEYS = {"parameters", "input_mapping", "output_mapping"}
 
@@ -35,6 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tier", choices=["sandboxed", "project", "full"], default="project")
     p.add_argument("--gate-approved", action="store_true", help="a human gate approved this call")
     p.add_argument("--grant", action="append", default=None, metavar="ID", help="granted tool id (repeatable)")
+    p.add_argument("--approve-mcp", action="append", default=[], metavar="NAME",
+                   help="let this workflow-declared stdio MCP server start (repeatable)")
     p.add_argument("--json", action="store_true", help="print JSON only")
 
 
@@ -53,10 +60,51 @@ def _node_config(raw: dict[str, Any]) -> Any:
     return NodeToolConfig(parameters=raw)
 
 
+async def _mcp_tools_for(tool_id: str, host: ToolHost) -> list[ToolDef]:
+    """The discovered tools of the MCP servers ``tool_id`` could belong to (none for other ids).
+
+    Only those servers are started.  When none of them offers ``tool_id``
+    because a server is down or refused, the id is registered as a tool that
+    fails ``tool_unavailable`` with that reason, so the answer says why
+    instead of a bare ``unknown_tool``.
+    """
+    from relavium_desktop.services import discover_mcp, mcp_servers_for_tools, tool_registry
+
+    if not tool_id.startswith("mcp_") or tool_registry().get(tool_id) is not None:
+        return []
+    server_names = getattr(host.mcp, "server_names", None)
+    if server_names is None:
+        return []
+    try:
+        names = server_names()
+    except Exception as exc:  # noqa: BLE001 -- McpConfigError: the reason is the answer
+        return [_unavailable(tool_id, f"MCP servers are misconfigured: {exc}")]
+    servers = mcp_servers_for_tools([tool_id], names)
+    if not servers:
+        return []
+    found = await discover_mcp(host, servers=servers)
+    if any(t.id == tool_id for t in found.tools):
+        return found.tools
+    problems = found.problems() or [f"no server among {', '.join(servers)} offers this tool"]
+    return [*found.tools, _unavailable(tool_id, "; ".join(problems))]
+
+
+def _unavailable(tool_id: str, reason: str) -> ToolDef:
+    from relavium_desktop.engine.errors import ToolUnavailableError
+    from relavium_desktop.engine.tools.tooldef import PolicyClass, RawArgs
+    from relavium_desktop.engine.tools.tooldef import ToolDef as Def
+
+    async def dispatch(args: Any, host: ToolHost, ctx: Any) -> Any:
+        raise ToolUnavailableError(f"{tool_id} is not available: {reason}")
+
+    return Def(id=tool_id, description="unavailable MCP tool", args_model=RawArgs, dispatch=dispatch, source="mcp",
+               policy=PolicyClass(egress="mcp"), input_schema={"type": "object"})
+
+
 def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.tools.tooldef import ToolCall, ToolDispatchContext, ToolPolicy
-    from relavium_desktop.services import surface_host, tool_registry
+    from relavium_desktop.services import cli_mcp_hooks, surface_host, tool_registry
 
     model_args = load_json_object("--args", args.args_json)
     config = _node_config(load_json_object("--config", args.config))
@@ -70,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
 
     run_id = f"tool-{uuid.uuid4().hex[:12]}"
     # The call is its own run: it may read its own spill folder, no other run's.
-    registry = tool_registry(surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id))
+    host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id,
+                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace.resolve()))
     bus = EventBus(clock=time.time, run_id=run_id)
     ctx = ToolDispatchContext(
         run_id=run_id,
@@ -83,7 +132,18 @@ def run(args: argparse.Namespace) -> int:
         emit=bus.emit,
     )
     call = ToolCall(name=args.tool_id, args=model_args)
-    outcome = asyncio.run(registry.dispatch(call, ctx))
+
+    async def main() -> DispatchOutcome:
+        try:
+            registry = tool_registry(host, extra_tools=await _mcp_tools_for(args.tool_id, host))
+            return await registry.dispatch(call, ctx)
+        finally:
+            # A one-shot call ends the MCP servers it started (stdio: the process tree).
+            aclose = getattr(host.mcp, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    outcome = asyncio.run(main())
     out = outcome.to_json()
     # The events exactly as a run would emit them: stamped by the bus.
     out["events"] = bus.history

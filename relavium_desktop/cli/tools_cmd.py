@@ -1,8 +1,19 @@
-"""``relavium tools list``."""
+"""``relavium tools list``: the built-in, plugin and discovered MCP tools a model could be offered.
+
+MCP tools are discovered from the user's ``mcp.yaml`` servers (each under its
+own timeout) and listed as ``mcp_{server}_{tool}`` with ``"server"`` naming
+where they come from.  A server that is down, hung or misconfigured does not
+fail the listing: its reason goes to stderr, and with ``--json`` stdout stays
+exactly the list.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
 
 from relavium_desktop.cli import EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import print_json
@@ -10,7 +21,27 @@ from relavium_desktop.cli.jsonargs import print_json
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["list"], help="what to do")
+    p.add_argument("--workspace", help="folder stdio MCP servers start in by default (default: the current folder)")
+    p.add_argument("--no-mcp", action="store_true", help="do not start MCP servers to discover their tools")
+    p.add_argument("--mcp-timeout", type=float, default=15.0, metavar="SECONDS",
+                   help="how long each MCP server may take to list its tools (default: 15)")
     p.add_argument("--json", action="store_true", help="print JSON only")
+
+
+async def _discover(workspace: Path, timeout_s: float) -> tuple[list[Any], dict[str, str], list[str]]:
+    """(MCP tools, tool id -> server, problems); every started server is stopped before returning."""
+    from relavium_desktop.engine.tools.mcp_tools import mcp_tool_id
+    from relavium_desktop.services import cli_mcp_hooks, discover_mcp, surface_host
+
+    host = surface_host(workspace, surface="workflow", mcp_hooks=cli_mcp_hooks((), project=workspace))
+    try:
+        found = await discover_mcp(host, timeout_s)
+    finally:
+        aclose = getattr(host.mcp, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    servers = {mcp_tool_id(t.server, t.name): t.server for r in found.reports if r.ok for t in r.tools}
+    return found.tools, servers, found.problems()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -18,8 +49,22 @@ def run(args: argparse.Namespace) -> int:
 
     if args.action != "list":
         raise UsageError(f"unknown action {args.action!r}")
+    if args.mcp_timeout <= 0:
+        raise UsageError("--mcp-timeout must be a positive number of seconds")
+    workspace = Path(args.workspace or ".").expanduser()
+    if not workspace.is_dir():
+        raise UsageError(f"--workspace: {workspace} is not a folder")
+    mcp_tools: list[Any] = []
+    servers: dict[str, str] = {}
+    if not args.no_mcp:
+        mcp_tools, servers, problems = asyncio.run(_discover(workspace.resolve(), args.mcp_timeout))
+        for line in problems:
+            print(f"relavium: {line}", file=sys.stderr)
     # Listing needs no capability: a bare registry describes the same tools.
-    tools = tool_registry().describe()
+    tools = tool_registry(extra_tools=mcp_tools).describe()
+    for row in tools:
+        if row["id"] in servers:
+            row["server"] = servers[row["id"]]
     if args.json:
         print_json(tools)
     else:

@@ -1,0 +1,215 @@
+"""Discovered MCP tools through the real ``relavium`` console script and the real SDK fixture server.
+
+Covers issue 16 parts 2 and 3 on the command line: ``tools list`` shows each
+server's tools as ``mcp_<server>_<tool>`` with the server's schema (stdio and
+Streamable HTTP), the allowlist hides tools, a dead server is a reason on
+stderr, ``tool call mcp_<server>_<tool>`` runs through the full pipeline, bad
+arguments never reach the server, a workflow's own stdio server needs
+``--approve-mcp`` (and is never spawned without it), and an agent run whose
+scripted model calls a discovered tool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.llm_cli import write_agent
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
+from tests.helpers import run_cli
+from tests.host.mcp.conftest import FIXTURE, PYTHON, HttpServer, process_gone, start_http_server
+
+
+def _stdio(extra: str = "") -> str:
+    return (f"    transport: stdio\n    command: {json.dumps(PYTHON)}\n"
+            f"    args: [{json.dumps(FIXTURE)}, stdio]\n{extra}")
+
+
+def _write_mcp(home: Path, servers: dict[str, str]) -> None:
+    body = "".join(f"  {name}:\n{entry}" for name, entry in servers.items())
+    (home / "mcp.yaml").write_text("servers:\n" + body)
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[HttpServer]:
+    server = start_http_server(tmp_path)
+    yield server
+    server.proc.kill()
+    server.proc.wait()
+
+
+def _rows(out: Any) -> dict[str, dict[str, Any]]:
+    assert isinstance(out, list)
+    return {row["id"]: row for row in out}
+
+
+def test_tools_list_shows_each_servers_tools_with_their_schema_stdio_and_http(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path, http_server: HttpServer,
+) -> None:
+    _write_mcp(relavium_home, {
+        "fixture": _stdio(),
+        "remote": f"    transport: http\n    url: {http_server.url()}\n    allowLocal: true\n",
+    })
+    code, out, err = run_cli("tools", "list", "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 0, err
+    rows = _rows(out)
+    for server in ("fixture", "remote"):
+        add = rows[f"mcp_{server}_add"]
+        assert add["source"] == "mcp" and add["server"] == server
+        assert add["parameters"]["properties"]["a"]["type"] == "integer"
+        assert sorted(add["parameters"]["required"]) == ["a", "b"]
+        assert "Add two integers." in add["description"] and add["policy"]["egress"] == "mcp"
+        assert f"mcp_{server}_echo" in rows
+    assert "server" not in rows["read_file"] and rows["read_file"]["source"] == "builtin"
+
+
+def test_the_allowlist_hides_tools_and_a_dead_server_is_a_reason_on_stderr(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    _write_mcp(relavium_home, {
+        "fixture": _stdio("    toolsAllowlist: [add]\n"),
+        "dead": (f"    transport: stdio\n    command: {json.dumps(PYTHON)}\n"
+                 "    args: [-c, 'import sys; sys.exit(3)']\n"),
+    })
+    code, out, err = run_cli("tools", "list", "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 0, err
+    mcp_ids = sorted(i for i in _rows(out) if i.startswith("mcp_") and i != "mcp_call")
+    assert mcp_ids == ["mcp_fixture_add"]
+    assert "MCP server dead: unavailable:" in err
+
+
+def test_tool_call_runs_a_discovered_tool_and_ends_its_server(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    _write_mcp(relavium_home, {"fixture": _stdio()})
+    code, out, err = run_cli("tool", "call", "mcp_fixture_add", "--args", json.dumps({"a": 2, "b": 40}),
+                             "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 0, err
+    assert out["ok"] is True and out["tool"] == "mcp_fixture_add"
+    assert out["result"]["structuredContent"]["result"] == 42 and "42" in out["model_facing"]
+    assert [e["type"] for e in out["events"]] == ["agent:tool_call", "agent:tool_result"]
+    assert out["events"][0]["toolInput"] == {"a": 2, "b": 40}
+    code, out, _ = run_cli("tool", "call", "mcp_fixture_pid", "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 0
+    assert process_gone(out["result"]["structuredContent"]["result"])
+
+
+def test_invalid_arguments_are_refused_by_the_schema_before_the_server_is_called(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    pid_file = tmp_path / "called.pid"
+    _write_mcp(relavium_home, {"fixture": _stdio(f"    env: {{MCP_FIXTURE_PIDFILE: {json.dumps(str(pid_file))}}}\n")})
+    code, out, _ = run_cli("tool", "call", "mcp_fixture_sleep", "--args", json.dumps({"seconds": "long"}),
+                           "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 1 and out["error"]["code"] == "invalid_args"
+    assert "seconds: must be of type number" in out["error"]["message"]
+    assert not pid_file.exists()  # the sleep tool writes it first thing: it never ran
+    code, out, _ = run_cli("tool", "call", "mcp_fixture_sleep", "--args", json.dumps({"seconds": 0}),
+                           "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 0 and pid_file.exists()  # the same call with valid arguments does reach it
+
+
+def test_tool_call_of_a_dead_servers_tool_says_why(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    _write_mcp(relavium_home, {"dead": (f"    transport: stdio\n    command: {json.dumps(PYTHON)}\n"
+                                        "    args: [-c, 'import sys; sys.exit(3)']\n")})
+    code, out, _ = run_cli("tool", "call", "mcp_dead_add", "--args", "{}", "--workspace", str(tmp_path),
+                           "--json", env=cli_env)
+    assert code == 1 and out["error"]["code"] == "tool_unavailable"
+    assert "MCP server dead: unavailable" in out["error"]["message"]
+
+
+WORKFLOW = """schema_version: '1.0'
+workflow:
+  id: wf-mcp
+  mcp_servers:
+    wfcalc:
+      transport: stdio
+      command: {python}
+      args: [-c, {starter}, {started}]
+      env: {{MCP_FIXTURE_PIDFILE: {pidfile}}}
+  nodes:
+    - {{id: s, type: input}}
+    - {{id: t, type: tool, tool_config: {{tool_name: mcp_call,
+        parameters: {{server: wfcalc, tool: sleep, arguments: {{seconds: 0}}}}}}}}
+    - {{id: out, type: output}}
+  edges: [{{from: s, to: t}}, {{from: t, to: out}}]
+"""
+
+
+# The declared server first leaves a mark that it was started, then becomes the fixture server.
+STARTER = "import os, sys; open(sys.argv[1], 'w').close(); os.execv(sys.executable, [sys.executable, {}, 'stdio'])"
+
+
+def _workflow_text(started: Path, pid_file: Path) -> str:
+    return WORKFLOW.format(python=json.dumps(PYTHON), starter=json.dumps(STARTER.format(repr(FIXTURE))),
+                           started=json.dumps(str(started)), pidfile=json.dumps(str(pid_file)))
+
+
+@pytest.fixture
+def workflow(tmp_path: Path) -> tuple[Path, Path, Path]:
+    path = tmp_path / "wf.relavium.yaml"
+    started, pid_file = tmp_path / "started", tmp_path / "wf.pid"
+    path.write_text(_workflow_text(started, pid_file))
+    return path, started, pid_file
+
+
+def test_a_workflows_own_stdio_server_is_refused_without_approve_mcp_and_never_spawned(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path, workflow: tuple[Path, Path, Path],
+) -> None:
+    path, started, _ = workflow
+    code, out, err = run_cli("run", str(path), "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 1, err
+    message = ("MCP server wfcalc (from the workflow) needs your consent before it starts: "
+               "run again with --approve-mcp wfcalc")
+    assert message in err and out["error"]["message"] == message
+    assert not started.exists()  # the declared command never ran
+    # Approving another name does not approve this one.
+    code, _, err = run_cli("run", str(path), "--workspace", str(tmp_path), "--approve-mcp", "other", env=cli_env)
+    assert code == 1 and message in err and not started.exists()
+
+
+def test_a_workflows_own_stdio_server_runs_with_approve_mcp(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path, workflow: tuple[Path, Path, Path],
+) -> None:
+    path, started, pid_file = workflow
+    code, events, err = run_cli("run", str(path), "--workspace", str(tmp_path), "--approve-mcp", "wfcalc",
+                                "--json", env=cli_env)
+    assert code == 0, err
+    assert events[-1]["type"] == "run:completed"
+    assert started.exists() and pid_file.exists()
+    assert process_gone(int(pid_file.read_text()))
+
+
+def test_a_broken_workflow_servers_block_is_a_validation_error(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    path = tmp_path / "bad.relavium.yaml"
+    path.write_text(_workflow_text(tmp_path / "s", tmp_path / "p").replace("transport: stdio",
+                                                                           "transport: carrier-pigeon"))
+    code, out, _ = run_cli("run", str(path), "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 2 and out["error"]["code"] == "validation" and "wfcalc" in out["error"]["message"]
+
+
+def test_an_agent_run_whose_model_calls_a_discovered_tool(
+    env: dict[str, str], llm_server: ScriptedLLMServer, relavium_home: Path, tmp_path: Path,
+) -> None:
+    _write_mcp(relavium_home, {"fixture": _stdio()})
+    agent = write_agent(tmp_path / "calc.agent.yaml", tools=["mcp_fixture_add"])
+    llm_server.script(Reply.call("mcp_fixture_add", {"a": 19, "b": 23}), Reply.say("The sum is 42."))
+    code, events, err = run_cli("agent", "run", str(agent), "--prompt", "add 19 and 23", "--workspace",
+                                str(tmp_path), "--approve-all", "egress", "--json", env=env)
+    assert code == 0, err
+    results = [e for e in events if e["type"] == "agent:tool_result"]
+    assert [(r["toolId"], r["success"]) for r in results] == [("mcp_fixture_add", True)]
+    assert "42" in results[0]["outputSummary"]
+    # The model was offered the tool with the server's own schema.
+    offered = llm_server.requests[0].body["tools"]
+    (add,) = [t["function"] for t in offered if t["function"]["name"] == "mcp_fixture_add"]
+    assert add["parameters"]["properties"]["b"]["type"] == "integer"
+    assert events[-1]["type"] == "run:completed" and events[-1]["output"] == "The sum is 42."

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
 from relavium_desktop.engine.llm.messages import (
+    MediaBlob,
+    MediaPart,
     Message,
+    NoticePart,
     ReasoningPart,
     TextPart,
     ToolCallPart,
@@ -26,6 +29,7 @@ from relavium_desktop.engine.llm.stream import (
     UsageEvent,
 )
 from relavium_desktop.providers.http_base import HttpProvider, StreamIncomplete, loads_object
+from relavium_desktop.providers.media_input import b64, placeholder, resolved
 from relavium_desktop.providers.sse import SseEvent
 
 API_VERSION = "2023-06-01"
@@ -36,11 +40,26 @@ _STOP: dict[str, StopReason] = {
 }
 
 
-def _content(message: Message) -> list[dict[str, Any]]:
+# The bytes of a media part for this request, or None (a text placeholder is sent).
+MediaLookup = Callable[[MediaPart], MediaBlob | None]
+
+
+def _media_block(part: MediaPart, media: MediaLookup | None) -> dict[str, Any]:
+    """An image or document block with a base64 source -- the only place the bytes appear."""
+    blob = media(part) if media is not None else None
+    if blob is None:
+        return {"type": "text", "text": placeholder(part)}
+    kind = "document" if blob.mime_type == "application/pdf" else "image"
+    return {"type": kind, "source": {"type": "base64", "media_type": blob.mime_type, "data": b64(blob)}}
+
+
+def _content(message: Message, media: MediaLookup | None = None) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for part in message.parts:
-        if isinstance(part, TextPart) and part.text:
+        if isinstance(part, TextPart | NoticePart) and part.text:
             blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, MediaPart):
+            blocks.append(_media_block(part, media))
         elif isinstance(part, ToolCallPart):
             blocks.append({"type": "tool_use", "id": part.call_id, "name": part.name, "input": part.args})
         elif isinstance(part, ToolResultPart):
@@ -51,13 +70,13 @@ def _content(message: Message) -> list[dict[str, Any]]:
     return blocks
 
 
-def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def to_wire_messages(messages: list[Message], media: MediaLookup | None = None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for m in messages:
         if m.role == "system":
             continue
         role = "assistant" if m.role == "assistant" else "user"  # tool results ride in a user turn
-        blocks = _content(m)
+        blocks = _content(m, media)
         if not blocks:
             continue
         if out and out[-1]["role"] == role:
@@ -74,7 +93,10 @@ class AnthropicProvider(HttpProvider):
         body: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
-            "messages": to_wire_messages(list(request.messages)),
+            "messages": to_wire_messages(
+                list(request.messages),
+                lambda part: resolved(request, part, self.media_input(request.model)),
+            ),
             "stream": True,
         }
         if request.system:

@@ -9,10 +9,18 @@ candidate's ``finishReason``; a stream without one was cut.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
+from relavium_desktop.engine.llm.messages import (
+    MediaBlob,
+    MediaPart,
+    Message,
+    NoticePart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
 from relavium_desktop.engine.llm.provider import ChatRequest
 from relavium_desktop.engine.llm.schema_dialect import normalise_schema
 from relavium_desktop.engine.llm.stream import (
@@ -25,6 +33,7 @@ from relavium_desktop.engine.llm.stream import (
     UsageEvent,
 )
 from relavium_desktop.providers.http_base import HttpProvider, StreamIncomplete
+from relavium_desktop.providers.media_input import b64, placeholder, resolved
 from relavium_desktop.providers.sse import SseEvent
 
 _STOP: dict[str, StopReason] = {
@@ -43,22 +52,35 @@ def _schema(value: Any) -> Any:
     return normalise_schema(value, "gemini")
 
 
-def to_wire_contents(messages: list[Message]) -> list[dict[str, Any]]:
+# The bytes of a media part for this request, or None (a text placeholder is sent).
+MediaLookup = Callable[[MediaPart], MediaBlob | None]
+
+
+def to_wire_contents(messages: list[Message], media: MediaLookup | None = None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for m in messages:
         if m.role == "system":
             continue
         parts: list[dict[str, Any]] = []
         for p in m.parts:
-            if isinstance(p, TextPart) and p.text:
+            if isinstance(p, TextPart | NoticePart) and p.text:
                 parts.append({"text": p.text})
+            elif isinstance(p, MediaPart):
+                blob = media(p) if media is not None else None
+                parts.append({"text": placeholder(p)} if blob is None else
+                             {"inline_data": {"mime_type": blob.mime_type, "data": b64(blob)}})
             elif isinstance(p, ToolCallPart):
                 parts.append({"functionCall": {"name": p.name, "args": p.args}})
             elif isinstance(p, ToolResultPart):
                 parts.append({"functionResponse": {"name": p.name, "response": {
                     "error" if p.is_error else "result": p.content}}})
-        if parts:
-            out.append({"role": "model" if m.role == "assistant" else "user", "parts": parts})
+        if not parts:
+            continue
+        role = "model" if m.role == "assistant" else "user"
+        if out and out[-1]["role"] == role:
+            out[-1]["parts"].extend(parts)  # tool results and the media after them: one user turn
+        else:
+            out.append({"role": role, "parts": parts})
     return out
 
 
@@ -66,7 +88,8 @@ class GeminiProvider(HttpProvider):
     kind = "gemini"
 
     def build(self, request: ChatRequest, api_key: str | None) -> tuple[str, dict[str, str], dict[str, Any]]:
-        body: dict[str, Any] = {"contents": to_wire_contents(list(request.messages))}
+        body: dict[str, Any] = {"contents": to_wire_contents(
+            list(request.messages), lambda part: resolved(request, part, self.media_input(request.model)))}
         if request.system:
             body["systemInstruction"] = {"parts": [{"text": request.system}]}
         if request.tools:

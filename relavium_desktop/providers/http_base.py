@@ -81,6 +81,12 @@ class HttpProvider:
     def __repr__(self) -> str:  # never the key
         return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
 
+    def media_input(self, model: str) -> frozenset[str]:
+        """The media kinds ``model`` takes as input here (engine ``MediaInputAware``)."""
+        from relavium_desktop.providers.media_input import media_input
+
+        return media_input(self.kind, model)
+
     # -- subclass hooks -----------------------------------------------------
 
     def build(self, request: ChatRequest, api_key: str | None) -> tuple[str, dict[str, str], dict[str, Any]]:

@@ -8,10 +8,18 @@ for local servers) and the entry's ``allow_local`` differ.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from relavium_desktop.engine.llm.messages import Message, TextPart, ToolCallPart, ToolResultPart
+from relavium_desktop.engine.llm.messages import (
+    MediaBlob,
+    MediaPart,
+    Message,
+    NoticePart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
 from relavium_desktop.engine.llm.provider import ChatRequest
 from relavium_desktop.engine.llm.schema_dialect import normalise_schema
 from relavium_desktop.engine.llm.stream import (
@@ -24,6 +32,7 @@ from relavium_desktop.engine.llm.stream import (
     UsageEvent,
 )
 from relavium_desktop.providers.http_base import HttpProvider, StreamIncomplete, loads_object
+from relavium_desktop.providers.media_input import b64, placeholder, resolved
 from relavium_desktop.providers.sse import SseEvent
 
 _STOP: dict[str, StopReason] = {
@@ -32,7 +41,31 @@ _STOP: dict[str, StopReason] = {
 }
 
 
-def to_wire_messages(system: str | None, messages: list[Message]) -> list[dict[str, Any]]:
+# The bytes of a media part for this request, or None (a text placeholder is sent).
+MediaLookup = Callable[[MediaPart], MediaBlob | None]
+
+
+def _user_content(m: Message, media: MediaLookup | None) -> str | list[dict[str, Any]]:
+    """Plain text, or -- when the message carries media -- parts with ``image_url`` data URLs."""
+    if not any(isinstance(p, MediaPart) for p in m.parts):
+        return "".join(p.text for p in m.parts if isinstance(p, TextPart | NoticePart))
+    parts: list[dict[str, Any]] = []
+    for p in m.parts:
+        if isinstance(p, TextPart | NoticePart) and p.text:
+            parts.append({"type": "text", "text": p.text})
+        elif isinstance(p, MediaPart):
+            blob = media(p) if media is not None else None
+            if blob is None:
+                parts.append({"type": "text", "text": placeholder(p)})
+            else:
+                parts.append({"type": "image_url",
+                              "image_url": {"url": f"data:{blob.mime_type};base64,{b64(blob)}"}})
+    return parts
+
+
+def to_wire_messages(
+    system: str | None, messages: list[Message], media: MediaLookup | None = None
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for m in messages:
         if m.role == "tool":
@@ -47,7 +80,7 @@ def to_wire_messages(system: str | None, messages: list[Message]) -> list[dict[s
                                        for c in calls]
             out.append(entry)
         else:
-            out.append({"role": m.role, "content": "".join(p.text for p in m.parts if isinstance(p, TextPart))})
+            out.append({"role": m.role, "content": _user_content(m, media)})
     return out
 
 
@@ -57,7 +90,10 @@ class OpenAICompatProvider(HttpProvider):
     def build(self, request: ChatRequest, api_key: str | None) -> tuple[str, dict[str, str], dict[str, Any]]:
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": to_wire_messages(request.system, list(request.messages)),
+            "messages": to_wire_messages(
+                request.system, list(request.messages),
+                lambda part: resolved(request, part, self.media_input(request.model)),
+            ),
             "stream": True,
             "stream_options": {"include_usage": True},
         }

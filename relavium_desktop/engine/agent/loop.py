@@ -8,17 +8,23 @@ result is fed back and counts; the 4th such turn fails ``tool_failed``
 reasons in chat; a host ``tool_failed`` ends the loop as retryable, except a
 failed read in chat, which the model may work around.  Cancellation is
 asyncio cancellation of the caller's task and propagates untouched.
+
+Media (``read_media``): each response's dispatches share a ``MediaTurn``;
+what they attach is appended as one engine-synthesised user message (a
+``NoticePart`` preamble, then the ``MediaPart`` handles) after the final
+tool result, and every request resolves the handles in its history to bytes
+that travel only in ``ChatRequest.media``.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from relavium_desktop.engine.agent.outcome import TURN_LIMIT, AgentFailure, LoopResult, UsageRecord
 from relavium_desktop.engine.agent.pricing import cost_usd, usd_to_microcents
-from relavium_desktop.engine.agent.routing import ProviderLookup, Sleep, StreamedTurn, stream_turn
+from relavium_desktop.engine.agent.routing import ProviderLookup, Route, Sleep, StreamedTurn, stream_turn
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.errors import (
     RECOVERABLE_DENIALS,
@@ -28,15 +34,22 @@ from relavium_desktop.engine.errors import (
 )
 from relavium_desktop.engine.events import AgentToolCall, AgentToolResult, CostUpdated, Emit, ErrorInfo
 from relavium_desktop.engine.llm.errors import ProviderError
-from relavium_desktop.engine.llm.messages import Message, ToolResultPart
+from relavium_desktop.engine.llm.messages import MediaBlob, MediaPart, Message, NoticePart, ToolResultPart
+from relavium_desktop.engine.llm.provider import MediaInputAware
 from relavium_desktop.engine.llm.stream import ToolCallEvent
 from relavium_desktop.engine.llm.tools import tool_specs
 from relavium_desktop.engine.tools.masking import clip, mask_text
+from relavium_desktop.engine.tools.media_turn import MEDIA_NOTICE, MediaTurn, media_scope_of
 from relavium_desktop.engine.tools.registry import EVENT_INPUT_PREVIEW_CHARS, ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ActionClass, ToolCall, ToolDispatchContext
 
 DEFAULT_TURN_LIMIT = 16
 DEFAULT_CORRECTION_ROUNDS = 3
+# What one request may carry of the media in its history: the newest first, so
+# a long chat about many screenshots keeps sending the recent ones (older ones
+# become a text placeholder) instead of growing past what a provider accepts.
+REQUEST_MEDIA_MAX_PARTS = 16
+REQUEST_MEDIA_MAX_BYTES = 32 * 1024 * 1024
 _CORRECTABLE = (ErrorCode.UNKNOWN_TOOL, ErrorCode.INVALID_ARGS)
 
 
@@ -77,6 +90,7 @@ class AgentLoop:
                 turn = await stream_turn(
                     self.spec, self.providers, history, specs,
                     emit=self.emit, node_id=self.ctx.node_id, sleep=self.sleep,
+                    media=await self._resolve_media(history),
                 )
             except ProviderError as exc:
                 return self._fail(AgentFailure(str(exc.code), exc.message, retryable=exc.retryable))
@@ -91,10 +105,14 @@ class AgentLoop:
                     TURN_LIMIT, f"the agent used all {self.turn_limit} tool turns without finishing"
                 ))
             self._result.tool_turns += 1
-            results, fatal, correctable = await self._dispatch_all(turn.calls)
+            media = MediaTurn(model=turn.route.model, accepts=self._accepts(turn.route))
+            results, fatal, correctable = await self._dispatch_all(turn.calls, media)
             self._append(history, Message("tool", tuple(results)))
             if fatal is not None:
                 return self._fail(fatal)
+            if media.attachments:
+                # After the LAST tool result, never between two: the results stay contiguous.
+                self._append(history, Message("user", (NoticePart(MEDIA_NOTICE), *media.attachments)))
             if correctable:
                 corrections += 1
                 if corrections > self.correction_rounds:
@@ -106,11 +124,50 @@ class AgentLoop:
                         retryable=False,
                     ))
 
+    def _accepts(self, route: Route) -> frozenset[str]:
+        """The media kinds the model that wrote this response accepts; none when unknown."""
+        try:
+            provider = self.providers(route.provider)
+        except ProviderError:
+            return frozenset()
+        return provider.media_input(route.model) if isinstance(provider, MediaInputAware) else frozenset()
+
+    async def _resolve_media(self, history: Sequence[Message]) -> dict[str, MediaBlob]:
+        """The bytes of the newest media parts in ``history``, for this request only.
+
+        Resolved again for every request (the handle is canonical, the bytes
+        are not kept): a part that cannot be resolved -- out of scope, gone
+        from the store, corrupt, over the request's budget -- is simply
+        absent, and the provider sends a short placeholder in its place.
+        """
+        media = self.registry.host.media
+        if media is None:
+            return {}
+        handles: list[str] = []
+        for message in reversed(history):
+            for part in reversed(message.parts):
+                if isinstance(part, MediaPart) and part.handle not in handles:
+                    handles.append(part.handle)
+        scope = media_scope_of(self.ctx)
+        out: dict[str, MediaBlob] = {}
+        total = 0
+        for handle in handles[:REQUEST_MEDIA_MAX_PARTS]:
+            try:
+                blob = await media.load(handle, scope)
+            except Exception:  # noqa: BLE001 - an unreadable attachment becomes a placeholder, not a failed turn
+                continue
+            if total + len(blob.data) > REQUEST_MEDIA_MAX_BYTES:
+                break
+            total += len(blob.data)
+            out[handle] = blob
+        return out
+
     async def _dispatch_all(
-        self, calls: Sequence[ToolCallEvent]
+        self, calls: Sequence[ToolCallEvent], media: MediaTurn | None = None
     ) -> tuple[list[ToolResultPart], AgentFailure | None, bool]:
         results: list[ToolResultPart] = []
         correctable = False
+        ctx = self.ctx if media is None else replace(self.ctx, media_turn=media)
         for index, call in enumerate(calls):
             error: ToolError | None
             if call.args_error is not None:
@@ -119,7 +176,7 @@ class AgentLoop:
                 content = None
             else:
                 outcome = await self.registry.dispatch(
-                    ToolCall(call.name, call.args, call_id=call.call_id), self.ctx
+                    ToolCall(call.name, call.args, call_id=call.call_id), ctx
                 )
                 error = outcome.error
                 content = None if outcome.model_facing is None else str(outcome.model_facing)

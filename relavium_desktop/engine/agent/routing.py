@@ -10,7 +10,7 @@ stop at once: another model would not fix a bad key or a refused prompt.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from relavium_desktop.engine.agent.spec import AgentSpec
@@ -23,6 +23,7 @@ from relavium_desktop.engine.events import (
 )
 from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
 from relavium_desktop.engine.llm.messages import (
+    MediaBlob,
     Message,
     Part,
     ReasoningPart,
@@ -110,6 +111,7 @@ async def stream_turn(
     emit: Emit,
     node_id: str,
     sleep: Sleep = asyncio.sleep,
+    media: Mapping[str, MediaBlob] | None = None,
 ) -> StreamedTurn:
     last: ProviderError | None = None
     routes = routes_of(spec)
@@ -121,6 +123,7 @@ async def stream_turn(
             tools=list(tools),
             temperature=spec.temperature,
             max_tokens=spec.max_tokens,
+            media=media or {},
         )
         for attempt in range(route.max_attempts):
             try:

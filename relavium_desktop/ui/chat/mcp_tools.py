@@ -173,7 +173,9 @@ class ChatMcp(QObject):
         reports: tuple[Any, ...] = ()
         try:
             if project and self._configured():
-                host = await asyncio.to_thread(self._build_host, project)
+                # The hooks are Qt objects and the grants live in history.db: both are read here,
+                # on the loop's (GUI) thread; only the pinning runs in the worker.
+                host = await asyncio.to_thread(self._build_host, project, self.hooks(), self.extra_roots(project))
                 self._host = host
                 from relavium_desktop.services import discover_mcp
 
@@ -196,11 +198,11 @@ class ChatMcp(QObject):
         """Whether mcp.yaml exists: with no file there is nothing to start and nothing to show."""
         return (self.home / MCP_FILE).is_file()
 
-    def _build_host(self, project: str) -> ToolHost:
+    def _build_host(self, project: str, hooks: Any, extra_roots: tuple[Path, ...]) -> ToolHost:
         from relavium_desktop.services import surface_host
 
-        return surface_host(Path(project), surface="chat", extra_roots=self.extra_roots(project), home=self.home,
-                            mcp_hooks=self.hooks(), mcp_roots=self.roots(project))
+        return surface_host(Path(project), surface="chat", extra_roots=extra_roots, home=self.home,
+                            mcp_hooks=hooks, mcp_roots=(Path(project), *extra_roots))
 
     def set_roots(self, project: str) -> None:
         """Tell the open servers about the project's current roots (a folder was granted or revoked)."""

@@ -14,7 +14,9 @@ and the tool calls it answers with run on the real host in the demo
 project.  The Workflows shot is a real run of the no-LLM example
 ``folder-todos``.  Writes main-window.png, workflows.png,
 permission-dialog.png and settings-permissions.png into
-packaging/screenshots/ (or OUTDIR).
+packaging/screenshots/ (or OUTDIR).  The MCP servers shot tests the repo's own
+SDK fixture server (tests/fixtures/mcp_server.py) over stdio, and a local
+address nothing listens on for the failing one.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ WINDOW_SIZE = (1440, 900)
 THEMES = ("light", "dark")
 SHOTS = ("identity.png", "welcome.png", "welcome-models.png", "main-window.png", "tool-card.png", "model-picker.png",
          "workflows.png", "history.png", "history-waterfall.png", "permission-dialog.png",
-         "settings-permissions.png", "settings-providers.png", "settings-appearance.png")
+         "settings-permissions.png", "settings-providers.png", "settings-appearance.png", "settings-mcp.png")
 # What the scripted server lists at GET /v1/models, as a local Ollama would.
 LOCAL_MODELS = ("llama3.2:3b", "qwen2.5-coder:7b", "deepseek-r1:8b-llama-distill-q4_K_M", "gpt-4o-mini")
 DEMO_KEY_ENV = "RELAVIUM_DEMO_KEY"  # a placeholder key: the scripted server ignores it
@@ -404,6 +406,36 @@ async def _model_picker(window: Any, out: Shots) -> None:
     view.model_combo.hidePopup()
 
 
+async def _settings_mcp(window: Any, out: Shots, home: Path, project: Path) -> None:
+    """Settings → MCP servers: a tested server with its allowlist, a failing one, an untested one, a consent."""
+    from relavium_desktop import services
+
+    fixture = REPO / "tests" / "fixtures" / "mcp_server.py"
+    (home / "mcp.yaml").write_text(
+        "# The demo's MCP servers (the app keeps this comment)\nservers:\n"
+        f"  demo-tools:\n    transport: stdio\n    command: {sys.executable}\n    args: [{fixture}, stdio]\n"
+        "    toolsAllowlist: [add, echo, sleep, pid]\n"
+        "  docs:\n    transport: http\n    url: http://127.0.0.1:9/mcp\n    allowLocal: true\n"
+        "  search:\n    transport: http\n    url: https://localhost:9/mcp\n    credentialRef: secret:search-token\n"
+        "    allowLocal: true\n")
+    store = services.mcp_consents(home)
+    try:
+        store.grant(str(project), "repo-tools", "a" * 64, command="npx", args=("-y", "@acme/repo-tools@1.4.2"),
+                    env_names=("LOG_LEVEL",), cwd=str(project))
+    finally:
+        store.close()
+    page = window.show_settings("mcp").mcp
+    page.check_file()
+    page.refresh_consents()
+    for name in ("docs", "demo-tools"):
+        page.select(name)
+        page.test_server(name)
+    await _until(lambda: not page.testing, "the MCP server tests", timeout=40)
+    page.select("demo-tools")
+    await _settle()
+    window.grab().save(str(out.path("settings-mcp.png")))
+
+
 def _identity(window: Any, out: Shots) -> None:
     """The app icon and the tray's three states as a desktop shows them.
 
@@ -472,6 +504,7 @@ async def _shoot(out: Shots, project: Path, model: ScriptedModel, home: Path) ->
     window.show_settings("appearance")
     await _settle()
     window.grab().save(str(out.path("settings-appearance.png")))
+    await _settings_mcp(window, out, home, project)
     window.close()
     if app is not None:
         app.processEvents()

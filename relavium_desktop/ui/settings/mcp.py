@@ -33,6 +33,7 @@ from relavium_desktop.ui.qt import (
     QCheckBox,
     QDesktopServices,
     QFileSystemWatcher,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
 
 TEST_TIMEOUT_S = 15.0
+TOOL_COLUMNS = 3  # the allowlist's checkboxes, in rows of this many
 CONSENT_COLUMNS = ("Project", "Server", "Command", "Allowed")
 TRANSPORT_WORDS = {"stdio": "program (stdio)", "http": "URL (http)"}
 
@@ -206,7 +208,7 @@ class McpServersPage(QWidget):
         self.tools_hint.setWordWrap(True)
         set_tone(self.tools_hint, "muted")
         self.tools_grid = QWidget()
-        self.tools_layout = QVBoxLayout(self.tools_grid)
+        self.tools_layout = QGridLayout(self.tools_grid)
         self.tools_layout.setContentsMargins(0, 0, 0, 0)
         tools_layout = QVBoxLayout(self.tools_box)
         tools_layout.addWidget(self.tools_hint)
@@ -265,7 +267,7 @@ class McpServersPage(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
-        self.consent_table.setMaximumHeight(150)
+        self.consent_table.setMaximumHeight(120)
         self.consent_empty = QLabel("None yet: no workflow has asked to start a server.")
         set_tone(self.consent_empty, "muted")
         self.revoke_button = QPushButton("Revoke")
@@ -273,7 +275,8 @@ class McpServersPage(QWidget):
         self.revoke_button.setAutoDefault(False)
         self.revoke_button.clicked.connect(self.revoke_selected)
         consent_row = QHBoxLayout()
-        consent_row.addWidget(self.consent_empty, 1)
+        consent_row.addWidget(self.consent_empty)
+        consent_row.addStretch(1)
         consent_row.addWidget(self.revoke_button)
         consents_layout = QVBoxLayout(consents_box)
         consents_layout.addWidget(consents_hint)
@@ -405,7 +408,7 @@ class McpServersPage(QWidget):
         self.tools_hint.setText("Uncheck a tool to keep it from models. All checked: every tool is offered, "
                                 "including ones the server adds later.")
         described = {t.name: t.description for t in report.tools}
-        for tool in report.all_tool_names:
+        for index, tool in enumerate(report.all_tool_names):
             box = QCheckBox(tool)
             box.setObjectName(f"mcpTool_{tool}")
             box.setChecked(allowlist is None or tool in allowlist)
@@ -413,7 +416,7 @@ class McpServersPage(QWidget):
             if description:
                 box.setToolTip(description[:500])
             box.toggled.connect(lambda _checked, server=name: self._allowlist_changed(server))
-            self.tools_layout.addWidget(box)
+            self.tools_layout.addWidget(box, index // TOOL_COLUMNS, index % TOOL_COLUMNS)
             self.tool_boxes[tool] = box
 
     def _allowlist_changed(self, name: str) -> None:

@@ -1,4 +1,4 @@
-"""Settings: Providers, Permissions, Chat tools, MCP servers, Notifications & shortcuts, Appearance (one tab each)."""
+"""Settings: Providers, Permissions, Chat tools, MCP servers, Plugins, Notifications & shortcuts, Appearance."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from relavium_desktop.ui.settings.chat_tools import ChatToolsPage
 from relavium_desktop.ui.settings.mcp import McpServersPage
 from relavium_desktop.ui.settings.notifications import NotificationsPage
 from relavium_desktop.ui.settings.permissions import PermissionsPage
+from relavium_desktop.ui.settings.plugins import PluginsPage
 from relavium_desktop.ui.settings.providers import ProvidersPage
 from relavium_desktop.ui.theme import set_tone
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
 
-TABS = ("providers", "permissions", "chat_tools", "mcp", "notifications", "appearance")
+TABS = ("providers", "permissions", "chat_tools", "mcp", "plugins", "notifications", "appearance")
 
 
 class SettingsView(QWidget):
@@ -30,6 +31,7 @@ class SettingsView(QWidget):
         self.permissions = PermissionsPage(context)
         self.chat_tools = ChatToolsPage(context)
         self.mcp = McpServersPage(context)
+        self.plugins = PluginsPage()
         self.notifications = NotificationsPage(context.settings)
         self.notifications.shortcut_changed.connect(self.shortcut_changed)
         self.appearance = AppearancePage(context.theme)
@@ -38,6 +40,7 @@ class SettingsView(QWidget):
         self.tabs.addTab(self.permissions, "Permissions")
         self.tabs.addTab(self.chat_tools, "Chat tools")
         self.tabs.addTab(self.mcp, "MCP servers")
+        self.tabs.addTab(self.plugins, "Plugins")
         self.tabs.addTab(self.notifications, "Notifications && shortcuts")
         self.tabs.addTab(self.appearance, "Appearance")
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -57,6 +60,8 @@ class SettingsView(QWidget):
             self.providers.refresh()
         elif TABS[index] == "chat_tools":
             self.chat_tools.load()
+        elif TABS[index] == "plugins":
+            self.plugins.refresh()
         elif TABS[index] == "mcp":
             self.mcp.check_file()
             self.mcp.refresh_consents()

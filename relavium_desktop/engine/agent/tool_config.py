@@ -25,6 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from relavium_desktop.engine.errors import ToolDeniedError
+from relavium_desktop.engine.tools.env_policy import check_declared_env
 from relavium_desktop.engine.tools.tooldef import NodeToolConfig, ToolDef
 
 
@@ -87,7 +89,20 @@ def parameter_problems(
                     ))
         if tool.input_schema is None:
             problems.extend(_type_problems(tool, entry.parameters))
+        problems.extend(_env_problems(tool, entry.parameters))
     return problems
+
+
+def _env_problems(tool: ToolDef, parameters: Mapping[str, Any]) -> list[ToolConfigProblem]:
+    """A pinned ``env`` naming a refused variable is an authored error now, not a denial at the first call."""
+    env = parameters.get("env")
+    if "env" not in tool.config_only or not isinstance(env, Mapping):
+        return []
+    try:
+        check_declared_env(tool.id, env)
+    except ToolDeniedError as exc:
+        return [ToolConfigProblem((tool.id, "parameters", "env"), exc.message)]
+    return []
 
 
 def _type_problems(tool: ToolDef, parameters: Mapping[str, Any]) -> list[ToolConfigProblem]:

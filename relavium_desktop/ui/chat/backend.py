@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from relavium_desktop.engine.agent.mode_ids import ChatMode
 from relavium_desktop.engine.agent.modes import ConfirmHook, SessionApprovals, SessionGrants
 from relavium_desktop.engine.agent.spec import AgentSpec
-from relavium_desktop.engine.tools.tooldef import ToolPolicy
+from relavium_desktop.engine.tools.tooldef import NodeToolConfig, ToolPolicy
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.host import OsCapability, ToolHost
@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 KEY_POLICY = "chat/policy"  # JSON: {"allowedCommands": [...], "allowedDomains": [...]}
 KEY_AGENT = "chat/agent"
+# JSON: {tool_id: {"parameters": {...}}} -- Settings -> Chat tools' per-tool config (engine/agent/tool_config.py).
+KEY_TOOL_CONFIG = "chat/tool_config"
 KEY_MODEL = "chat/model"  # "provider/model" override of the agent's own route
 
 
@@ -87,6 +89,54 @@ def policy_from(settings: QSettings | None) -> ToolPolicy:
     except ValueError as exc:
         log.warning("ignoring the chat tool policy in settings: %s", exc)
         return ToolPolicy()
+
+
+def tool_configs_from(
+    settings: QSettings | None, lookup: Callable[[str], ToolDef | None]
+) -> dict[str, NodeToolConfig]:
+    """Chat's per-tool configs from Settings, checked by the engine's rules against this turn's registry.
+
+    Read every turn, like the policy, so a change applies from the next message.
+    A stored config the engine refuses is ignored whole (logged by tool and
+    field, never value): a half-applied config could send a request somewhere
+    the user did not choose.
+    """
+    from relavium_desktop.engine.agent.tool_config import (
+        ToolConfigError,
+        node_tool_configs,
+        parse_tool_config,
+    )
+
+    raw = settings.value(KEY_TOOL_CONFIG) if settings is not None else None
+    if not raw:
+        return {}
+    try:
+        return node_tool_configs(parse_tool_config(json.loads(str(raw)), lookup))
+    except ToolConfigError as exc:
+        log.warning("ignoring the chat tool config in settings: %s", exc)
+    except ValueError:
+        log.warning("ignoring the chat tool config in settings: not valid JSON")
+    return {}
+
+
+def with_configured_tools(
+    spec: AgentSpec, configs: Mapping[str, NodeToolConfig], policy: ToolPolicy, *, built_in: bool
+) -> AgentSpec:
+    """The built-in chat agent gains the web tools the user set up in Settings -> Chat tools.
+
+    web_search once a search provider is configured (without one it could only
+    fail), http_request once a domain is allowed.  An agent file lists its own
+    tools: its author decided, so it is returned unchanged.
+    """
+    if not built_in:
+        return spec
+    extra = []
+    if "web_search" in configs:
+        extra.append("web_search")
+    if policy.allowed_domains:
+        extra.append("http_request")
+    tools = list(spec.tools) + [t for t in extra if t not in spec.tools]
+    return spec if tools == list(spec.tools) else spec.model_copy(update={"tools": tools})
 
 
 class ChatBackend:

@@ -418,7 +418,12 @@ class ChatView(QWidget):
         from relavium_desktop.engine.agent.chat import ChatSession
         from relavium_desktop.engine.agent.mode_ids import parse_mode
         from relavium_desktop.engine.agent.modes import offered_tools
-        from relavium_desktop.ui.chat.backend import policy_from, with_route
+        from relavium_desktop.ui.chat.backend import (
+            policy_from,
+            tool_configs_from,
+            with_configured_tools,
+            with_route,
+        )
         from relavium_desktop.ui.chat.message_actions import HistoryCut
 
         backend = self.ensure_loaded()
@@ -438,14 +443,20 @@ class ChatView(QWidget):
             mode = parse_mode(self.context.mode)
             project = self.context.project
             spec = self._with_mcp_tools(with_route(self.agent(), self.model_combo.route()))
+            policy = policy_from(self.context.settings)
             if project:
                 registry = await backend.registry(project, self.session_id)
+                # Settings -> Chat tools: per-tool config, and the web tools it sets up for the built-in agent.
+                configs = tool_configs_from(self.context.settings, registry.get)
+                spec = with_configured_tools(spec, configs, policy,
+                                             built_in=bool(self.agents) and self.agent() is self.agents[0].spec)
                 offered = offered_tools(spec.tools, mode, registry)
             else:
                 # No folder to work in: no file or command tool is granted or offered; a call the
                 # model makes anyway is refused, and the view offers the folder picker in place.
                 registry = backend.no_project_registry()
                 spec, offered = spec.model_copy(update={"tools": []}), frozenset()
+                configs = {}
             self._turn_mode = mode
             if self._approvals is None or self._approvals.mode is not mode:
                 dialog = self.context.approvals  # one session-grant cache for the modes and the dialog
@@ -455,7 +466,7 @@ class ChatView(QWidget):
                 session_id=self.session_id, spec=spec, providers=backend.providers(), registry=registry,
                 store=backend.store if cut is None else HistoryCut(backend.store, self.session_id, cut),
                 approvals=self._approvals, emit=lambda event: self._on_event(event.to_wire()),
-                policy=policy_from(self.context.settings), offered_tools=offered,
+                policy=policy, offered_tools=offered, tool_configs=configs,
             )
             self._registry = registry
             self.status.setText("Working…")
@@ -532,6 +543,8 @@ class ChatView(QWidget):
         backend.mcp_tools = lambda: mcp.tools
         backend.mcp_hooks = self._mcp_hooks
         mcp.changed.connect(self._show_mcp_status)
+        # A folder granted from the chat is a new root: the open servers are told at once.
+        self.folder_offer.granted.connect(lambda _folder: mcp.set_roots(self.context.project))
         self.slash_prompts: SlashPrompts = SlashPrompts(self.composer, mcp, self.status)
         self.attach_button: AttachResource = AttachResource(self.composer, mcp, self.status)
         self._mcp_row.addWidget(self.slash_prompts.list, 1)

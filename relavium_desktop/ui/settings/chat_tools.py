@@ -1,5 +1,9 @@
 """Settings → Chat tools: the allowlists that enable run_command and http_request in chat.
 
+Below them, :class:`ToolConfigSection` pins what those tools (and web_search)
+use in chat: the search provider and key, per-host credentials, run_command's
+folder, timeout and environment.
+
 Both tools are disabled until a list names something (``ToolPolicy``: an
 absent list means disabled).  The lists live in ``desktop-settings.ini``
 under ``chat/policy`` (JSON), read by the chat view at every turn, so a
@@ -36,6 +40,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.settings.chat_tool_config import ToolConfigSection
 from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
@@ -159,9 +164,15 @@ class ChatToolsPage(QWidget):
         layout.addWidget(self.warning)
         layout.addWidget(self.commands, 1)
         layout.addWidget(self.domains, 1)
+        # Search provider, per-host credentials and run_command settings (chat's tool_config).
+        self.tool_config = ToolConfigSection(context.settings)
+        self.tool_config.saved.connect(self.saved.emit)
+        layout.addWidget(self.tool_config)
         self.load()
 
     def load(self) -> None:
+        if hasattr(self, "tool_config"):
+            self.tool_config.load()
         data, problem = read_policy(self._settings)
         self.commands.list.clear()
         self.domains.list.clear()

@@ -32,7 +32,8 @@ async def approve(request: ConsentRequest) -> bool:
 
 def make_host(home: Path, servers: dict[str, Any] | None = None, **kw: Any) -> McpHost:
     """A host over ``servers`` (workflow origin); tests not about consent get a hook that approves."""
-    kw.setdefault("hooks", McpClientHooks(consent=approve))
+    if "hooks" not in kw:
+        kw["hooks"] = McpClientHooks(consent=approve)
     return McpHost(home=home, default_cwd=home, search_path=default_search_path(), servers=servers, **kw)
 
 

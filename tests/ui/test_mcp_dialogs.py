@@ -204,7 +204,7 @@ def test_the_sampling_dialog_shows_server_messages_and_max_tokens(qtbot, parent)
     text = dialog.messages_view.toPlainText()
     assert text.index("User:\nSummarise") < text.index("Assistant:\nBlue sky.") < text.index("User:\nShorter?")
     assert dialog.model_label.text() == ROUTE
-    assert dialog.max_tokens_label.text() == "1,200"
+    assert dialog.max_tokens_label.text() == "1,200 tokens" and dialog.max_tokens_label.isVisibleTo(dialog)
     assert "writer" in dialog.windowTitle()
     no_model = SamplingDialog(request, model=None, parent=parent)
     qtbot.addWidget(no_model)

@@ -89,8 +89,8 @@ class ConsentDialog(QDialog):
         self.changed_banner.setVisible(previous_fingerprint is not None)
         if previous_fingerprint is not None:
             self.changed_banner.setText(
-                "What this server runs changed since you allowed it: the fingerprint was "
-                f"{short_fingerprint(previous_fingerprint)}, now it is {short_fingerprint(request.fingerprint)}. "
+                "What this server runs changed since you allowed it (fingerprint "
+                f"{short_fingerprint(previous_fingerprint)} then, {short_fingerprint(request.fingerprint)} now). "
                 "Check the command, arguments and folder again before starting it."
             )
 

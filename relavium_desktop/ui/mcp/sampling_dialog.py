@@ -65,11 +65,11 @@ class SamplingDialog(QDialog):
         self.model_label.setObjectName("samplingModel")
         if model is None:
             set_tone(self.model_label, "danger")
-        self.max_tokens_label = QLabel(f"{request.max_tokens:,}")
+        self.max_tokens_label = QLabel(f"{request.max_tokens:,} tokens")
         self.max_tokens_label.setObjectName("samplingMaxTokens")
         form.addRow("Server:", QLabel(request.server))
         form.addRow("Model:", self.model_label)
-        form.addRow("At most:", QLabel(f"{request.max_tokens:,} tokens"))
+        form.addRow("At most:", self.max_tokens_label)
         if request.system_prompt:
             system = QLabel(request.system_prompt[:2_000])
             system.setWordWrap(True)

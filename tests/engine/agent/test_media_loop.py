@@ -180,3 +180,23 @@ async def test_a_handle_from_another_scope_is_refused_and_fed_back(rig: Rig) -> 
     text = _last_tool_result("openai", rig.server.requests[1].body)
     assert "tool_denied" in text and "not produced or received in this chat" in text and HANDLE not in text
     assert rig.of_type("agent:tool_result")[-1]["error"]["reason"] == "media_scope_denied"
+
+
+async def test_an_attachment_gone_from_the_store_becomes_a_placeholder_not_a_dead_chat(
+    rig: Rig, relavium_home: Path
+) -> None:
+    from relavium_desktop.host.media import MediaStore, parse_handle
+
+    (rig.workspace / "shot.png").write_bytes(SHOT)
+    rig.server.script(Reply.call("read_file", {"path": "shot.png"}), Reply.call("read_media", {"handle": HANDLE}),
+                      Reply.say("a dialog"), Reply.say("still here"))
+    loop = _loop(rig, "gemini", MODELS["gemini"])
+    history = [Message.user("what is in shot.png?")]
+    assert (await loop.run(history)).status == "completed"
+    assert MediaStore(relavium_home / "media").delete(parse_handle(HANDLE))  # e.g. `relavium media gc`
+    history.append(Message.user("and now?"))
+    result = await loop.run(history)
+    assert result.status == "completed", result.failure
+    body = rig.server.requests[3].body
+    assert _image_in("gemini", body) == []
+    assert f"attachment {HANDLE} (image/png) is not included" in json.dumps(body)

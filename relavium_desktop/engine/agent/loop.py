@@ -48,8 +48,10 @@ DEFAULT_CORRECTION_ROUNDS = 3
 # What one request may carry of the media in its history: the newest first, so
 # a long chat about many screenshots keeps sending the recent ones (older ones
 # become a text placeholder) instead of growing past what a provider accepts.
+# 12 MiB of bytes is about 16 MB of base64: inside Gemini's 20 MB inline request
+# limit and Anthropic's 32 MB request limit.
 REQUEST_MEDIA_MAX_PARTS = 16
-REQUEST_MEDIA_MAX_BYTES = 32 * 1024 * 1024
+REQUEST_MEDIA_MAX_BYTES = 12 * 1024 * 1024
 _CORRECTABLE = (ErrorCode.UNKNOWN_TOOL, ErrorCode.INVALID_ARGS)
 
 

@@ -114,6 +114,28 @@ class MediaHost:
             self._published[ref.sha256] = ref
         return descriptor(ref)
 
+    def publish_bytes(self, data: bytes, mime: str) -> JsonDict:
+        """Publish bytes another host producer received (an MCP image, a pasted screenshot).
+
+        Like :meth:`publish_fd`, the handle becomes admissible into the scope
+        of the call that produced it; ``mime`` is trusted only where the
+        bytes' own signature agrees (see :func:`sniff_mime`).
+        """
+        if len(data) > self.store.ceiling:
+            raise ToolFailedError(
+                f"the content is {len(data)} bytes; the media store holds at most {self.store.ceiling} bytes per object"
+            )
+        sniffed = sniff_mime(data[:64], "")
+        if sniffed == "application/octet-stream" and mime not in _TRUSTED_ONLY_BY_MAGIC:
+            sniffed = mime or sniffed
+        try:
+            ref = self.store.publish_bytes(data, sniffed)
+        except MediaError as exc:
+            raise ToolFailedError(f"the media store refused the content: {exc}") from None
+        with self._lock:
+            self._published[ref.sha256] = ref
+        return descriptor(ref)
+
     # -- the engine's capability --------------------------------------------
 
     async def admit(self, handle: str, scope: str) -> bool:

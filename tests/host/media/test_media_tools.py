@@ -119,3 +119,15 @@ async def test_a_corrupted_object_is_refused_on_load(ws: Path, tmp_path: Path) -
     with pytest.raises(Exception) as caught:
         await host.media.load(handle, "run:r1")
     assert "cannot be read" in str(caught.value) and "media_corrupt" in str(caught.value)
+
+
+async def test_publish_bytes_trusts_an_image_type_only_when_the_bytes_agree(tmp_path: Path) -> None:
+    media = MediaHost.at(tmp_path / "media")
+    real = media.publish_bytes(png(2, 2), "image/png")
+    assert (real["mimeType"], real["width"]) == ("image/png", 2)
+    fake = media.publish_bytes(b"<svg>not a png</svg>", "image/png")
+    assert fake["mimeType"] == "application/octet-stream"  # a provider would reject it as an image
+    audio = media.publish_bytes(b"ID3\x03rest-of-an-mp3", "audio/mpeg")
+    assert audio["mimeType"] == "audio/mpeg"
+    assert await media.admit(real["handle"], "run:paste") is True
+    assert (await media.describe(real["handle"], "run:paste"))["sizeBytes"] == len(png(2, 2))

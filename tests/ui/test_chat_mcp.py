@@ -225,3 +225,23 @@ def test_an_agent_file_does_not_get_the_discovered_tools(mcp_chat, qtbot) -> Non
     assert "mcp_files_add" in mcp_chat._with_mcp_tools(mcp_chat.agent()).tools
     mcp_chat.agent_combo.setCurrentIndex(1)
     assert mcp_chat._with_mcp_tools(mcp_chat.agent()).tools == ["read_file"]
+
+
+def test_confirm_mode_asks_before_each_mcp_tool_call(mcp_chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    view = mcp_chat
+    view.context.set_mode("confirm")
+    dialogs: list = []
+    view.context.approvals.dialog_opened.connect(dialogs.append)
+    llm_server.script(Reply.call("mcp_files_add", {"a": 1, "b": 2}), Reply.call("mcp_files_add", {"a": 3, "b": 4}),
+                      Reply.say("3 and 7."))
+    with qtbot.waitSignal(view.turn_finished, timeout=30_000) as done:
+        type_and_enter(qtbot, view, "Add twice")
+        qtbot.waitUntil(lambda: len(dialogs) == 1, timeout=30_000)
+        assert dialogs[0].tool_label.text() == "mcp_files_add" and dialogs[0].class_label.text() == "egress"
+        assert view.transcript.cards() == [] or view.transcript.cards()[0].status == "running"
+        dialogs[0].once_button.click()
+        qtbot.waitUntil(lambda: len(dialogs) == 2, timeout=30_000)  # "once" covers one call, not the next
+        dialogs[1].once_button.click()
+    assert done.args == ["completed"]
+    assert [c.status for c in view.transcript.cards()] == ["done", "done"]
+    assert "7" in json.dumps(llm_server.requests[2].body["messages"])

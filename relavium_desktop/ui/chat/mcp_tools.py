@@ -57,7 +57,7 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def status_of(reports: Sequence[Any], *, running: bool) -> McpStatus:
+def status_of(reports: Sequence[Any], *, running: bool, refused: Sequence[Any] = ()) -> McpStatus:
     """``MCP: 3 tools from 'files' · 'docs' unavailable: <reason>``; empty when no server is configured."""
     if not reports:
         return McpStatus("MCP: connecting to servers…" if running else "", "muted" if running else None, "")
@@ -85,6 +85,8 @@ def status_of(reports: Sequence[Any], *, running: bool) -> McpStatus:
             lines.append(f"{report.server}: {', '.join(extra)}{took}" + (f"\n    {listed}" if listed else ""))
         else:
             lines.append(f"{report.server}: unavailable: {report.error or 'no reason given'}")
+    # A tool the chat could not offer (an unusable schema, an id taken by a built-in) says so here.
+    lines += [f"{t.server}: tool {t.name!r} left out: {t.reason}" for t in refused]
     return McpStatus(text, "warning" if down else "muted", "\n".join(lines))
 
 
@@ -111,6 +113,7 @@ class ChatMcp(QObject):
         self.timeout_s = timeout_s
         self.tools: tuple[ToolDef, ...] = ()
         self.reports: tuple[Any, ...] = ()
+        self.refused: tuple[Any, ...] = ()  # tools a server listed that the chat cannot offer, with why
         self.running = False
         self.discoveries = 0  # finished discoveries (tests and the bench wait on it)
         self._task: asyncio.Task[Any] | None = None
@@ -130,7 +133,7 @@ class ChatMcp(QObject):
         return [tool.id for tool in self.tools]
 
     def status(self) -> McpStatus:
-        return status_of(self.reports, running=self.running)
+        return status_of(self.reports, running=self.running, refused=self.refused)
 
     def resources(self) -> list[Any]:
         return [res for report in self.reports if report.ok for res in report.resources]
@@ -171,6 +174,7 @@ class ChatMcp(QObject):
             await close_host(old)
         tools: tuple[ToolDef, ...] = ()
         reports: tuple[Any, ...] = ()
+        refused: tuple[Any, ...] = ()
         try:
             if project and self._configured():
                 # The hooks are Qt objects and the grants live in history.db: both are read here,
@@ -181,6 +185,7 @@ class ChatMcp(QObject):
 
                 found = await discover_mcp(host, self.timeout_s)
                 tools, reports = tuple(found.tools), tuple(found.reports)
+                refused = tuple(getattr(found, "refused", ()))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - discovery must never take the chat down
@@ -189,7 +194,7 @@ class ChatMcp(QObject):
 
             reports = (ServerReport(server=MCP_FILE, origin="user", ok=False, error=str(exc)[:300]),)
         self._project = project
-        self.tools, self.reports = tools, reports
+        self.tools, self.reports, self.refused = tools, reports, refused
         self.running = False
         self.discoveries += 1
         self.changed.emit()

@@ -140,6 +140,7 @@ class ChatView(QWidget):
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
+        self._buttons = buttons  # the MCP "Attach" button joins them once the servers are known
         compose_row = QHBoxLayout()
         compose_row.addWidget(self.composer, 1)
         compose_row.addLayout(buttons)
@@ -548,7 +549,7 @@ class ChatView(QWidget):
         self.slash_prompts: SlashPrompts = SlashPrompts(self.composer, mcp, self.status)
         self.attach_button: AttachResource = AttachResource(self.composer, mcp, self.status)
         self._mcp_row.addWidget(self.slash_prompts.list, 1)
-        self._mcp_row.addWidget(self.attach_button)
+        self._buttons.addWidget(self.attach_button)
         mcp.start()
 
     def _mcp_hooks(self) -> Any:

@@ -96,11 +96,12 @@ class ToolCard(QFrame):
             bar = QProgressBar()
             bar.setObjectName("toolProgress")
             bar.setTextVisible(False)
-            bar.setFixedHeight(4)
+            bar.setFixedHeight(6)
             label = QLabel()
             label.setObjectName("toolProgressMessage")
             label.setTextFormat(Qt.TextFormat.PlainText)
             look.tone(label, "muted")
+            self._paint_bar(bar)
             self._column.insertWidget(1, bar)
             self._column.insertWidget(2, label)
             self.progress_bar, self.progress_label = bar, label
@@ -117,6 +118,14 @@ class ToolCard(QFrame):
             shown = f"{shown} ({progress:g}/{total:g})" if shown else f"{progress:g} of {total:g}"
         self.progress_label.setText(shown)
         self.progress_label.setVisible(bool(shown))
+
+    def _paint_bar(self, bar: QProgressBar) -> None:
+        """The bar's fill in the theme's accent: its default (the selection colour) is too pale to see."""
+        from relavium_desktop.ui.qt import QColor, QPalette
+
+        palette = bar.palette()
+        palette.setColor(QPalette.ColorRole.Highlight, QColor(look.palette_of(self._theme)["accent"]))
+        bar.setPalette(palette)
 
     def _end_progress(self) -> None:
         for widget in (self.progress_bar, self.progress_label):
@@ -212,6 +221,8 @@ class ToolCard(QFrame):
                 self.set_expanded(True)
 
     def repaint_theme(self) -> None:
+        if self.progress_bar is not None:
+            self._paint_bar(self.progress_bar)
         self.icon_label.setPixmap(look.themed_icon(icon_name(self.tool_id), self._theme, "muted").pixmap(ICON_PX))
         self.chevron.setIcon(look.themed_icon("chevron-down" if self.chevron.isChecked() else "chevron-right",
                                               self._theme, "muted"))

@@ -71,6 +71,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.workflow.errors import WorkflowError
     from relavium_desktop.engine.workflow.loader import load_workflow
+    from relavium_desktop.host.mcp.config import McpConfigError
+    from relavium_desktop.services import workflow_mcp_servers
 
     try:
         text, name, read_ref = read_workflow(args.file)
@@ -81,6 +83,12 @@ def run(args: argparse.Namespace) -> int:
         wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
     except WorkflowError as exc:
         report_invalid(exc, args.json)
+        return EXIT_USAGE
+    try:
+        # The workflow's own MCP servers, by mcp.yaml's rules (the engine keeps the block raw).
+        workflow_mcp_servers(wf.file.workflow.mcp_servers)
+    except McpConfigError as exc:
+        report_error("validation", f"{args.file}: {exc}", args.json)
         return EXIT_USAGE
     if args.json:
         print_json({"ok": True, "workflow": wf.id, "nodes": len(wf.plan.nodes), "order": wf.plan.order})

@@ -194,6 +194,8 @@ def test_a_broken_workflow_servers_block_is_a_validation_error(
                                                                            "transport: carrier-pigeon"))
     code, out, _ = run_cli("run", str(path), "--workspace", str(tmp_path), "--json", env=cli_env)
     assert code == 2 and out["error"]["code"] == "validation" and "wfcalc" in out["error"]["message"]
+    code, out, _ = run_cli("validate", str(path), "--json", env=cli_env)
+    assert code == 2 and "servers.wfcalc" in out["error"]["message"]
 
 
 def test_an_agent_run_whose_model_calls_a_discovered_tool(

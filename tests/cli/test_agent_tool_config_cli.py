@@ -113,3 +113,51 @@ def test_relavium_chat_refuses_a_bad_tool_config_before_starting(
     assert "sk-pasted-KEY-123" not in err + str(out)
     assert llm_server.requests == []
     assert run_cli("chat", "--list", "--json", env=env)[1] == []  # no session was created
+
+
+WORKFLOW = """schema_version: '1.0'
+workflow:
+  id: searchy
+  agents:
+    - id: researcher
+      provider: scripted-openai
+      model: gpt-4o-mini
+      system_prompt: Search, then answer.
+      tools: [web_search, read_file]
+      tool_config:
+        web_search:
+          parameters: {params}
+  nodes:
+    - {{id: start, type: input}}
+    - {{id: look, type: agent, agent_ref: researcher, tools: [web_search], prompt_template: 'find it'}}
+    - {{id: out, type: output}}
+  edges: [{{from: start, to: look}}, {{from: look, to: out}}]
+"""
+
+
+def test_a_workflow_agent_node_that_narrows_tools_keeps_the_agents_tool_config(
+    env: dict[str, str], llm_server: ScriptedLLMServer, searxng_server: SearxngServer, tmp_path: Path
+) -> None:
+    params = json.dumps({"provider": "searxng", "baseUrl": searxng_server.base_url, "allowLocal": True})
+    wf = tmp_path / "search.relavium.yaml"
+    wf.write_text(WORKFLOW.format(params=params))
+    llm_server.script(Reply.call("web_search", {"query": "from a workflow"}), Reply.say("Answer."))
+    code, events, err = run_cli("run", str(wf), "--workspace", str(tmp_path), "--json", env=env)
+    assert code == 0, err
+    assert searxng_server.searches() == ["from a workflow"]
+    assert [(e["nodeId"], e["toolId"], e["success"]) for e in events if e["type"] == "agent:tool_result"] == [
+        ("look", "web_search", True)]
+    assert "SearXNG result for from a workflow" in json.dumps(llm_server.requests[1].body["messages"])
+
+
+def test_relavium_validate_reports_a_misnamed_tool_config_parameter_at_its_line(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    wf = tmp_path / "search.relavium.yaml"
+    wf.write_text(WORKFLOW.format(params='{provder: searxng, credentialRef: "sk-not-a-ref-777"}'))
+    code, out, err = run_cli("validate", str(wf), "--json", env=env)
+    assert code == 2, (out, err)
+    messages = {(i["line"], i["message"]) for i in out["error"]["issues"]}
+    assert any(line == 12 and "has no parameter 'provder'" in m for line, m in messages), messages
+    assert any(line == 12 and "parameter credentialRef" in m for line, m in messages), messages
+    assert "sk-not-a-ref-777" not in json.dumps(out) + err

@@ -16,6 +16,8 @@ import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from relavium_desktop.engine.agent.tool_config import parameter_problems
+from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
 from relavium_desktop.engine.tools.http_tools import HttpToolDecl
 from relavium_desktop.engine.tools.known_ids import KnownTools, as_known
 from relavium_desktop.engine.workflow.errors import Issue, TemplateError
@@ -33,6 +35,9 @@ from relavium_desktop.engine.workflow.models import (
 )
 from relavium_desktop.engine.workflow.source import SourceMap
 from relavium_desktop.engine.workflow.templates import Site, sites_in
+
+# The tools whose argument models a workflow's tool_config can be checked against here.
+_BUILTIN_TOOLS = {t.id: t for t in BUILTIN_TOOLS}
 
 DEFAULT_KEY = "__default__"
 DEFAULT_MAX_PARALLEL = 8
@@ -341,6 +346,10 @@ class _PlanBuilder:
                     if tool_id not in mine:
                         self.issue(("workflow", "agents", a, "tools", t),
                                    f"agent {agent.id!r} lists unknown tool {tool_id!r}{_hint(tool_id)}")
+                # tool_config parameters must be fields of their (built-in) tool; values never echoed.
+                for problem in parameter_problems(agent.tool_config, _BUILTIN_TOOLS.get):
+                    self.issue(("workflow", "agents", a, "tool_config", *problem.path),
+                               f"agent {agent.id!r} tool_config: {problem.message}")
 
     def check_http_names(self, known: KnownTools) -> None:
         """An http tool's name may not shadow a built-in, plugin or MCP tool id, nor repeat in one scope."""

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from relavium_desktop.engine.errors import ToolDeniedError, ToolFailedError
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.host.assembly import HostSettings, build_host
 from relavium_desktop.host.media import MEDIA_OBJECT_CEILING, MediaHost, MediaStore, parse_handle
@@ -101,9 +102,9 @@ async def test_admit_grants_only_handles_this_host_published(tmp_path: Path) -> 
     foreign = store.publish_bytes(png(), "image/png")
     media = MediaHost(store)
     assert await media.admit(foreign.handle, "run:x") is False
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(ToolDeniedError) as caught:
         await media.describe(foreign.handle, "run:x")
-    assert getattr(caught.value, "reason", None) == "media_scope_denied"
+    assert caught.value.reason == "media_scope_denied"
 
 
 async def test_a_corrupted_object_is_refused_on_load(ws: Path, tmp_path: Path) -> None:
@@ -116,7 +117,7 @@ async def test_a_corrupted_object_is_refused_on_load(ws: Path, tmp_path: Path) -
     os.chmod(obj, 0o600)
     obj.write_bytes(b"\x89PNG tampered")
     assert isinstance(host.media, MediaHost)
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(ToolFailedError) as caught:
         await host.media.load(handle, "run:r1")
     assert "cannot be read" in str(caught.value) and "media_corrupt" in str(caught.value)
 

@@ -138,3 +138,39 @@ def test_an_http_tool_may_not_shadow_a_builtin(cli_env: dict[str, str], tls_serv
                      + http_tool_yaml(tls_server, "x", "  ").replace('"name": "lookup"', '"name": "read_file"') + "\n")
     code, _, err = run_cli("agent", "run", str(agent), "--prompt", "hi", env=cli_env)
     assert code == 2 and "http tool 'read_file' has the id of an existing tool" in err
+
+
+def test_a_workflow_agent_node_calls_its_inline_agents_http_tool(
+    routed: dict[str, str], tls_server: TestServer, secret: tuple[str, str], tmp_path: Path,  # noqa: F811
+    llm_server: ScriptedLLMServer,
+) -> None:
+    name, value = secret
+    home = Path(routed["RELAVIUM_HOME"])
+    write_providers(home, llm_server.base_url)
+    env = {**routed, "RELAVIUM_TEST_KEY": KEY}
+    wf = tmp_path / "agent-http.relavium.yaml"
+    wf.write_text(f"""schema_version: '1.0'
+workflow:
+  id: agent-http
+  agents:
+    - id: looker
+      provider: scripted-openai
+      model: gpt-4o-mini
+      system_prompt: Look things up.
+      tools: [lookup]
+      http_tools:
+{http_tool_yaml(tls_server, name, "        ")}
+  nodes:
+    - {{id: s, type: input}}
+    - {{id: ask, type: agent, agent_ref: looker, prompt_template: 'Look up 9'}}
+    - {{id: out, type: output}}
+  edges: [{{from: s, to: ask}}, {{from: ask, to: out}}]
+""")
+    llm_server.script(Reply.call("lookup", {"item": "9"}), Reply.say("Nine found."))
+    code, events, err = run_cli("run", str(wf), "--workspace", str(tmp_path), "--json", env=env, cwd=tmp_path)
+    assert code == 0, err
+    results = [e for e in events if e["type"] == "agent:tool_result"]
+    assert [(r["toolId"], r["success"]) for r in results] == [("lookup", True)]
+    assert tls_server.requests[-1]["headers"]["X-Api-Key"] == value
+    assert json.loads(tls_server.requests[-1]["body"]) == {"query": {"item": "9", "n": None}}
+    assert events[-1]["type"] == "run:completed" and value not in json.dumps(events)

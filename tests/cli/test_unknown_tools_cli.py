@@ -72,3 +72,23 @@ def test_without_the_server_configured_its_mcp_ids_are_unknown(cli_env: dict[str
     messages = [i["message"] for i in out["error"]["issues"]]
     assert any("unknown tool 'mcp_files_search'" in m for m in messages)
     assert any("unknown tool 'mcp_files_read'" in m for m in messages)
+
+
+def test_a_workflows_own_mcp_servers_make_their_ids_known(cli_env: dict[str, str], tmp_path: Path) -> None:
+    wf = tmp_path / "own.relavium.yaml"
+    wf.write_text("""schema_version: '1.0'
+workflow:
+  id: own-servers
+  mcp_servers:
+    docs: {transport: http, url: 'https://docs.example.test/mcp'}
+  agents:
+    - {id: a, model: gpt-4o-mini, tools: [mcp_docs_search, mcp_files_search]}
+  nodes:
+    - {id: s, type: input}
+    - {id: ag, type: agent, agent_ref: a}
+  edges: [{from: s, to: ag}]
+""")
+    code, out, _ = run_cli("validate", str(wf), "--json", env=cli_env)
+    assert code == 2
+    assert [(i["line"], i["column"], i["message"].split(" (")[0]) for i in out["error"]["issues"]] == [
+        (7, 60, "agent 'a' lists unknown tool 'mcp_files_search'")]

@@ -16,7 +16,8 @@ project.  The Workflows shot is a real run of the no-LLM example
 permission-dialog.png and settings-permissions.png into
 packaging/screenshots/ (or OUTDIR).  The MCP servers shot tests the repo's own
 SDK fixture server (tests/fixtures/mcp_server.py) over stdio, and a local
-address nothing listens on for the failing one.
+address nothing listens on for the failing one; the chat-mcp shot is a real
+chat turn calling a discovered MCP tool, caught while it reports progress.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ WINDOW_SIZE = (1440, 900)
 THEMES = ("light", "dark")
 SHOTS = ("identity.png", "welcome.png", "welcome-models.png", "main-window.png", "tool-card.png", "model-picker.png",
          "workflows.png", "history.png", "history-waterfall.png", "permission-dialog.png",
-         "settings-permissions.png", "settings-providers.png", "settings-appearance.png", "settings-mcp.png")
+         "settings-permissions.png", "settings-providers.png", "settings-appearance.png", "settings-mcp.png",
+         "chat-mcp.png")
 # What the scripted server lists at GET /v1/models, as a local Ollama would.
 LOCAL_MODELS = ("llama3.2:3b", "qwen2.5-coder:7b", "deepseek-r1:8b-llama-distill-q4_K_M", "gpt-4o-mini")
 DEMO_KEY_ENV = "RELAVIUM_DEMO_KEY"  # a placeholder key: the scripted server ignores it
@@ -436,6 +438,44 @@ async def _settings_mcp(window: Any, out: Shots, home: Path, project: Path) -> N
     window.grab().save(str(out.path("settings-mcp.png")))
 
 
+async def _chat_mcp(window: Any, out: Shots, home: Path, model: ScriptedModel, tmp: Path) -> None:
+    """The chat with MCP servers: the status line (tools found, one server down) and a tool card's progress.
+
+    The tool is the test suite's chat fixture server (tests/fixtures/mcp_chat_server.py) over stdio; its
+    ``countdown`` holds after the first step until a gate file exists, so the card is shot mid-call.
+    """
+    from relavium_desktop.ui.shell import NAV_CHAT
+
+    fixture = REPO / "tests" / "fixtures" / "mcp_chat_server.py"
+    gate = tmp / "mcp-gate"
+    (home / "mcp.yaml").write_text(
+        "servers:\n"
+        f"  files:\n    transport: stdio\n    command: {sys.executable}\n    args: [{fixture}, serve, {gate}]\n"
+        "  docs:\n    transport: http\n    url: http://127.0.0.1:9/mcp\n    allowLocal: true\n")
+    window.nav.setCurrentRow(NAV_CHAT)
+    view = window.chat_view
+    view.mcp.refresh()
+    await _until(lambda: not view.mcp.running and "mcp_files_countdown" in view.mcp.tool_ids(),
+                 "the chat's MCP discovery", timeout=40)
+    mode = window.context.mode
+    window.context.set_mode("auto")
+    model.replies.extend([
+        {"text": "I'll re-index the docs with the project's indexer.", "call": ("mcp_files_countdown", {"steps": 4})},
+        {"text": "Re-indexed: 4 steps done."},
+    ])
+    view.new_session()
+    outcomes: list[str] = []
+    view.turn_finished.connect(outcomes.append)
+    view.send("Re-index the docs folder")
+    await _until(lambda: view.transcript.cards() and view.transcript.cards()[-1].progress_bar is not None,
+                 "the MCP tool's progress")
+    await _settle()
+    window.grab().save(str(out.path("chat-mcp.png")))
+    gate.write_text("go")
+    await _until(lambda: outcomes, "the MCP chat turn", timeout=40)
+    window.context.set_mode(mode)
+
+
 def _identity(window: Any, out: Shots) -> None:
     """The app icon and the tray's three states as a desktop shows them.
 
@@ -505,6 +545,7 @@ async def _shoot(out: Shots, project: Path, model: ScriptedModel, home: Path) ->
     await _settle()
     window.grab().save(str(out.path("settings-appearance.png")))
     await _settings_mcp(window, out, home, project)
+    await _chat_mcp(window, out, home, model, project.parent)
     window.close()
     if app is not None:
         app.processEvents()

@@ -53,3 +53,24 @@ def test_toggling_enables_and_disables_and_a_refusal_is_shown(
     page.checks["wordcount"].setChecked(False)
     qtbot.waitUntil(lambda: page.notes["wordcount"].text() == "Disabled (not loaded)")
     assert enabled_names(relavium_home) == ["broken"]
+
+
+def test_a_plugin_enabled_in_settings_is_offered_and_runs_in_chat(
+    chat, qtbot, llm_server, project: Path, relavium_home: Path
+) -> None:
+    from tests.fixtures.llm_server import Reply
+    from tests.ui.chat_driver import type_and_enter
+
+    window = chat.window()
+    page = window.show_settings("plugins").plugins
+    qtbot.waitUntil(lambda: "wordcount" in page.checks)
+    page.checks["wordcount"].setChecked(True)
+    qtbot.waitUntil(lambda: page.notes["wordcount"].text().startswith("Enabled"))
+    window.nav.setCurrentRow(0)
+    llm_server.script(Reply.call("plugin_wordcount", {"text": "one two two", "top": 1}), Reply.say("done"))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "count these words")
+    offered = [t["function"]["name"] for t in llm_server.requests[0].body.get("tools", [])]
+    assert "plugin_wordcount" in offered and "plugin_wordcount_file" in offered
+    (card,) = chat.transcript.cards()
+    assert card.status == "done" and "words: 3" in card.result_view.toPlainText()

@@ -125,9 +125,13 @@ def with_configured_tools(
     """The built-in chat agent gains the web tools the user set up in Settings -> Chat tools.
 
     web_search once a search provider is configured (without one it could only
-    fail), http_request once a domain is allowed.  An agent file lists its own
-    tools: its author decided, so it is returned unchanged.
+    fail), http_request once a domain is allowed, and the tools of the plugins
+    the user enabled (Settings -> Plugins: enabling one is the decision to offer
+    it).  An agent file lists its own tools: its author decided, so it is
+    returned unchanged.
     """
+    from relavium_desktop.services import plugin_tools
+
     if not built_in:
         return spec
     extra = []
@@ -135,6 +139,7 @@ def with_configured_tools(
         extra.append("web_search")
     if policy.allowed_domains:
         extra.append("http_request")
+    extra.extend(t.id for t in plugin_tools())
     tools = list(spec.tools) + [t for t in extra if t not in spec.tools]
     return spec if tools == list(spec.tools) else spec.model_copy(update={"tools": tools})
 

@@ -426,11 +426,8 @@ def _hint(tool_id: str) -> str:
 
 
 def _workflow_servers(body: WorkflowBody) -> list[str]:
-    """MCP servers the workflow declares itself (its servers block, when the model has one)."""
-    block = getattr(body, "mcp_servers", None) or getattr(body, "servers", None)
-    if isinstance(block, dict):
-        return [str(k) for k in block]
-    return []
+    """MCP servers the workflow declares itself (``mcp_servers``; its entries are checked by the surface)."""
+    return [str(k) for k in body.mcp_servers or {}]
 
 
 def _merge_order(

@@ -88,3 +88,54 @@ def test_plugins_yaml_is_written_atomically_and_read_strictly(relavium_home: Pat
     # A broken file never crashes loading: it is reported and nothing loads.
     report = load_enabled(relavium_home)
     assert report.tools == [] and "plugins.yaml" in report.refused
+
+
+RUNNER = '''
+from pydantic import BaseModel
+from relavium_desktop.engine.host import EgressRequest, SpawnOptions
+from relavium_desktop.engine.tools.plugin_api import PluginTool
+
+class Args(BaseModel):
+    what: str
+
+async def run(args, caps):
+    if args.what == "spawn":
+        out = await caps.process.spawn("echo", ["hi"], {}, SpawnOptions(run_id=caps.run_id))
+        return out["stdout"]
+    if args.what == "git":
+        return await caps.process.git(["status"], SpawnOptions(run_id=caps.run_id))
+    return await caps.egress.fetch(EgressRequest(method="GET", url="https://api.example.test/", run_id=caps.run_id))
+
+TOOL = PluginTool(name="runner", description="Runs things.", args_model=Args, handler=run, action="process",
+                  capabilities=("process", "egress"))
+'''
+
+
+async def test_declared_capabilities_keep_the_workflow_guardrails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  relavium_home: Path) -> None:
+    from relavium_desktop.engine.tools.tooldef import ToolPolicy
+    from relavium_desktop.services import surface_host
+    from tests.fixtures.plugin_dists import make_dist
+
+    root = tmp_path / "site"
+    root.mkdir()
+    make_dist(root, "runner", RUNNER)
+    monkeypatch.syspath_prepend(str(root))
+    set_enabled(relavium_home, "runner", True)
+    (tool,) = load_enabled(relavium_home).tools
+    assert tool.policy.action_class == "process"
+    host = surface_host(tmp_path, surface="workflow", home=relavium_home)  # the real process and egress hosts
+    try:
+        out = await dispatch("plugin_runner", {"what": "spawn"}, tools=(tool,), host=host)
+        assert out.error is not None and out.error.reason == "commands_disabled"
+        out = await dispatch("plugin_runner", {"what": "spawn"}, tools=(tool,), host=host,
+                             policy=ToolPolicy(allowed_commands=("echo hi",)))
+        assert out.ok and out.result == "hi\n", out.error
+        out = await dispatch("plugin_runner", {"what": "git"}, tools=(tool,), host=host,
+                             policy=ToolPolicy(allowed_commands=("git status",)))
+        assert out.error is not None and "plugins cannot run git" in out.error.message
+        out = await dispatch("plugin_runner", {"what": "fetch"}, tools=(tool,), host=host,
+                             policy=ToolPolicy(allowed_domains=("other.example.test",)))
+        assert out.error is not None and out.error.reason == "domain_not_allowed"
+    finally:
+        sys.modules.pop("relavium_test_plugin_runner", None)

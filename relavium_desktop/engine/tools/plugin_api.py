@@ -12,7 +12,11 @@ them.  Each tool declares:
 - ``capabilities``: the ToolHost capabilities its handler may use, from
   :data:`CAPABILITIES`.  The handler gets a :class:`PluginCaps` in which every
   capability it did not declare is ``None``, so a plugin cannot reach the
-  process runner by declaring only ``fs``;
+  process runner by declaring only ``fs``.  The ones it did declare keep the
+  workflow's guardrails: ``fs`` is the host's path-policed capability, each
+  ``process`` spawn must match ``allowedCommands`` like run_command (and git
+  is not offered: git_commit's gate cannot be enforced through it), each
+  ``egress`` fetch must pass ``allowedDomains`` like http_request;
 - ``handler(args, caps)``: async, returns a JSON-able value.
 
 Tool ids are ``plugin_<name>``: a plugin can never take a built-in's id (no
@@ -23,22 +27,29 @@ plugins exporting the same name clash; the second is refused.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from relavium_desktop.engine.errors import DenyReason, ToolDeniedError
 from relavium_desktop.engine.host import (
     EgressCapability,
+    EgressRequest,
     FsCapability,
     OsCapability,
     OutputStore,
     ProcessCapability,
+    SpawnOptions,
     ToolHost,
 )
-from relavium_desktop.engine.tools.tooldef import PolicyClass, ToolDef, ToolDispatchContext
+from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.engine.tools.command_policy import check_command
+from relavium_desktop.engine.tools.domain_policy import check_url
+from relavium_desktop.engine.tools.tooldef import PolicyClass, ToolDef, ToolDispatchContext, ToolPolicy
 
 CAPABILITIES: frozenset[str] = frozenset({"fs", "process", "egress", "os", "output_store"})
 PluginAction = Literal["read", "fs_write", "process", "egress", "os"]
@@ -85,6 +96,35 @@ class PluginRefused(Exception):
     """A plugin tool that cannot be offered; the message says why, for the plugin list."""
 
 
+class _GuardedProcess:
+    """The host's process capability behind the workflow's command allowlist (run_command's rule)."""
+
+    def __init__(self, inner: ProcessCapability, policy: ToolPolicy, tool: str) -> None:
+        self._inner, self._policy, self._tool = inner, policy, tool
+
+    async def spawn(
+        self, command: str, args: Sequence[str], declared_env: Mapping[str, str], opts: SpawnOptions
+    ) -> JsonDict:
+        check_command((command, *args), self._policy)
+        return await self._inner.spawn(command, args, declared_env, opts)
+
+    async def git(self, args: Sequence[str], opts: SpawnOptions) -> JsonDict:
+        raise ToolDeniedError(f"{self._tool}: plugins cannot run git (use the git tools)",
+                              reason=DenyReason.COMMAND_NOT_ALLOWED)
+
+
+class _GuardedEgress:
+    """The host's egress capability behind the workflow's domain allowlist (http_request's rule)."""
+
+    def __init__(self, inner: EgressCapability, policy: ToolPolicy, tool: str) -> None:
+        self._inner, self._policy, self._tool = inner, policy, tool
+
+    async def fetch(self, request: EgressRequest) -> JsonDict:
+        allowed = tuple(self._policy.allowed_domains or ())
+        check_url(request.url, allowed, tool=self._tool)
+        return await self._inner.fetch(dataclasses.replace(request, allowed_domains=allowed, allow_local=False))
+
+
 def plugin_tool_id(name: str) -> str:
     return PLUGIN_PREFIX + name
 
@@ -113,10 +153,13 @@ def make_plugin_tool(tool: PluginTool) -> ToolDef:
     declared = frozenset(tool.capabilities)
 
     async def _dispatch(args: BaseModel, host: ToolHost, ctx: ToolDispatchContext) -> Any:
+        tool_id = plugin_tool_id(tool.name)
+        process = host.process if "process" in declared else None
+        egress = host.egress if "egress" in declared else None
         caps = PluginCaps(
             fs=host.fs if "fs" in declared else None,
-            process=host.process if "process" in declared else None,
-            egress=host.egress if "egress" in declared else None,
+            process=_GuardedProcess(process, ctx.policy, tool_id) if process is not None else None,
+            egress=_GuardedEgress(egress, ctx.policy, tool_id) if egress is not None else None,
             os=host.os if "os" in declared else None,
             output_store=host.output_store if "output_store" in declared else None,
             run_id=ctx.run_id,

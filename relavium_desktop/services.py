@@ -295,9 +295,24 @@ def workflow_mcp_servers(raw: Mapping[str, Any] | None, source: str = "workflow 
     return dict(raw)
 
 
-def consent_needed_message(server: str) -> str:
-    return (f"MCP server {server} (from the workflow) needs your consent before it starts: "
+def consent_needed_message(server: str, origin: str = "the workflow") -> str:
+    return (f"MCP server {server} (from {origin}) needs your consent before it starts: "
             f"run again with --approve-mcp {server}")
+
+
+def merge_mcp_servers(*blocks: tuple[str, Mapping[str, Any] | None]) -> dict[str, Any]:
+    """``(where, block)`` pairs merged into one servers block; McpConfigError when two declare one name differently."""
+    from relavium_desktop.host.mcp.config import McpConfigError
+
+    merged: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for where, block in blocks:
+        for name, entry in (block or {}).items():
+            if name in merged and merged[name] != entry:
+                raise McpConfigError(f"{where}: MCP server {name!r} is also declared, differently, by {origin[name]}")
+            merged.setdefault(name, entry)
+            origin.setdefault(name, where)
+    return merged
 
 
 def unconsented_stdio_servers(

@@ -49,13 +49,17 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.tools.mcp_tools import server_prefix
     from relavium_desktop.engine.tools.tooldef import ActionClass, ToolDispatchContext
+    from relavium_desktop.host.mcp.config import McpConfigError
     from relavium_desktop.services import (
         add_mcp_tools,
         cli_mcp_hooks,
+        consent_needed_message,
         mcp_servers_of,
         register_http_tools,
         surface_host,
         tool_registry,
+        unconsented_stdio_servers,
+        workflow_mcp_servers,
     )
 
     risks = {r for item in args.approve_all for r in item.split(",") if r}
@@ -77,8 +81,20 @@ def run(args: argparse.Namespace) -> int:
         bus.subscribe(emit_json_line)
     else:
         bus.subscribe(_human)
+    try:
+        agent_servers = workflow_mcp_servers(spec.mcp_servers, source=f"{args.agent_file}: mcp_servers")
+    except McpConfigError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    # The agent file's own stdio servers start only when approved now or consented to before.
+    refused = unconsented_stdio_servers(agent_servers, args.approve_mcp, project=workspace)
+    if refused:
+        for name in refused:
+            print(f"relavium: {consent_needed_message(name, 'the agent file')}", file=sys.stderr)
+        return EXIT_FAILED
     host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id,
-                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace))
+                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace),
+                        mcp_servers=agent_servers or None)
     registry = tool_registry(host)
     # The agent's own http tools (type: http); one that would shadow a known tool is a usage error.
     for problem in register_http_tools(registry, spec.http_tools):

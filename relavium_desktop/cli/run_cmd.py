@@ -144,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         cli_mcp_hooks,
         consent_needed_message,
         mcp_servers_of,
+        merge_mcp_servers,
         run_store,
         unconsented_stdio_servers,
         workflow_mcp_servers,
@@ -191,7 +192,11 @@ def run(args: argparse.Namespace) -> int:
                 return EXIT_USAGE
             try:
                 wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
-                mcp_block = workflow_mcp_servers(wf.file.workflow.mcp_servers)
+                # The workflow's own servers and those its agents' files declare, as one block.
+                mcp_block = workflow_mcp_servers(merge_mcp_servers(
+                    ("workflow mcp_servers", wf.file.workflow.mcp_servers),
+                    *((f"agent {a.id} mcp_servers", a.mcp_servers) for a in wf.agents.values()),
+                ))
             except WorkflowError as exc:
                 report_invalid(exc, args.json)
                 return EXIT_USAGE

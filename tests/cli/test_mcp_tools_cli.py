@@ -215,3 +215,26 @@ def test_an_agent_run_whose_model_calls_a_discovered_tool(
     (add,) = [t["function"] for t in offered if t["function"]["name"] == "mcp_fixture_add"]
     assert add["parameters"]["properties"]["b"]["type"] == "integer"
     assert events[-1]["type"] == "run:completed" and events[-1]["output"] == "The sum is 42."
+
+
+def test_an_agent_files_own_stdio_server_needs_approve_mcp_then_its_tools_are_offered(
+    env: dict[str, str], llm_server: ScriptedLLMServer, relavium_home: Path, tmp_path: Path,
+) -> None:
+    started = tmp_path / "agent-started"
+    servers = ("mcp_servers:\n  own:\n    transport: stdio\n"
+               f"    command: {json.dumps(PYTHON)}\n"
+               f"    args: [-c, {json.dumps(STARTER.format(repr(FIXTURE)))}, {json.dumps(str(started))}]\n")
+    agent = write_agent(tmp_path / "own.agent.yaml", tools=["mcp_own_add"], extra=servers)
+    code, _, err = run_cli("agent", "run", str(agent), "--prompt", "add", "--workspace", str(tmp_path),
+                           "--approve-all", "egress", "--json", env=env)
+    assert code == 1 and not started.exists()
+    assert ("MCP server own (from the agent file) needs your consent before it starts: "
+            "run again with --approve-mcp own") in err
+    assert llm_server.requests == []  # refused before the model was asked anything
+    llm_server.script(Reply.call("mcp_own_add", {"a": 1, "b": 2}), Reply.say("3"))
+    code, events, err = run_cli("agent", "run", str(agent), "--prompt", "add", "--workspace", str(tmp_path),
+                                "--approve-all", "egress", "--approve-mcp", "own", "--json", env=env)
+    assert code == 0, err
+    assert started.exists()
+    assert [(e["toolId"], e["success"]) for e in events if e["type"] == "agent:tool_result"] == [
+        ("mcp_own_add", True)]

@@ -67,6 +67,9 @@ class AgentSpec(_Strict):
     output_schema: dict[str, Any] | None = None
     # Per-tool pinned parameters: {tool_id: {parameters: {...}}} (see engine/agent/tool_config.py).
     tool_config: dict[str, ToolConfigEntry] = Field(default_factory=dict)
+    # The agent's own MCP servers (upstream's ``mcp_servers``), ``{name: entry}`` in mcp.yaml's shape;
+    # raw here (validated by the surface), and a stdio one starts only with the user's consent.
+    mcp_servers: dict[str, Any] | None = None
 
     @field_validator("tool_config")
     @classmethod

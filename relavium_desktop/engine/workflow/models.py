@@ -140,6 +140,8 @@ class AgentDef(Strict):
     max_turns: int | None = Field(default=None, ge=1)
     # The agent's own reply contract (agent YAML); a node's output_schema takes precedence.
     output_schema: dict[str, Any] | None = None
+    # The agent file's own MCP servers (see AgentSpec.mcp_servers); a workflow run adds them to its own.
+    mcp_servers: dict[str, Any] | None = None
     version: str | None = None
     tags: list[str] | None = None
     # Per-tool pinned parameters, as in an agent file; applies through a node's narrowed tools.

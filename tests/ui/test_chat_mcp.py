@@ -9,6 +9,7 @@ provider (``tests/fixtures/llm_server.py`` over HTTP).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -245,3 +246,49 @@ def test_confirm_mode_asks_before_each_mcp_tool_call(mcp_chat, qtbot, llm_server
     assert done.args == ["completed"]
     assert [c.status for c in view.transcript.cards()] == ["done", "done"]
     assert "7" in json.dumps(llm_server.requests[2].body["messages"])
+
+
+def test_a_third_party_server_in_a_chat_turn_sums_and_reports_progress(
+    make_window, folder_picker, project: Path, providers: None, relavium_home: Path, qtbot,
+    llm_server: ScriptedLLMServer,
+) -> None:
+    """@modelcontextprotocol/server-everything (node, installed by scripts/setup) through the chat."""
+    from tests.fixtures.mcp_everything import everything_entry
+
+    write_mcp_yaml(relavium_home, {"everything": everything_entry()})
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    folder_picker.answers.append(str(project))
+    window.project_button.click()
+    view = window.chat_view
+    qtbot.waitUntil(lambda: view.backend is not None)
+    view.set_route(ROUTE)
+    window.context.set_mode("auto")
+    qtbot.waitUntil(lambda: view.mcp is not None and "mcp_everything_get-sum" in view.mcp.tool_ids(),
+                    timeout=DISCOVERY_MS)
+    assert view.mcp_status.text().startswith("MCP: ") and "from 'everything'" in view.mcp_status.text()
+    llm_server.script(
+        Reply.call("mcp_everything_get-sum", {"a": 19, "b": 23}),
+        Reply.call("mcp_everything_trigger-long-running-operation", {"duration": 1, "steps": 4}),
+        Reply.say("Done."),
+    )
+    with qtbot.waitSignal(view.turn_finished, timeout=60_000) as done:
+        type_and_enter(qtbot, view, "Sum, then run the long operation")
+    assert done.args == ["completed"], view.transcript.plain_text()
+    cards = view.transcript.cards()
+    assert [c.status for c in cards] == ["done", "done"]
+    assert "42" in json.dumps(llm_server.requests[1].body["messages"])
+    # The long operation's progress reached its card while it ran (the bar goes away with the result).
+    assert cards[1].progress_bar is not None and not cards[1].progress_bar.isVisible()
+
+
+def test_choosing_another_project_discovers_again_for_it(mcp_chat, qtbot, folder_picker, tmp_path: Path) -> None:
+    before = mcp_chat.mcp.discoveries
+    other = tmp_path / "other-project"
+    other.mkdir()
+    folder_picker.answers.append(str(other))
+    mcp_chat.window().project_button.click()
+    discovered(qtbot, mcp_chat, before + 1)
+    assert mcp_chat.mcp._project == os.path.realpath(other)
+    assert "mcp_files_add" in mcp_chat.mcp.tool_ids()

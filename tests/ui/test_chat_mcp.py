@@ -292,3 +292,21 @@ def test_choosing_another_project_discovers_again_for_it(mcp_chat, qtbot, folder
     discovered(qtbot, mcp_chat, before + 1)
     assert mcp_chat.mcp._project == os.path.realpath(other)
     assert "mcp_files_add" in mcp_chat.mcp.tool_ids()
+
+
+def test_without_a_project_the_status_says_servers_wait_for_one(
+    make_window, folder_picker, project: Path, relavium_home: Path, qtbot,
+) -> None:
+    write_mcp_yaml(relavium_home, {"files": serving()})
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.context.project == ""
+    view = window.chat_view
+    discovered(qtbot, view)
+    assert view.mcp.tool_ids() == []
+    assert view.mcp_status.isVisible() and view.mcp_status.text() == "MCP: servers start once a project is chosen"
+    folder_picker.answers.append(str(project))
+    window.project_button.click()
+    discovered(qtbot, view, 2)
+    assert view.mcp_status.text().startswith("MCP: 3 tools from 'files'")

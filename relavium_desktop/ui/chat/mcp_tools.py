@@ -115,6 +115,7 @@ class ChatMcp(QObject):
         self.reports: tuple[Any, ...] = ()
         self.refused: tuple[Any, ...] = ()  # tools a server listed that the chat cannot offer, with why
         self.running = False
+        self.needs_project = False  # servers are configured but there is no project to start them in
         self.discoveries = 0  # finished discoveries (tests and the bench wait on it)
         self._task: asyncio.Task[Any] | None = None
         self._host: ToolHost | None = None
@@ -133,6 +134,9 @@ class ChatMcp(QObject):
         return [tool.id for tool in self.tools]
 
     def status(self) -> McpStatus:
+        if self.needs_project and not self.running:
+            return McpStatus("MCP: servers start once a project is chosen", "muted",
+                             f"{MCP_FILE} names MCP servers; they run in the project folder, so none is started yet.")
         return status_of(self.reports, running=self.running, refused=self.refused)
 
     def resources(self) -> list[Any]:
@@ -194,6 +198,7 @@ class ChatMcp(QObject):
 
             reports = (ServerReport(server=MCP_FILE, origin="user", ok=False, error=str(exc)[:300]),)
         self._project = project
+        self.needs_project = not project and self._configured()
         self.tools, self.reports, self.refused = tools, reports, refused
         self.running = False
         self.discoveries += 1

@@ -227,8 +227,13 @@ class McpHost:
                         server=name, fingerprint=fingerprint, command=entry.command, args=tuple(entry.args),
                         env_names=tuple(sorted(entry.env)), cwd=self._cwd(entry),
                     )
-                    decided = bool(await consent(request))
-                self._consents[fingerprint] = decided
+                    try:
+                        decided = bool(await consent(request))
+                    except Exception:  # a prompt that failed is no approval; ask again next time
+                        log.exception("the MCP consent prompt failed for server %s", name)
+                        decided = None
+                if decided is not None:
+                    self._consents[fingerprint] = decided
         if not decided:
             reason = DenyReason.NO_APPROVAL_HOOK if self._hooks.consent is None else DenyReason.USER_REJECTED
             raise ToolDeniedError(

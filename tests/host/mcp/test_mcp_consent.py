@@ -121,3 +121,20 @@ def test_fingerprint_covers_command_args_env_names_and_cwd_but_not_env_values() 
     assert fp(args=["a"], env={"TOKEN": "one"}, cwd="/tmp") != base
     assert fp(command="other", args=["a"], env={"TOKEN": "one"}, cwd="/srv") != base
     assert len(base) == 64 and int(base, 16) >= 0
+
+
+async def test_a_failing_consent_prompt_is_no_approval_and_is_asked_again(relavium_home: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    calls: list[str] = []
+
+    async def broken(request: ConsentRequest) -> bool:
+        calls.append(request.server)
+        raise RuntimeError("the dialog could not be shown")
+
+    host = make_host(relavium_home, {"fx": _marked(marker)}, hooks=McpClientHooks(consent=broken))
+    for _ in range(2):
+        with pytest.raises(ToolDeniedError):
+            await host.call("fx", "add", {"a": 1, "b": 1})
+    await host.aclose()
+    assert calls == ["fx", "fx"]
+    assert not marker.exists()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -59,25 +60,29 @@ async def test_every_tool_is_discovered_once_the_capabilities_are_declared(
 
 
 async def test_get_roots_list_returns_the_project_folder_and_follows_set_roots(
-    relavium_home: Path, tmp_path: Path, everything: dict[str, Any]  # noqa: F811
+    relavium_home: Path, tmp_path: Path, everything: dict[str, Any], caplog: pytest.LogCaptureFixture  # noqa: F811
 ) -> None:
     project, extra = tmp_path / "project", tmp_path / "granted"
     project.mkdir()
     extra.mkdir()
     host = _host(relavium_home, everything, project)
-    try:
-        first = result_text(await host.call("everything", "get-roots-list", {}))
-        host.set_roots([project, extra])
-        # The server re-reads the roots when it gets roots/list_changed; wait for that round trip.
-        for _ in range(100):
-            second = result_text(await host.call("everything", "get-roots-list", {}))
-            if extra.as_uri() in second:
-                break
-            await asyncio.sleep(0.1)
-    finally:
-        await host.aclose()
+    updated = "MCP server everything: [everything-server] Roots updated: 2 root(s) received from client"
+    with caplog.at_level(logging.INFO, logger="relavium.mcp"):
+        try:
+            first = result_text(await host.call("everything", "get-roots-list", {}))
+            host.set_roots([project, extra])
+            # The server re-reads the roots when it gets roots/list_changed, then logs it; wait for both.
+            for _ in range(100):
+                second = result_text(await host.call("everything", "get-roots-list", {}))
+                if extra.as_uri() in second and updated in caplog.messages:
+                    break
+                await asyncio.sleep(0.1)
+        finally:
+            await host.aclose()
     assert project.as_uri() in first and "(1 total)" in first
     assert extra.as_uri() in second and "(2 total)" in second
+    # The server's log (asked for with logging/setLevel on this handshake-era server) reached the logger.
+    assert updated in caplog.messages
 
 
 async def test_elicitation_reaches_the_hook(

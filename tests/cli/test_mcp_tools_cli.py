@@ -238,3 +238,35 @@ def test_an_agent_files_own_stdio_server_needs_approve_mcp_then_its_tools_are_of
     assert started.exists()
     assert [(e["toolId"], e["success"]) for e in events if e["type"] == "agent:tool_result"] == [
         ("mcp_own_add", True)]
+
+
+def test_a_stored_consent_lets_the_same_launch_start_and_a_changed_one_is_asked_again(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path, workflow: tuple[Path, Path, Path],
+) -> None:
+    from ruamel.yaml import YAML
+
+    from relavium_desktop.host.mcp.config import parse_servers
+    from relavium_desktop.host.mcp.fingerprint import stdio_fingerprint
+    from relavium_desktop.services import mcp_consents
+
+    path, started, _ = workflow
+    entry = parse_servers(YAML(typ="safe").load(path.read_text())["workflow"]["mcp_servers"])["wfcalc"]
+    store = mcp_consents(relavium_home)
+    try:  # what the app's consent prompt stores when the user allows it for this project
+        store.grant(tmp_path, "wfcalc", stdio_fingerprint(entry))
+    finally:
+        store.close()
+    code, _, err = run_cli("run", str(path), "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 0, err
+    assert started.exists()
+    started.unlink()
+    # The file now runs something else under the same name: that launch was never consented to.
+    path.write_text(path.read_text().replace("args: [-c,", "args: [-B, -c,"))
+    code, _, err = run_cli("run", str(path), "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 1 and "needs your consent" in err and not started.exists()
+    # The original launch in another project: consent is per project.
+    path.write_text(path.read_text().replace("args: [-B, -c,", "args: [-c,"))
+    other = tmp_path / "other-project"
+    other.mkdir()
+    code, _, err = run_cli("run", str(path), "--workspace", str(other), env=cli_env)
+    assert code == 1 and "needs your consent" in err and not started.exists()

@@ -42,6 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--grant", action="append", default=None, metavar="ID", help="granted tool id (repeatable)")
     p.add_argument("--approve-mcp", action="append", default=[], metavar="NAME",
                    help="let this workflow-declared stdio MCP server start (repeatable)")
+    p.add_argument("--http-tools", metavar="FILE",
+                   help="a workflow or *.agent.yaml file whose http_tools (type: http) may be called by name")
     p.add_argument("--json", action="store_true", help="print JSON only")
 
 
@@ -89,6 +91,32 @@ async def _mcp_tools_for(tool_id: str, host: ToolHost) -> list[ToolDef]:
     return [*found.tools, _unavailable(tool_id, "; ".join(problems))]
 
 
+def _http_tools_from(path_text: str | None) -> list[ToolDef]:
+    """The ``type: http`` tools a workflow or agent file declares (its own and its agents'); UsageError if invalid."""
+    if path_text is None:
+        return []
+    from relavium_desktop.services import AgentFileError, http_tools, load_agent, workflow_http_decls
+
+    path = Path(path_text).expanduser()
+    if not path.name.endswith(".agent.yaml"):
+        from relavium_desktop.cli.validate_cmd import known_tool_ids, read_workflow
+        from relavium_desktop.engine.workflow.errors import WorkflowError
+        from relavium_desktop.engine.workflow.loader import load_workflow
+
+        try:
+            text, name, read_ref = read_workflow(path_text)
+            loaded = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
+            return http_tools(workflow_http_decls(loaded))
+        except OSError as exc:
+            raise UsageError(f"--http-tools: cannot read {path_text} ({exc.strerror or type(exc).__name__})") from None
+        except WorkflowError as exc:
+            raise UsageError(f"--http-tools: {exc}") from None
+    try:
+        return http_tools(load_agent(path_text).http_tools)
+    except AgentFileError as exc:
+        raise UsageError(f"--http-tools: {exc}") from None
+
+
 def _unavailable(tool_id: str, reason: str) -> ToolDef:
     from relavium_desktop.engine.errors import ToolUnavailableError
     from relavium_desktop.engine.tools.tooldef import PolicyClass, RawArgs
@@ -116,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     if not workspace.is_dir():
         raise UsageError(f"--workspace: {workspace} is not a folder")
 
+    declared = _http_tools_from(args.http_tools)
     run_id = f"tool-{uuid.uuid4().hex[:12]}"
     # The call is its own run: it may read its own spill folder, no other run's.
     host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id,
@@ -135,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> DispatchOutcome:
         try:
-            registry = tool_registry(host, extra_tools=await _mcp_tools_for(args.tool_id, host))
+            registry = tool_registry(host, extra_tools=[*declared, *await _mcp_tools_for(args.tool_id, host)])
             return await registry.dispatch(call, ctx)
         finally:
             # A one-shot call ends the MCP servers it started (stdio: the process tree).

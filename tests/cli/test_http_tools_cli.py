@@ -174,3 +174,26 @@ workflow:
     assert tls_server.requests[-1]["headers"]["X-Api-Key"] == value
     assert json.loads(tls_server.requests[-1]["body"]) == {"query": {"item": "9", "n": None}}
     assert events[-1]["type"] == "run:completed" and value not in json.dumps(events)
+
+
+def test_relavium_tool_call_calls_a_declared_http_tool(
+    routed: dict[str, str], tls_server: TestServer, secret: tuple[str, str], tmp_path: Path,  # noqa: F811
+) -> None:
+    name, value = secret
+    wf = tmp_path / "http.relavium.yaml"
+    wf.write_text(workflow(tls_server, name))
+    code, out, err = run_cli("tool", "call", "lookup", "--http-tools", str(wf), "--args", '{"item": "x/1", "n": 2}',
+                             "--json", env=routed)
+    assert code == 0, err
+    assert out["tool"] == "lookup" and out["result"]["status"] == 200
+    assert out["result"]["data"]["type"] == "application/json"
+    assert tls_server.requests[-1]["headers"]["X-Api-Key"] == value and value not in json.dumps(out)
+    assert json.loads(tls_server.requests[-1]["body"]) == {"query": {"item": "x/1", "n": 2}}
+    # The model's arguments are validated by the declared schema; the file must be valid.
+    code, out, _ = run_cli("tool", "call", "lookup", "--http-tools", str(wf), "--args", '{"n": 2}', "--json",
+                           env=routed)
+    assert code == 1 and out["error"]["code"] == "invalid_args"
+    bad = tmp_path / "bad.relavium.yaml"
+    bad.write_text(workflow(tls_server, name).replace("url:", "uri:", 0).replace('"url"', '"uri"'))
+    code, _, err = run_cli("tool", "call", "lookup", "--http-tools", str(bad), "--args", "{}", env=routed)
+    assert code == 2 and f"--http-tools: {bad}:" in err

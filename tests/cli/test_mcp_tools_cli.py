@@ -270,3 +270,36 @@ def test_a_stored_consent_lets_the_same_launch_start_and_a_changed_one_is_asked_
     other.mkdir()
     code, _, err = run_cli("run", str(path), "--workspace", str(other), env=cli_env)
     assert code == 1 and "needs your consent" in err and not started.exists()
+
+
+def test_a_calls_progress_and_server_log_lines_are_run_events(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    _write_mcp(relavium_home, {"fixture": _stdio()})
+    code, out, err = run_cli("tool", "call", "mcp_fixture_progress", "--args", json.dumps({"steps": 3}),
+                             "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 0, err
+    progress = [e for e in out["events"] if e["type"] == "agent:tool_progress"]
+    assert [(p["progress"], p.get("total"), p.get("message")) for p in progress] == [
+        (1, 3, "step 1 of 3"), (2, 3, "step 2 of 3"), (3, 3, "step 3 of 3")]
+    assert {p["toolId"] for p in progress} == {"mcp_fixture_progress"}
+    kinds = [e["type"] for e in out["events"]]
+    assert kinds[0] == "agent:tool_call" and kinds[-1] == "agent:tool_result"
+    code, out, err = run_cli("tool", "call", "mcp_fixture_chatty", "--args",
+                             json.dumps({"text": "token=sk-live-ABCDEFGH0123456789abcdef"}),
+                             "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 0, err
+    logs = [(e["level"], e["message"]) for e in out["events"] if e["type"] == "agent:tool_log"]
+    assert [level for level, _ in logs] == ["info", "warning"]
+    assert all("sk-live-ABCDEFGH" not in message for _, message in logs)  # masked like every event
+
+
+def test_elicitation_is_declined_on_the_command_line_with_a_clear_message(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    _write_mcp(relavium_home, {"fixture": _stdio()})
+    code, out, err = run_cli("tool", "call", "mcp_fixture_ask_name", "--workspace", str(tmp_path), "--json",
+                             env=cli_env)
+    assert code == 0, err
+    assert "no name (decline)" in out["model_facing"]
+    assert "MCP server fixture asked for input; the command line cannot show forms" in err

@@ -115,6 +115,29 @@ async def test_elicitation_without_a_hook_is_declined(
     assert "User declined" in text
 
 
+async def test_url_elicitation_is_declined_even_with_a_form_hook(
+    relavium_home: Path, tmp_path: Path, everything: dict[str, Any]  # noqa: F811
+) -> None:
+    asked: list[ElicitationRequest] = []
+
+    async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
+        asked.append(request)
+        return ElicitationAnswer("accept", {})
+
+    host = _host(relavium_home, everything, tmp_path, elicit=elicit)
+    lines: list[tuple[str, str]] = []
+    try:
+        text = result_text(await host.call(
+            "everything", "trigger-url-elicitation", {"url": "https://example.com/login"},
+            on_log=lambda level, line: lines.append((level, line)),
+        ))
+    finally:
+        await host.aclose()
+    assert asked == []  # a form hook is never shown a request to open a web page
+    assert "User declined to open the URL" in text
+    assert any("URL elicitation is not supported" in line for _, line in lines)
+
+
 async def test_sampling_when_allowed_is_answered_by_the_hook(
     relavium_home: Path, tmp_path: Path, everything: dict[str, Any]  # noqa: F811
 ) -> None:

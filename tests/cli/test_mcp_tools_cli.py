@@ -303,3 +303,13 @@ def test_elicitation_is_declined_on_the_command_line_with_a_clear_message(
     assert code == 0, err
     assert "no name (decline)" in out["model_facing"]
     assert "MCP server fixture asked for input; the command line cannot show forms" in err
+
+
+def test_sampling_is_refused_on_the_command_line(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    _write_mcp(relavium_home, {"fixture": _stdio()})
+    code, out, _ = run_cli("tool", "call", "mcp_fixture_ask_model", "--args", json.dumps({"question": "hi?"}),
+                           "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 1 and out["error"]["code"] == "tool_failed"
+    assert "sampling" in out["error"]["message"].lower()

@@ -39,7 +39,7 @@ from relavium_desktop.engine.llm.provider import MediaInputAware
 from relavium_desktop.engine.llm.stream import ToolCallEvent
 from relavium_desktop.engine.llm.tools import tool_specs
 from relavium_desktop.engine.tools.masking import clip, mask_text
-from relavium_desktop.engine.tools.media_turn import MEDIA_NOTICE, MediaTurn, media_scope_of
+from relavium_desktop.engine.tools.media_turn import MEDIA_NOTICE, MediaTurn, media_handles, media_scope_of
 from relavium_desktop.engine.tools.registry import EVENT_INPUT_PREVIEW_CHARS, ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ActionClass, ToolCall, ToolDispatchContext
 
@@ -134,6 +134,17 @@ class AgentLoop:
             return frozenset()
         return provider.media_input(route.model) if isinstance(provider, MediaInputAware) else frozenset()
 
+    async def _admit_media(self, result: object) -> None:
+        """Media a tool produced (an MCP image, a binary read) becomes readable in this scope."""
+        media = self.registry.host.media
+        if media is None:
+            return
+        for handle in media_handles(result):
+            try:
+                await media.admit(handle, media_scope_of(self.ctx))
+            except Exception:  # noqa: BLE001 - an unrecorded grant only makes read_media refuse later
+                continue
+
     async def _resolve_media(self, history: Sequence[Message]) -> dict[str, MediaBlob]:
         """The bytes of the newest media parts in ``history``, for this request only.
 
@@ -182,6 +193,8 @@ class AgentLoop:
                 )
                 error = outcome.error
                 content = None if outcome.model_facing is None else str(outcome.model_facing)
+                if outcome.ok:
+                    await self._admit_media(outcome.result)
             if error is None:
                 results.append(ToolResultPart(call.call_id, call.name, content or ""))
                 continue

@@ -19,12 +19,16 @@ refused.  At most 12 attachments per response (upstream's
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from relavium_desktop.engine.llm.messages import MediaPart
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
 
 MEDIA_ATTACHMENTS_PER_RESPONSE = 12
+_HANDLE_RE = re.compile(r"media://sha256-[0-9a-f]{64}")
+_MAX_ITEMS = 1000
 INLINE_MEDIA_CEILING: dict[str, int] = {"image": 5 * 1024 * 1024, "pdf": 10 * 1024 * 1024}
 # The image formats every supported provider decodes.
 IMAGE_MIME_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -57,6 +61,30 @@ def media_scope_of(ctx: ToolDispatchContext) -> str:
     a workflow run or a CLI call gets its own run id.
     """
     return ctx.media_scope or f"run:{ctx.run_id}"
+
+
+def media_handles(result: Any) -> list[str]:
+    """The handles a tool result says it produced, in the shapes producers use.
+
+    ``{"media": {"handle": …}}`` (read_file), ``{"files": [...]}`` of those
+    (a glob), and ``{"content"|"contents": [{"media": "media://…"}]}`` (MCP
+    tool results and resources).  Only these structured places count: a
+    handle merely mentioned in text is not something the tool produced.
+    """
+    if not isinstance(result, dict):
+        return []
+    items: list[Any] = [result]
+    for key in ("files", "content", "contents"):
+        value = result.get(key)
+        if isinstance(value, list):
+            items.extend(value[:_MAX_ITEMS])
+    found: list[str] = []
+    for item in items:
+        media = item.get("media") if isinstance(item, dict) else None
+        handle = media.get("handle") if isinstance(media, dict) else media
+        if isinstance(handle, str) and _HANDLE_RE.fullmatch(handle) and handle not in found:
+            found.append(handle)
+    return found
 
 
 @dataclass(slots=True)

@@ -1,9 +1,10 @@
 """MediaHost: the engine's MediaCapability over one MediaStore and its scope grants.
 
-Producers in the host (the file host's binary reads) call :meth:`publish_fd`;
-the engine then admits the returned handle into the scope of the call, and
-only handles this host published in this process can be admitted that way,
-so a tool result cannot smuggle in a handle from someone else's chat.
+Producers in the host (the file host's binary reads) call :meth:`publish_fd`
+(others, like the MCP host, publish through a MediaStore directly); the
+engine then admits the returned handle into the scope of the call, and only
+handles a producer in this process published can be admitted that way, so a
+digest a model or a tool merely names is never granted.
 ``describe`` and ``load`` check the grant first, then the store: the bytes
 are re-hashed on every load (``MediaStore.open_verified``), so a corrupted
 object never reaches a provider.  Every error names sizes, limits and a
@@ -16,7 +17,6 @@ import asyncio
 import mimetypes
 import os
 import stat
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ from relavium_desktop.engine.llm.messages import MediaBlob
 from relavium_desktop.host.media.errors import InvalidHandleError, MediaError, MediaNotFoundError
 from relavium_desktop.host.media.handles import parse_handle
 from relavium_desktop.host.media.scopes import ScopeIndex
-from relavium_desktop.host.media.store import FILE_CHUNK, MediaRef, MediaStore
+from relavium_desktop.host.media.store import FILE_CHUNK, MediaRef, MediaStore, published_here
 
 # Formats named by their first bytes.  Only these are ever labelled image/* or
 # application/pdf: a provider rejects a request whose image is not what its
@@ -43,7 +43,8 @@ _SNIFF: tuple[tuple[bytes, str], ...] = (
     (b"GIF89a", "image/gif"),
     (b"%PDF-", "application/pdf"),
 )
-_TRUSTED_ONLY_BY_MAGIC = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"})
+_IMAGE_MIMES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_TRUSTED_ONLY_BY_MAGIC = _IMAGE_MIMES | {"application/pdf"}
 
 
 def sniff_mime(head: bytes, name: str) -> str:
@@ -77,9 +78,6 @@ class MediaHost:
     def __init__(self, store: MediaStore, index: ScopeIndex | None = None) -> None:
         self.store = store
         self.index = index if index is not None else ScopeIndex(store.root)
-        # What this host published in this process: the only handles admit() grants.
-        self._published: dict[str, MediaRef] = {}
-        self._lock = threading.Lock()
 
     @classmethod
     def at(cls, root: Path) -> MediaHost:
@@ -110,8 +108,6 @@ class MediaHost:
             ref = self.store.publish_stream(iter(lambda: os.read(fd, FILE_CHUNK), b""), mime)
         except MediaError as exc:
             raise ToolFailedError(f"the media store refused the file: {exc}") from None
-        with self._lock:
-            self._published[ref.sha256] = ref
         return descriptor(ref)
 
     def publish_bytes(self, data: bytes, mime: str) -> JsonDict:
@@ -132,19 +128,19 @@ class MediaHost:
             ref = self.store.publish_bytes(data, sniffed)
         except MediaError as exc:
             raise ToolFailedError(f"the media store refused the content: {exc}") from None
-        with self._lock:
-            self._published[ref.sha256] = ref
         return descriptor(ref)
 
     # -- the engine's capability --------------------------------------------
 
     async def admit(self, handle: str, scope: str) -> bool:
         sha = _sha_or_none(handle)
-        with self._lock:
-            ref = self._published.get(sha) if sha else None
+        ref = published_here(sha) if sha else None
         if ref is None:
             return False
-        entry: dict[str, Any] = {"sha256": ref.sha256, "mime": ref.mime, "size": ref.size}
+        mime = ref.mime
+        if mime in _IMAGE_MIMES and ref.width is None:
+            mime = "application/octet-stream"  # labelled an image, but no image header parsed
+        entry: dict[str, Any] = {"sha256": ref.sha256, "mime": mime, "size": ref.size}
         if ref.width is not None:
             entry["width"], entry["height"] = ref.width, ref.height
         await asyncio.to_thread(self.index.grant, scope, entry)
@@ -170,7 +166,11 @@ class MediaHost:
             data = await asyncio.to_thread(self.store.open_verified, sha)
         except MediaError as exc:
             raise ToolFailedError(f"{_short(sha)} cannot be read from the media store ({exc.code})") from None
-        return MediaBlob(handle, str(entry.get("mime") or "application/octet-stream"), data)
+        mime = str(entry.get("mime") or "application/octet-stream")
+        if mime in _TRUSTED_ONLY_BY_MAGIC and sniff_mime(data[:64], "") != mime:
+            # A provider rejects the whole request for an image that is not what it says.
+            raise ToolFailedError(f"{_short(sha)} is not the {mime} its producer said it is")
+        return MediaBlob(handle, mime, data)
 
     def _granted(self, handle: str, scope: str) -> tuple[str, dict[str, Any]]:
         try:

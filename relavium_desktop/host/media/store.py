@@ -16,7 +16,9 @@ import contextlib
 import hashlib
 import os
 import stat
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +71,30 @@ class MediaRef:
         return out
 
 
+# What this process published (digest -> ref, the newest few thousand): the
+# MediaCapability admits into a scope only handles a producer in this process
+# published -- read_file, an MCP result, a paste -- never a digest a model or
+# a tool merely named.  The ref also keeps the mime type and dimensions the
+# CAS (bytes only) does not.
+_RECENT_MAX = 4096
+_recent: OrderedDict[str, MediaRef] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def _remember(ref: MediaRef) -> None:
+    with _recent_lock:
+        _recent[ref.sha256] = ref
+        _recent.move_to_end(ref.sha256)
+        while len(_recent) > _RECENT_MAX:
+            _recent.popitem(last=False)
+
+
+def published_here(sha256: str) -> MediaRef | None:
+    """The ref of an object this process published recently, else None."""
+    with _recent_lock:
+        return _recent.get(sha256)
+
+
 def _too_large(size: int) -> MediaTooLargeError:
     return MediaTooLargeError(f"media object of {size} bytes or more exceeds the {MEDIA_OBJECT_CEILING}-byte limit")
 
@@ -100,7 +126,9 @@ class MediaStore:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(temp, dir_fd=root_fd)
         width, height = dims if dims else (None, None)
-        return MediaRef(digest, size, mime, width, height)
+        ref = MediaRef(digest, size, mime, width, height)
+        _remember(ref)
+        return ref
 
     def publish_bytes(self, data: bytes, mime: str = "application/octet-stream") -> MediaRef:
         view = memoryview(data)

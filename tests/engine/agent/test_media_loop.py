@@ -200,3 +200,31 @@ async def test_an_attachment_gone_from_the_store_becomes_a_placeholder_not_a_dea
     body = rig.server.requests[3].body
     assert _image_in("gemini", body) == []
     assert f"attachment {HANDLE} (image/png) is not included" in json.dumps(body)
+
+
+async def test_an_image_from_a_real_mcp_server_can_be_looked_at_in_the_same_chat(rig: Rig) -> None:
+    """MCP host (real SDK server over stdio) → media handle in the result → read_media → Anthropic image block."""
+    import dataclasses
+
+    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+    from relavium_desktop.engine.tools.mcp_tools import make_mcp_tool
+    from relavium_desktop.engine.tools.registry import ToolRegistry
+    from relavium_desktop.host.assembly import HostSettings, build_host, close_host
+    from tests.fixtures.mcp_server import PNG as MCP_PNG
+    from tests.host.mcp.conftest import make_host, stdio_entry
+
+    handle = "media://sha256-" + hashlib.sha256(MCP_PNG).hexdigest()
+    host = build_host(HostSettings(workspace=rig.workspace, home=rig.home, surface="chat"))
+    host = dataclasses.replace(host, mcp=make_host(rig.home, {"fx": stdio_entry()}))
+    image_tool = make_mcp_tool("fx", "image", "A small PNG image.", {"type": "object", "properties": {}})
+    base = rig.loop(tools=[*TOOLS, image_tool.id], chat=True, provider="anthropic", model=MODELS["anthropic"])
+    loop = dataclasses.replace(base, registry=ToolRegistry([*BUILTIN_TOOLS, image_tool], host))
+    rig.server.script(Reply.call(image_tool.id, {}), Reply.call("read_media", {"handle": handle}), Reply.say("a logo"))
+    try:
+        result = await loop.run([Message.user("show me the server's image")])
+    finally:
+        await close_host(host)
+    assert result.status == "completed", result.failure
+    assert handle in json.dumps(rig.server.requests[1].body)
+    assert _image_in("anthropic", rig.server.requests[2].body) == [
+        ("image/png", base64.b64encode(MCP_PNG).decode())]

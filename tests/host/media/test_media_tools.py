@@ -7,6 +7,7 @@ host, media CAS on disk, per-scope grant files) and the tool registry.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -97,13 +98,19 @@ async def test_read_media_is_scoped_to_the_chat_or_run_that_read_the_file(ws: Pa
     assert (await dispatch("read_media", {"handle": handle}, host=again, run_id="chat-two")).error is not None
 
 
-async def test_admit_grants_only_handles_this_host_published(tmp_path: Path) -> None:
-    store = MediaStore(tmp_path / "media")
-    foreign = store.publish_bytes(png(), "image/png")
-    media = MediaHost(store)
-    assert await media.admit(foreign.handle, "run:x") is False
+async def test_admit_grants_only_handles_this_process_published(tmp_path: Path) -> None:
+    # An object another process put in the store: its digest is known, it was not produced here.
+    data = png(5, 5, noise=77)
+    sha = hashlib.sha256(data).hexdigest()
+    (tmp_path / "media" / "objects" / sha[:2]).mkdir(parents=True)
+    (tmp_path / "media" / "objects" / sha[:2] / sha).write_bytes(data)
+    foreign = "media://sha256-" + sha
+    media = MediaHost(MediaStore(tmp_path / "media"))
+    assert media.store.open_verified(sha) == data
+    assert await media.admit(foreign, "run:x") is False
+    assert await media.admit("media://sha256-" + "0" * 64, "run:x") is False
     with pytest.raises(ToolDeniedError) as caught:
-        await media.describe(foreign.handle, "run:x")
+        await media.describe(foreign, "run:x")
     assert caught.value.reason == "media_scope_denied"
 
 

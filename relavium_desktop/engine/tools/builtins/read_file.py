@@ -15,7 +15,7 @@ from pydantic import Field
 from relavium_desktop.engine.host import MediaCapability, ToolHost
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.builtins.base import ToolArgs, is_glob
-from relavium_desktop.engine.tools.media_turn import media_scope_of
+from relavium_desktop.engine.tools.media_turn import media_handles, media_scope_of
 from relavium_desktop.engine.tools.registry import require
 from relavium_desktop.engine.tools.tooldef import (
     PolicyClass,
@@ -31,24 +31,18 @@ class ReadFileArgs(ToolArgs):
     )
 
 
-async def _admit(results: list[JsonDict], media: MediaCapability | None, scope: str) -> None:
-    if media is None:
-        return
-    for result in results:
-        found = result.get("media")
-        if isinstance(found, dict) and isinstance(found.get("handle"), str):
-            await media.admit(found["handle"], scope)
+async def _admit(result: JsonDict, media: MediaCapability | None, scope: str) -> JsonDict:
+    if media is not None:
+        for handle in media_handles(result):
+            await media.admit(handle, scope)
+    return result
 
 
 async def _dispatch(args: ReadFileArgs, host: ToolHost, ctx: ToolDispatchContext) -> Any:
     fs = require(host.fs, "read_file", "filesystem")
     if is_glob(args.path):
-        files = await fs.read_glob(args.path)
-        await _admit(files, host.media, media_scope_of(ctx))
-        return {"files": files}
-    result = await fs.read_file(args.path)
-    await _admit([result], host.media, media_scope_of(ctx))
-    return result
+        return await _admit({"files": await fs.read_glob(args.path)}, host.media, media_scope_of(ctx))
+    return await _admit(await fs.read_file(args.path), host.media, media_scope_of(ctx))
 
 
 TOOL = ToolDef(

@@ -313,3 +313,20 @@ def test_sampling_is_refused_on_the_command_line(
                            "--workspace", str(tmp_path), "--json", env=cli_env)
     assert code == 1 and out["error"]["code"] == "tool_failed"
     assert "sampling" in out["error"]["message"].lower()
+
+
+def test_a_workflow_tool_node_calls_a_discovered_tool_of_its_own_server(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path, workflow: tuple[Path, Path, Path],
+) -> None:
+    path, started, _ = workflow
+    text = path.read_text().replace(
+        "tool_config: {tool_name: mcp_call,\n        parameters: {server: wfcalc, tool: sleep, arguments: {seconds: 0}}}",
+        "tool_config: {tool_name: mcp_wfcalc_add, parameters: {a: 20, b: 22}}")
+    assert "mcp_wfcalc_add" in text
+    path.write_text(text)
+    code, events, err = run_cli("run", str(path), "--workspace", str(tmp_path), "--approve-mcp", "wfcalc",
+                                "--json", env=cli_env)
+    assert code == 0, err
+    results = [e for e in events if e["type"] == "agent:tool_result"]
+    assert [(r["toolId"], r["success"]) for r in results] == [("mcp_wfcalc_add", True)]
+    assert "42" in results[0]["outputSummary"] and started.exists()

@@ -67,7 +67,7 @@ def tool_registry(host: ToolHost | None = None, *, extra_tools: Iterable[ToolDef
     from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
     from relavium_desktop.engine.tools.registry import ToolRegistry
 
-    registry = ToolRegistry(BUILTIN_TOOLS, host if host is not None else ToolHost())
+    registry = ToolRegistry([*BUILTIN_TOOLS, *plugin_tools()], host if host is not None else ToolHost())
     for tool in extra_tools:
         if registry.get(tool.id) is not None:
             log.warning("tool %s left out: its id is already registered", tool.id)

@@ -28,6 +28,7 @@ from relavium_desktop.engine.tools.command_policy import AllowlistEntryError, va
 from relavium_desktop.engine.tools.domain_policy import validate_domain_entry
 from relavium_desktop.ui.chat.backend import KEY_POLICY  # the key the chat view reads per turn
 from relavium_desktop.ui.qt import (
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -35,6 +36,7 @@ from relavium_desktop.ui.qt import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     Qt,
     QVBoxLayout,
     QWidget,
@@ -159,7 +161,16 @@ class ChatToolsPage(QWidget):
         self.domains.edit.returnPressed.connect(self.add_domain)
         self.commands.changed.connect(self.save)
         self.domains.changed.connect(self.save)
-        layout = QVBoxLayout(self)
+        # The allowlists and the tool settings are taller than a small window: they scroll together.
+        content = QWidget()
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        layout = QVBoxLayout(content)
         layout.addWidget(intro)
         layout.addWidget(self.warning)
         layout.addWidget(self.commands, 1)

@@ -65,6 +65,15 @@ def test_a_chat_turn_searches_through_the_searxng_set_in_settings(
     follow_up = json.dumps(llm_server.requests[1].body["messages"])
     assert "SearXNG result for desktop chat search" in follow_up and SEARCH_KEY not in follow_up
 
+    # Forgetting the key removes the keyring entry the page made and the reference to it.
+    window.show_settings("chat_tools")
+    with qtbot.waitSignal(section.saved, timeout=15_000):
+        section.search_key_forget.click()
+    assert SecretStore().get("CHAT_WEB_SEARCH_KEY") is None
+    params = json.loads(window.context.settings.value(KEY_TOOL_CONFIG))["web_search"]["parameters"]
+    assert "credentialRef" not in params and params["provider"] == "searxng"
+    assert section.search_key_state.text() == "No key set" and not section.search_key_forget.isEnabled()
+
 
 def test_credentials_per_host_and_command_settings_are_validated_and_stored(
     desktop_bus_env, make_window, qtbot,

@@ -119,12 +119,16 @@ class ToolConfigSection(QWidget):
         self.search_key.setPlaceholderText("API key (kept in the system keyring), or secret:NAME")
         self.search_key_state = QLabel()
         set_tone(self.search_key_state, "muted")
+        self.search_key_forget = QPushButton("Forget key")
+        key_state = QHBoxLayout()
+        key_state.addWidget(self.search_key_state, 1)
+        key_state.addWidget(self.search_key_forget)
         form = QFormLayout(search)
         form.addRow("Provider", self.provider)
         form.addRow("URL", self.search_url)
         form.addRow("", self.allow_local)
         form.addRow("Key", self.search_key)
-        form.addRow("", self.search_key_state)
+        form.addRow("", key_state)
 
         # -- http_request credentials per host
         http = QGroupBox("HTTP credentials (http_request)")
@@ -174,7 +178,8 @@ class ToolConfigSection(QWidget):
         cmd_form.addRow("", env_row)
 
         self.save_button = QPushButton("Save tool settings")
-        for b in (self.cred_add, self.cred_remove, self.env_add, self.env_remove, self.save_button):
+        for b in (self.cred_add, self.cred_remove, self.env_add, self.env_remove, self.save_button,
+                  self.search_key_forget):
             b.setAutoDefault(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -188,6 +193,7 @@ class ToolConfigSection(QWidget):
         layout.addWidget(self.error)
 
         self.save_button.clicked.connect(self.save)
+        self.search_key_forget.clicked.connect(lambda: spawn(self.forget_search_key()))
         self.cred_add.clicked.connect(self.add_credential)
         self.cred_remove.clicked.connect(self._remove_credential)
         self.env_add.clicked.connect(self.add_env)
@@ -206,7 +212,7 @@ class ToolConfigSection(QWidget):
         self.allow_local.setChecked(bool(search.get("allowLocal")))
         ref = search.get("credentialRef")
         self._search_ref = ref if isinstance(ref, str) else None
-        self.search_key_state.setText(f"Key: {self._search_ref}" if self._search_ref else "No key set")
+        self._show_search_key()
         self.credentials.clear()
         refs = _params(data, "http_request").get("credentialRefs")
         for domain, cred in (refs.items() if isinstance(refs, dict) else ()):
@@ -312,10 +318,24 @@ class ToolConfigSection(QWidget):
             self.saved.emit()
             return
         self._settings.setValue(KEY_TOOL_CONFIG, json.dumps(data))
-        self.search_key_state.setText(f"Key: {self._search_ref}" if self._search_ref else "No key set")
+        self._show_search_key()
         self.error.setText("")
         self.status.setText("Saved; chat uses these settings from the next message.")
         self.saved.emit()
+
+    def _show_search_key(self) -> None:
+        self.search_key_state.setText(f"Key: {self._search_ref}" if self._search_ref else "No key set")
+        self.search_key_forget.setEnabled(self._search_ref is not None)
+
+    async def forget_search_key(self) -> None:
+        """Drop the search key: the keyring entry this page made goes too; a named reference is only unlinked."""
+        ref, self._search_ref = self._search_ref, None
+        if ref == f"secret:{SEARCH_KEY_NAME}":
+            try:
+                await asyncio.to_thread(self._secrets.delete, SEARCH_KEY_NAME)
+            except SecretStoreError as exc:
+                self.error.setText(f"the key could not be removed from the system keyring: {exc}")
+        await self._save("")
 
     def _check_search_url(self) -> None:
         """SearXNG needs its URL; any URL must pass the egress rule for a configured base URL."""

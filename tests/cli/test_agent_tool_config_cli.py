@@ -161,3 +161,14 @@ def test_relavium_validate_reports_a_misnamed_tool_config_parameter_at_its_line(
     assert any(line == 12 and "has no parameter 'provder'" in m for line, m in messages), messages
     assert any(line == 12 and "parameter credentialRef" in m for line, m in messages), messages
     assert "sk-not-a-ref-777" not in json.dumps(out) + err
+
+
+def test_relavium_validate_reports_a_config_for_a_tool_the_agent_lacks(env: dict[str, str], tmp_path: Path) -> None:
+    wf = tmp_path / "w.relavium.yaml"
+    wf.write_text(WORKFLOW.format(params="{}").replace("web_search:\n          parameters",
+                                                       "http_request:\n          parameters"))
+    code, out, _ = run_cli("validate", str(wf), "--json", env=env)
+    assert code == 2
+    (issue,) = out["error"]["issues"]
+    assert (issue["line"], issue["column"]) == (10, 7)  # the agent's tool_config block
+    assert "'http_request', which is not one of this agent's tools" in issue["message"]

@@ -99,6 +99,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu as QMenu
     from PySide6.QtWidgets import QMessageBox as QMessageBox
     from PySide6.QtWidgets import QPlainTextEdit as QPlainTextEdit
+    from PySide6.QtWidgets import QProgressBar as QProgressBar
     from PySide6.QtWidgets import QPushButton as QPushButton
     from PySide6.QtWidgets import QRadioButton as QRadioButton
     from PySide6.QtWidgets import QScrollArea as QScrollArea
@@ -119,7 +120,6 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QToolButton as QToolButton
     from PySide6.QtWidgets import QVBoxLayout as QVBoxLayout
     from PySide6.QtWidgets import QWidget as QWidget
-    from PySide6.QtWidgets import QProgressBar as QProgressBar
 else:
     _MODULES = ("QtCore", "QtGui", "QtWidgets", "QtNetwork")
 

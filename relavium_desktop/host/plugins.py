@@ -16,10 +16,8 @@ listed with the reason and its tools are not offered.  Nothing a plugin does at 
 
 from __future__ import annotations
 
-import contextlib
+import io
 import logging
-import os
-import tempfile
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -34,6 +32,7 @@ from relavium_desktop.engine.tools.plugin_api import (
     plugin_tool_id,
 )
 from relavium_desktop.engine.tools.tooldef import ToolDef
+from relavium_desktop.host.atomic import write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -117,19 +116,10 @@ def set_enabled(home: Path, name: str, on: bool) -> list[str]:
     names = set(enabled_names(home))
     names = names | {name} if on else names - {name}
     path = _plugins_path(home)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".plugins-", suffix=".yaml", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write("# Relavium plugins the user enabled (relavium plugins enable|disable NAME)\n")
-            YAML(typ="safe", pure=True).dump({"enabled": sorted(names)}, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    buf = io.StringIO()
+    buf.write("# Relavium plugins the user enabled (relavium plugins enable|disable NAME)\n")
+    YAML(typ="safe", pure=True).dump({"enabled": sorted(names)}, buf)
+    write_text_atomic(path, buf.getvalue())
     return sorted(names)
 
 

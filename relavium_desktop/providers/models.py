@@ -19,8 +19,6 @@ import asyncio
 import contextlib
 import inspect
 import json
-import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -33,6 +31,7 @@ import httpx
 from relavium_desktop.engine.errors import ToolError
 from relavium_desktop.engine.llm.errors import ProviderError
 from relavium_desktop.engine.tools.masking import clip, mask_text
+from relavium_desktop.host.atomic import write_text_atomic
 from relavium_desktop.providers.config import (
     BaseUrlValidator,
     ProviderConfigError,
@@ -128,16 +127,7 @@ def _write_record(home: Path, name: str, base_url: str, models: tuple[ModelInfo,
                        "models": [{"id": m.id, "display_name": m.display_name} for m in models]}
     path = _cache_path(home)
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".models.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"version": 1, "providers": providers}, f)
-            os.replace(tmp, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_text_atomic(path, json.dumps({"version": 1, "providers": providers}))
 
 
 def _when(ts: float) -> str:

@@ -18,11 +18,9 @@ refuses anything else, on writing and on reading.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,6 +32,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.representer import RoundTripRepresenter
 
+from relavium_desktop.host.atomic import write_text_atomic
 from relavium_desktop.providers.config import DEFAULT_ENTRIES, ProviderConfigError, ProviderEntry
 
 Stamp = tuple[int, int, int]
@@ -280,26 +279,7 @@ class ProviderStore:
         _yaml().dump(doc, buf)
         text = buf.getvalue()
         self._parse(text)  # what is written must read back (and hold references only)
-        folder = self.path.parent
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{self.path.name}.", suffix=".tmp")
-        try:
-            os.fchmod(fd, FILE_MODE)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        with contextlib.suppress(OSError):  # make the rename itself durable where the OS allows
-            dfd = os.open(folder, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+        write_text_atomic(self.path, text, mode=FILE_MODE)
         self._cached = None
 
 

@@ -16,11 +16,9 @@ the offending value -- a value typed into ``env`` may be a pasted secret.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -31,6 +29,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from relavium_desktop.engine.tools.env_policy import env_name_refused
+from relavium_desktop.host.atomic import write_text_atomic
 from relavium_desktop.host.mcp.config import (
     CONFIG_FILE,
     HttpServer,
@@ -276,30 +275,7 @@ class McpYamlEditor:
         text = buf.getvalue()
         # What is written must load back as valid servers; otherwise nothing is written.
         self._validate(self._section_plain(self._load(YAML(typ="safe"), text)))
-        folder = self.path.parent
         try:
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{self.path.name}.", suffix=".tmp")
+            write_text_atomic(self.path, text, mode=FILE_MODE)
         except OSError as exc:
             raise McpConfigError(f"{CONFIG_FILE}: cannot be written ({exc.strerror or type(exc).__name__})") from None
-        try:
-            os.fchmod(fd, FILE_MODE)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise McpConfigError(f"{CONFIG_FILE}: cannot be written ({exc.strerror or type(exc).__name__})") from None
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        with contextlib.suppress(OSError):  # make the rename itself durable where the OS allows
-            dfd = os.open(folder, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)

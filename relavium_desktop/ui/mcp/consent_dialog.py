@@ -17,19 +17,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from relavium_desktop.ui.mcp.decision_dialog import DecisionDialog
 from relavium_desktop.ui.qt import (
-    QDialog,
     QFontDatabase,
     QFormLayout,
     QHBoxLayout,
-    QKeyEvent,
     QLabel,
     QPlainTextEdit,
     QPushButton,
     Qt,
     QVBoxLayout,
     QWidget,
-    Signal,
 )
 from relavium_desktop.ui.theme import set_surface, set_tone
 
@@ -53,8 +51,7 @@ def _selectable(text: str, *, mono: bool = False) -> QLabel:
     return label
 
 
-class ConsentDialog(QDialog):
-    decided = Signal(bool)
+class ConsentDialog(DecisionDialog):
 
     def __init__(
         self,
@@ -66,7 +63,6 @@ class ConsentDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.request = request
-        self.allowed: bool | None = None
         self.setObjectName("mcpConsentDialog")
         self.setWindowTitle(f"Start the MCP server “{request.server}”?")
         self.resize(620, 480)
@@ -152,24 +148,6 @@ class ConsentDialog(QDialog):
         layout.addLayout(buttons)
         self.refuse_button.setFocus()
 
-    def _decide(self, allowed: bool) -> None:
-        if self.allowed is not None:
-            return
-        self.allowed = allowed
-        self.decided.emit(allowed)
-        super().done(QDialog.DialogCode.Accepted if allowed else QDialog.DialogCode.Rejected)
-
-    def reject(self) -> None:
-        self._decide(False)
-
-    def done(self, code: int) -> None:
-        if self.allowed is None:
-            self._decide(False)
-            return
-        super().done(code)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            event.accept()
-            return
-        super().keyPressEvent(event)
+    @property
+    def allowed(self) -> bool | None:
+        return self.answer

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from relavium_desktop.ui.mcp.decision_dialog import DecisionDialog
 from relavium_desktop.ui.qt import (
-    QDialog,
     QFormLayout,
     QHBoxLayout,
-    QKeyEvent,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -23,7 +22,6 @@ from relavium_desktop.ui.qt import (
     QTextOption,
     QVBoxLayout,
     QWidget,
-    Signal,
 )
 from relavium_desktop.ui.theme import set_surface, set_tone
 
@@ -41,13 +39,11 @@ def transcript(request: SamplingRequest) -> str:
     return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "\n… (clipped)"
 
 
-class SamplingDialog(QDialog):
-    decided = Signal(bool)
+class SamplingDialog(DecisionDialog):
 
     def __init__(self, request: SamplingRequest, *, model: str | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.request = request
-        self.approved: bool | None = None
         self.setObjectName("mcpSamplingDialog")
         self.setWindowTitle(f"{request.server} asks your model")
         self.resize(620, 520)
@@ -108,24 +104,6 @@ class SamplingDialog(QDialog):
         layout.addLayout(buttons)
         self.refuse_button.setFocus()
 
-    def _decide(self, approved: bool) -> None:
-        if self.approved is not None:
-            return
-        self.approved = approved
-        self.decided.emit(approved)
-        super().done(QDialog.DialogCode.Accepted if approved else QDialog.DialogCode.Rejected)
-
-    def reject(self) -> None:
-        self._decide(False)
-
-    def done(self, code: int) -> None:
-        if self.approved is None:
-            self._decide(False)
-            return
-        super().done(code)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            event.accept()
-            return
-        super().keyPressEvent(event)
+    @property
+    def approved(self) -> bool | None:
+        return self.answer

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -313,6 +313,46 @@ def merge_mcp_servers(*blocks: tuple[str, Mapping[str, Any] | None]) -> dict[str
             merged.setdefault(name, entry)
             origin.setdefault(name, where)
     return merged
+
+
+def workflow_mcp_block(workflow: LoadedWorkflow) -> dict[str, Any]:
+    """The workflow's own servers and those its agents' files declare, as one validated block.
+
+    Raises McpConfigError naming the entry and field (or the two places that
+    declare one name differently).
+    """
+    return workflow_mcp_servers(merge_mcp_servers(
+        ("workflow mcp_servers", workflow.file.workflow.mcp_servers),
+        *((f"agent {a.id} mcp_servers", a.mcp_servers) for a in workflow.agents.values()),
+    ))
+
+
+def workflow_tool_ids(workflow: LoadedWorkflow) -> list[str]:
+    """Every tool id the workflow names: its agents' and agent nodes' grants and its tool nodes."""
+    ids = [t for agent in workflow.agents.values() for t in agent.tools]
+    for node in workflow.file.workflow.nodes:
+        ids += list(getattr(node, "tools", None) or [])
+        config = getattr(node, "tool_config", None)
+        if config is not None:
+            ids.append(config.tool_name)
+    return ids
+
+
+async def run_with_mcp(registry: ToolRegistry, servers: Collection[str], run: Callable[[], Awaitable[Any]],
+                       on_problem: Callable[[str], object] = lambda _line: None) -> Any:
+    """Discover ``servers``' tools in the run's own loop, run it, then stop the servers it started.
+
+    Every surface that runs a workflow goes through here, so a run's MCP
+    sessions live exactly as long as the run.
+    """
+    try:
+        for line in await add_mcp_tools(registry, servers):
+            on_problem(line)
+        return await run()
+    finally:
+        aclose = getattr(registry.host.mcp, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 def unconsented_stdio_servers(

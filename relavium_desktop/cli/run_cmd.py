@@ -23,7 +23,7 @@ import errno
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -144,10 +144,11 @@ def run(args: argparse.Namespace) -> int:
         cli_mcp_hooks,
         consent_needed_message,
         mcp_servers_of,
-        merge_mcp_servers,
         run_store,
+        run_with_mcp,
         unconsented_stdio_servers,
-        workflow_mcp_servers,
+        workflow_mcp_block,
+        workflow_tool_ids,
     )
 
     if args.resume and args.file:
@@ -193,10 +194,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
                 # The workflow's own servers and those its agents' files declare, as one block.
-                mcp_block = workflow_mcp_servers(merge_mcp_servers(
-                    ("workflow mcp_servers", wf.file.workflow.mcp_servers),
-                    *((f"agent {a.id} mcp_servers", a.mcp_servers) for a in wf.agents.values()),
-                ))
+                mcp_block = workflow_mcp_block(wf)
             except WorkflowError as exc:
                 report_invalid(exc, args.json)
                 return EXIT_USAGE
@@ -214,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         engine = build_workflow_engine(workspace=workspace, tier=tier, journal=store, providers_file=args.providers,
                                        hold_gates=args.hold_gates, mcp_servers=mcp_block or None,
                                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace))
-        mcp_servers = mcp_servers_of(engine.registry.host, _tool_ids(wf)) if wf is not None else []
+        mcp_servers = mcp_servers_of(engine.registry.host, workflow_tool_ids(wf)) if wf is not None else []
         printer = _Printer(args.json)
         try:
             if continuing:
@@ -236,7 +234,8 @@ def run(args: argparse.Namespace) -> int:
                                       surface={"workspace": str(workspace), "tier": tier})
             printer.on_lost = wf_run.cancel
             try:
-                result = asyncio.run(_run_with_mcp(engine.registry, mcp_servers, wf_run.run))
+                result = asyncio.run(run_with_mcp(engine.registry, mcp_servers, wf_run.run,
+                                                   on_problem=lambda line: print(f"relavium: {line}", file=sys.stderr)))
             except Exception as exc:
                 _record_crash(store, wf_run.run_id, exc)
                 raise
@@ -268,31 +267,6 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"run {result.run_id} {result.status}", file=sys.stderr)
     return EXIT_FAILED
-
-
-def _tool_ids(wf: Any) -> list[str]:
-    """Every tool id the workflow names: its agents' and agent nodes' grants and its tool nodes."""
-    ids = [t for agent in wf.agents.values() for t in agent.tools]
-    for node in wf.file.workflow.nodes:
-        ids += list(getattr(node, "tools", None) or [])
-        config = getattr(node, "tool_config", None)
-        if config is not None:
-            ids.append(config.tool_name)
-    return ids
-
-
-async def _run_with_mcp(registry: Any, servers: list[str], run: Callable[[], Awaitable[Any]]) -> Any:
-    """Discover the workflow's MCP tools in the run's own loop, run it, then stop the servers it started."""
-    from relavium_desktop.services import add_mcp_tools
-
-    try:
-        for line in await add_mcp_tools(registry, servers):
-            print(f"relavium: {line}", file=sys.stderr)
-        return await run()
-    finally:
-        aclose = getattr(registry.host.mcp, "aclose", None)
-        if aclose is not None:
-            await aclose()
 
 
 def _not_resumable(run: dict[str, Any]) -> str:

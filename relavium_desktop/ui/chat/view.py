@@ -553,11 +553,9 @@ class ChatView(QWidget):
         mcp.start()
 
     def _mcp_hooks(self) -> Any:
-        """The app's MCP client hooks (consent, elicitation, sampling dialogs), when MCP-UI provides them."""
-        try:
-            from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
-        except ImportError:
-            return None
+        """The app's MCP client hooks (consent, elicitation, sampling dialogs)."""
+        from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
+
         return app_mcp_hooks(self.context)
 
     def _show_mcp_status(self) -> None:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QFontDatabase,
@@ -340,6 +341,7 @@ class RunsView(QWidget):
                 workspace=lambda: context.project,
                 os_capability=lambda: context.desktop_os,
                 approval_hook=context.approval_hook,
+                mcp_hooks=lambda: app_mcp_hooks(context),
                 parent=self,
             )
             self._runner.finished.connect(self._resume_finished)

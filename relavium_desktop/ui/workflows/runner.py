@@ -53,10 +53,16 @@ class WorkflowRunner(QObject):
         workspace: Callable[[], str],
         os_capability: Callable[[], OsCapability | None],
         approval_hook: Callable[[], ApprovalHook | None],
+        mcp_hooks: Callable[[], Any] = lambda: None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._home = home
+        self._mcp_hooks = mcp_hooks
+        # The run's MCP servers: the workflow's own block (consent asked through
+        # ``mcp_hooks`` before one starts) and the servers its tool ids name.
+        self._mcp_block: dict[str, Any] = {}
+        self._mcp_tool_ids: list[str] = []
         self._workspace = workspace
         self._os = os_capability
         self._hook = approval_hook
@@ -75,13 +81,25 @@ class WorkflowRunner(QObject):
 
         workspace = Path(self._run_workspace or self._workspace()).resolve()
         return build_workflow_engine(workspace=workspace, tier="project", journal=journal,
-                                     os_capability=self._os(), approval=desktop_regime(self._hook()))
+                                     os_capability=self._os(), approval=desktop_regime(self._hook()),
+                                     mcp_servers=self._mcp_block or None, mcp_hooks=self._mcp_hooks())
 
     def start(self, workflow: LoadedWorkflow, inputs: dict[str, Any]) -> bool:
         """Start a run; False (and ``failed_to_start``) when inputs are refused or a run is active."""
+        from relavium_desktop import services
         from relavium_desktop.engine.workflow.errors import InputError
+        from relavium_desktop.host.mcp.config import McpConfigError
 
+        if self.busy:
+            self.failed_to_start.emit("a run is already in progress; stop it first")
+            return False
         self._run_workspace = None
+        try:
+            self._mcp_block = services.workflow_mcp_block(workflow)
+        except McpConfigError as exc:
+            self.failed_to_start.emit(str(exc))
+            return False
+        self._mcp_tool_ids = services.workflow_tool_ids(workflow)
         return self._launch(lambda engine: engine.start(
             workflow, inputs, on_event=self.run_event.emit,
             surface={"workspace": str(Path(self._workspace()).resolve()), "tier": "project"},
@@ -98,6 +116,7 @@ class WorkflowRunner(QObject):
 
         if not self.busy:
             self._run_workspace = workspace
+            self._mcp_block, self._mcp_tool_ids = {}, []  # not kept with the run: user servers only
         return self._launch(lambda engine: engine.resume(run_id, decision, gate_id=gate_id,
                                                          on_event=self.run_event.emit), InputError)
 
@@ -116,7 +135,8 @@ class WorkflowRunner(QObject):
             return False
         store = services.run_store(self._home())
         try:
-            self.run = make(self._engine(store))
+            engine = self._engine(store)
+            self.run = make(engine)
         except refused as exc:
             store.close()
             self.failed_to_start.emit(str(exc))
@@ -125,7 +145,9 @@ class WorkflowRunner(QObject):
             store.close()
             raise
         self.running_changed.emit(True)
-        self.task = spawn(self._drive(self.run.run(), store))
+        servers = services.mcp_servers_of(engine.registry.host, self._mcp_tool_ids)
+        on_problem = lambda line: log.warning("workflow run: %s", line)  # noqa: E731
+        self.task = spawn(self._drive(services.run_with_mcp(engine.registry, servers, self.run.run, on_problem), store))
         return True
 
     async def _drive(self, work: Awaitable[RunResult], store: Any) -> None:

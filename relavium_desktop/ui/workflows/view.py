@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QFontDatabase,
@@ -204,6 +205,7 @@ class WorkflowsView(QWidget):
             workspace=lambda: self.context.project,
             os_capability=lambda: self.context.desktop_os,
             approval_hook=self.context.approval_hook,
+            mcp_hooks=lambda: app_mcp_hooks(self.context),
             parent=self,
         )
         self.runner.run_event.connect(self._on_event)

@@ -1,0 +1,90 @@
+"""Workflows run from the window reach MCP tools: the user's servers, and a workflow's own after consent.
+
+Real parts throughout: the SDK fixture server as a child process, the app's
+workflow runner on the qasync loop, the consent dialog the window opens.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from relavium_desktop.ui.mcp.consent_dialog import ConsentDialog
+from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
+from relavium_desktop.ui.shell import NAV_WORKFLOWS
+from tests.host.mcp.conftest import FIXTURE, PYTHON
+from tests.ui.workflow_samples import RUN_TIMEOUT_MS
+
+ADDER = """\
+schema_version: '1.0'
+workflow:
+  id: adder
+{servers}  nodes:
+    - {{ id: start, type: input }}
+    - id: sum
+      type: tool
+      tool_config: {{ tool_name: mcp_{server}_add, parameters: {{ a: 20, b: 22 }} }}
+    - {{ id: out, type: output }}
+  edges: [{{ from: start, to: sum }}, {{ from: sum, to: out }}]
+"""
+
+
+def stdio_entry(marker: Path) -> str:
+    return (f"transport: stdio\n      command: {json.dumps(PYTHON)}\n      args: [{json.dumps(FIXTURE)}, stdio]\n"
+            f"      env: {{MCP_FIXTURE_MARKER: {json.dumps(str(marker))}}}\n")
+
+
+def open_flow(make_window, qtbot, project: Path, rel: str):
+    window = make_window()
+    window.context.set_project(str(project))
+    window.nav.setCurrentRow(NAV_WORKFLOWS)
+    view = window.workflows_view
+    qtbot.waitUntil(lambda: any(e.rel == rel for e in view.entries), timeout=10_000)
+    view.open_workflow(rel)
+    return window, view
+
+
+def run_and_wait(view, qtbot) -> Any:
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        view.run_button.click()
+    return blocker.args[0]
+
+
+def test_a_workflow_tool_node_calls_a_tool_of_the_users_mcp_server(
+    make_window, qtbot, project: Path, relavium_home: Path, tmp_path: Path,
+) -> None:
+    marker = tmp_path / "user-started"
+    (relavium_home / "mcp.yaml").write_text("servers:\n  calc:\n    " + stdio_entry(marker).replace("\n      ", "\n    "))
+    (project / "adder.relavium.yaml").write_text(ADDER.format(servers="", server="calc"))
+    _window, view = open_flow(make_window, qtbot, project, "adder.relavium.yaml")
+    result = run_and_wait(view, qtbot)
+    assert result.status == "completed", view.message.text()
+    view.timeline.select("sum")
+    qtbot.waitUntil(lambda: "42" in view.timeline.details.toPlainText())
+
+
+def test_a_workflows_own_server_starts_only_after_consent_asked_once_per_project(
+    make_window, qtbot, project: Path, relavium_home: Path, tmp_path: Path,
+) -> None:
+    marker = tmp_path / "workflow-started"
+    servers = "  mcp_servers:\n    wfcalc:\n      " + stdio_entry(marker)
+    (project / "adder.relavium.yaml").write_text(ADDER.format(servers=servers, server="wfcalc"))
+    window, view = open_flow(make_window, qtbot, project, "adder.relavium.yaml")
+    opened: list[Any] = []
+    app_mcp_hooks(window.context)  # the window's one hooks object; its dialogs announce themselves
+    window.context._mcp_app_hooks.dialog_opened.connect(opened.append)
+
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        view.run_button.click()
+        qtbot.waitUntil(lambda: bool(opened), timeout=RUN_TIMEOUT_MS)
+        dialog = opened[0]
+        assert isinstance(dialog, ConsentDialog)
+        assert not marker.exists()  # asked before anything was started
+        dialog.start_button.click()
+    assert blocker.args[0].status == "completed", view.message.text()
+    assert marker.exists()
+
+    marker.unlink()
+    result = run_and_wait(view, qtbot)  # the consent is stored for this project: no second question
+    assert result.status == "completed" and len(opened) == 1 and marker.exists()

@@ -16,9 +16,6 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-import jsonschema
-from jsonschema.exceptions import SchemaError
-
 from relavium_desktop.engine.errors import InvalidArgsError
 
 MAX_SCHEMA_BYTES = 256 * 1024
@@ -41,6 +38,10 @@ def _canonical(schema: Mapping[str, Any]) -> str:
 
 @lru_cache(maxsize=512)
 def _validator(canonical: str) -> Any:
+    # jsonschema is imported on the first discovered tool, not by every CLI start.
+    import jsonschema
+    from jsonschema.exceptions import SchemaError
+
     schema = json.loads(canonical)
     if not isinstance(schema, dict):
         raise InputSchemaError("the input schema must be a JSON object")

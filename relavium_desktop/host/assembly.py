@@ -110,13 +110,16 @@ def _build_process(
     )
 
 
-def _build_egress(settings: HostSettings, store: FileOutputStore) -> EgressCapability | None:
+def _build_egress(
+    settings: HostSettings, store: FileOutputStore, media: MediaHost | None = None
+) -> EgressCapability | None:
     # The SSRF-checked egress host; secrets resolve lazily, so a machine without
     # a keyring still gets egress (only a credentialRef then fails, clearly).
+    # A binary response body is published to the media store and returned as a handle.
     from relavium_desktop.host.egress import EgressHost
     from relavium_desktop.host.secrets import SecretStore
 
-    return EgressHost(output_store=store, secrets=SecretStore())
+    return EgressHost(output_store=store, secrets=SecretStore(), media=media)
 
 
 def _build_mcp(settings: HostSettings) -> McpCapability | None:
@@ -159,7 +162,7 @@ def build_host(settings: HostSettings) -> ToolHost:
     return ToolHost(
         fs=fs,
         process=_build_process(settings, store, fs),
-        egress=_build_egress(settings, store),
+        egress=_build_egress(settings, store, media),
         os=settings.os_capability,
         mcp=_build_mcp(settings),
         media=media,

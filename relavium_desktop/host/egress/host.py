@@ -34,6 +34,7 @@ from relavium_desktop.engine.tools.domain_policy import ParsedUrl, check_url, no
 from relavium_desktop.host.egress.base_url import check_base_url_scheme
 from relavium_desktop.host.egress.body import Scrubber, read_body
 from relavium_desktop.host.egress.errors import describe_transport_error
+from relavium_desktop.host.egress.media_body import looks_binary, publish_held, publish_spill, publish_stream
 from relavium_desktop.host.egress.resolver import (
     AddressCheck,
     DnsLookupError,
@@ -44,6 +45,7 @@ from relavium_desktop.host.egress.resolver import (
     system_resolver,
 )
 from relavium_desktop.host.egress.transport import guarded_client
+from relavium_desktop.host.media import MediaHost
 from relavium_desktop.host.output_store import FileOutputStore
 from relavium_desktop.host.secrets import SecretStore, SecretStoreError
 
@@ -84,6 +86,9 @@ class EgressHost:
     ``resolver``, ``check`` and ``ssl_context`` are injectable for tests (a
     scripted DNS, a local TLS server's CA); the defaults are the OS resolver,
     the full SSRF rule set with no exception, and the certifi trust store.
+    ``media`` is the store a binary body is published to (its result then
+    carries a ``media`` handle); without one a binary body is spilled to a
+    file and ``body`` is None, as before media handles existed.
     """
 
     def __init__(
@@ -97,8 +102,10 @@ class EgressHost:
         memory_ceiling: int = MEMORY_CEILING,
         preview_bytes: int = PREVIEW_BYTES,
         max_body_bytes: int = MAX_BODY_BYTES,
+        media: MediaHost | None = None,
     ) -> None:
         self.output_store = output_store
+        self.media = media
         self.secrets = secrets
         self.ssl_context = ssl_context
         self.resolver = resolver
@@ -238,10 +245,13 @@ class EgressHost:
     ) -> dict[str, Any]:
         content_type = response.headers.get("content-type")
         text = is_text_type(content_type)
+        chunks = (response.aiter_raw() if response.headers.get("content-encoding") in (None, "identity")
+                  else response.aiter_bytes())
+        if not text and self.media is not None:
+            return await self._media_result(response, chunks, url, hops, scrub)
         try:
             body = await read_body(
-                response.aiter_raw() if response.headers.get("content-encoding") in (None, "identity")
-                else response.aiter_bytes(),
+                chunks,
                 store=self.output_store,
                 run_id=request.run_id,
                 label="http_request",
@@ -264,10 +274,58 @@ class EgressHost:
             result["location"] = _scrub_text(response.headers["location"], scrub)
         if hops:
             result["redirects"] = hops
-        result["body"] = body.data.decode(_charset(content_type), "replace") if text else None
+        charset = _charset(content_type)
+        if text and self.media is not None and body.data and looks_binary(
+            body.data, charset, complete=body.spill_path is None
+        ):
+            # Called text, but not: a handle instead of mojibake.
+            if body.spill_path is None:
+                media = await publish_held(body.data, media=self.media, content_type=content_type)
+            else:
+                media = await publish_spill(body.spill_path, media=self.media, content_type=content_type)
+            result["body"] = None
+            result["media"] = media
+            return result
+        result["body"] = body.data.decode(charset, "replace") if text else None
         if body.spill_path is not None:
             result["truncated"] = True
             result["bodySpill"] = {"path": str(body.spill_path), "bytes": body.spill_bytes}
+        return result
+
+    async def _media_result(
+        self,
+        response: httpx.Response,
+        chunks: Any,
+        url: str,
+        hops: int,
+        scrub: tuple[bytes, bytes] | None,
+    ) -> dict[str, Any]:
+        """A binary body: published to the media store, the result names its handle (never its bytes)."""
+        assert self.media is not None
+        content_type = response.headers.get("content-type")
+        length = response.headers.get("content-length")
+        declared = int(length) if length is not None and length.isdigit() else None
+        try:
+            media = await publish_stream(
+                chunks, media=self.media, content_type=content_type, content_length=declared,
+                scrubber=Scrubber(*scrub) if scrub else Scrubber(None, b""),
+            )
+        except httpx.HTTPError as exc:
+            raise ToolFailedError(describe_transport_error(exc, httpx.URL(url).host)) from None
+        result: dict[str, Any] = {
+            "status": response.status_code,
+            "headers": _scrub_headers(response.headers, scrub),
+            "url": url,
+            "contentType": content_type,
+            "bodyBytes": int(media["sizeBytes"]) if media is not None else 0,
+            "body": None,
+        }
+        if response.is_redirect and response.headers.get("location"):
+            result["location"] = _scrub_text(response.headers["location"], scrub)
+        if hops:
+            result["redirects"] = hops
+        if media is not None:
+            result["media"] = media
         return result
 
 

@@ -146,6 +146,26 @@ def _handler(server_state: TestServer) -> type[BaseHTTPRequestHandler]:
                     sent += len(part)
             elif path == "/png":
                 self._send(200, b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "image/png")
+            elif path == "/image":  # a real PNG of ?w=&h= (media-handle tests)
+                from tests.host.media.pictures import png
+
+                self._send(200, png(int(query.get("w", "7")), int(query.get("h", "5"))), "image/png")
+            elif path == "/mislabelled":  # a real PNG a server calls text
+                from tests.host.media.pictures import png
+
+                self._send(200, png(4, 3), "text/plain")
+            elif path == "/bigbin":  # ?kb= of octet-stream; chunked=1 sends no Content-Length
+                size = int(query.get("kb", "64")) * 1024
+                if query.get("chunked") != "1":
+                    self._send(200, b"\x00\xff" * (size // 2), "application/octet-stream")
+                else:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/octet-stream")
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for _ in range(size // 4096):
+                        self.wfile.write(b"1000\r\n" + b"\x00\xff" * 2048 + b"\r\n")
+                    self.wfile.write(b"0\r\n\r\n")
             elif path == "/res/v1/web/search":
                 self._send(200, json.dumps(BRAVE_BODY).encode())
             elif path == "/searx/search":

@@ -11,6 +11,12 @@ own reference: the credential is chosen for the request's host by the same
 exact-host rule as the allowlist, so a model steering a request elsewhere
 never carries a key meant for another service.  The host attaches it only
 to the first origin: a redirect to another host goes without it.
+
+A binary response body (an image, a PDF, any bytes that are not text) is
+published by the host to the media store and the result carries a
+``media`` handle instead of a body -- never base64, never mojibake.  The
+handle is admitted into the scope of this call, so ``read_media`` can show
+what was downloaded to a model that accepts it.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from relavium_desktop.engine.tools.domain_policy import (
     parse_url,
     validate_domain_entry,
 )
+from relavium_desktop.engine.tools.media_turn import media_handles, media_scope_of
 from relavium_desktop.engine.tools.registry import require
 from relavium_desktop.engine.tools.tooldef import (
     ByteBound,
@@ -103,12 +110,20 @@ async def _dispatch(args: HttpRequestArgs, host: ToolHost, ctx: ToolDispatchCont
         stream=args.stream,
         timeout_ms=args.timeoutMs,
     )
-    return await egress.fetch(request)
+    result = await egress.fetch(request)
+    if host.media is not None:
+        for handle in media_handles(result):
+            await host.media.admit(handle, media_scope_of(ctx))
+    return result
 
 
 TOOL = ToolDef(
     id="http_request",
-    description="Make an HTTPS request (GET/POST/PUT/DELETE) to an allowlisted host.",
+    description=(
+        "Make an HTTPS request (GET/POST/PUT/DELETE) to an allowlisted host. A binary response "
+        "(image, PDF, ...) comes back as a media handle (media://sha256-...) instead of a body; "
+        "pass it to read_media to look at an image."
+    ),
     args_model=HttpRequestArgs,
     dispatch=_dispatch,
     config_only=frozenset(

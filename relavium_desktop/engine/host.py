@@ -148,6 +148,17 @@ class EgressCapability(Protocol):
 class OsCapability(Protocol):
     async def read_clipboard(self) -> str: ...
 
+    async def read_clipboard_image(self) -> JsonDict | None:
+        """The image on the clipboard, PNG-encoded and published to the host's media store.
+
+        Returns its media descriptor (``{handle, sha256, mimeType, sizeBytes,
+        width, height}``) -- a handle, never the bytes -- or None when the
+        clipboard holds no image.  The host publishes because the engine
+        cannot write the store; the tool then admits the handle into the
+        scope of the call, as read_file does.
+        """
+        ...
+
     async def notify(self, title: str, body: str, actions: Sequence[str]) -> JsonDict:
         """Show a notification without waiting for it; ``{id}``."""
         ...

@@ -1,7 +1,10 @@
-"""The desktop's OS capability: clipboard text and native notifications.
+"""The desktop's OS capability: clipboard text and images, and native notifications.
 
 ``read_clipboard`` reads QClipboard on the GUI thread (the qasync loop is that
-thread).  ``notify`` hands the notification to the session's notification
+thread).  ``read_clipboard_image`` takes the clipboard's QImage there too,
+PNG-encodes it in a worker thread (QImage and QBuffer are reentrant) and
+publishes the PNG to the media store, returning the handle's descriptor: a
+screenshot reaches a model as a handle, never as bytes in a tool result.  ``notify`` hands the notification to the session's notification
 service through desktop-notifier and returns its id as soon as the service
 accepted it -- the run never waits for a click.  A click on one of its buttons
 (or on its body, ``action == "default"``) arrives later, on the loop, as a
@@ -51,6 +54,8 @@ class NotificationAction:
 
 
 ActionListener = Callable[[NotificationAction], None]
+# (bytes, mime) -> the media descriptor of the published object (MediaHost.publish_bytes).
+MediaPublisher = Callable[[bytes, str], dict[str, Any]]
 
 
 def _default_clipboard_text() -> str:
@@ -59,6 +64,52 @@ def _default_clipboard_text() -> str:
     if QGuiApplication.instance() is None:
         raise RuntimeError("the clipboard needs the desktop app's Qt application")
     return QGuiApplication.clipboard().text()
+
+
+def _default_clipboard_image() -> Any:
+    """The clipboard's QImage (a copy, safe to encode off the GUI thread), or None."""
+    from PySide6.QtGui import QGuiApplication
+
+    if QGuiApplication.instance() is None:
+        raise RuntimeError("the clipboard needs the desktop app's Qt application")
+    clipboard = QGuiApplication.clipboard()
+    mime = clipboard.mimeData()
+    if mime is None or not mime.hasImage():
+        return None
+    image = clipboard.image()
+    return None if image.isNull() else image.copy()
+
+
+def _default_has_image() -> bool:
+    from PySide6.QtGui import QGuiApplication
+
+    if QGuiApplication.instance() is None:
+        return False
+    mime = QGuiApplication.clipboard().mimeData()
+    return bool(mime is not None and mime.hasImage())
+
+
+def encode_png(image: Any) -> bytes:
+    """A QImage as PNG bytes (lossless: "extract the text" needs every pixel)."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    try:
+        if not image.save(buffer, "PNG"):
+            raise RuntimeError("the clipboard image could not be encoded as PNG")
+    finally:
+        buffer.close()
+    return bytes(data.data())
+
+
+def _default_publisher() -> MediaPublisher:
+    # The same store the tool hosts use (<data dir>/media): a handle published here is
+    # admissible by any MediaHost of this process (see host.media.store.published_here).
+    from relavium_desktop.host.media import MediaHost, default_media_root
+
+    return MediaHost.at(default_media_root()).publish_bytes
 
 
 class DesktopOs:
@@ -70,11 +121,15 @@ class DesktopOs:
         app_name: str = APP_NAME,
         app_icon: Path | None = APP_ICON,
         clipboard_text: Callable[[], str] | None = None,
+        clipboard_image: Callable[[], Any] | None = None,
+        media_publish: MediaPublisher | None = None,
         history: int = 200,
     ) -> None:
         self._app_name = app_name
         self._app_icon = app_icon
         self._clipboard_text = clipboard_text or _default_clipboard_text
+        self._clipboard_image = clipboard_image or _default_clipboard_image
+        self._media_publish = media_publish
         self._notifier: Any = None
         self._listeners: list[ActionListener] = []
         self.actions: deque[NotificationAction] = deque(maxlen=history)
@@ -83,6 +138,19 @@ class DesktopOs:
 
     async def read_clipboard(self) -> str:
         return self._clipboard_text()
+
+    def clipboard_has_image(self) -> bool:
+        """Whether an image is on the clipboard, without reading it (the quick panel's choice of actions)."""
+        return _default_has_image()
+
+    async def read_clipboard_image(self) -> dict[str, Any] | None:
+        image = self._clipboard_image()  # on the GUI thread, where QClipboard lives
+        if image is None:
+            return None
+        png = await asyncio.to_thread(encode_png, image)
+        if self._media_publish is None:
+            self._media_publish = _default_publisher()
+        return await asyncio.to_thread(self._media_publish, png, "image/png")
 
     # -- notifications -------------------------------------------------------
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import WorkflowEngine
     from relavium_desktop.host.mcp.discovery import ServerReport
     from relavium_desktop.host.mcp.hooks import ConsentRequest, McpClientHooks
+    from relavium_desktop.host.media import MediaHost
     from relavium_desktop.host.plugins import LoadReport as PluginLoadReport
     from relavium_desktop.host.plugins import PluginStatus
     from relavium_desktop.providers.config import ProviderEntry
@@ -444,6 +445,19 @@ def provider_set(home: Path | None = None, settings_file: Path | None = None) ->
 
     return ProviderSet(provider_entries(home, settings_file), resolve_secret=host_resolver(), validate_base_url=host_validate_base_url,
                        client_factory=host_client_factory)
+
+
+def media_host(home: Path | None = None) -> MediaHost:
+    """The media store under ``home`` (``$RELAVIUM_HOME/media``) with its scope grants.
+
+    What the chat composer publishes a pasted or dropped image to: the same
+    store (and grant files) every tool host uses, so the chat's turns can
+    load what the user attached.
+    """
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.host.media import MediaHost
+
+    return MediaHost.at((home or data_dir()) / "media")
 
 
 # -- stores -------------------------------------------------------------------------

@@ -17,10 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     # ``X as X`` marks a re-export for the type checker (pyproject lets this file spell it).
+    from PySide6.QtCore import QBuffer as QBuffer
     from PySide6.QtCore import QByteArray as QByteArray
     from PySide6.QtCore import QEvent as QEvent
     from PySide6.QtCore import QFileSystemWatcher as QFileSystemWatcher
+    from PySide6.QtCore import QIODevice as QIODevice
     from PySide6.QtCore import QLineF as QLineF
+    from PySide6.QtCore import QMimeData as QMimeData
     from PySide6.QtCore import QModelIndex as QModelIndex
     from PySide6.QtCore import QObject as QObject
     from PySide6.QtCore import QPersistentModelIndex as QPersistentModelIndex
@@ -41,11 +44,15 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent as QCloseEvent
     from PySide6.QtGui import QColor as QColor
     from PySide6.QtGui import QDesktopServices as QDesktopServices
+    from PySide6.QtGui import QDragEnterEvent as QDragEnterEvent
+    from PySide6.QtGui import QDragMoveEvent as QDragMoveEvent
+    from PySide6.QtGui import QDropEvent as QDropEvent
     from PySide6.QtGui import QFont as QFont
     from PySide6.QtGui import QFontDatabase as QFontDatabase
     from PySide6.QtGui import QFontMetrics as QFontMetrics
     from PySide6.QtGui import QGuiApplication as QGuiApplication
     from PySide6.QtGui import QIcon as QIcon
+    from PySide6.QtGui import QImage as QImage
     from PySide6.QtGui import QKeyEvent as QKeyEvent
     from PySide6.QtGui import QKeySequence as QKeySequence
     from PySide6.QtGui import QMouseEvent as QMouseEvent

@@ -9,7 +9,7 @@ history valid for every provider on resume.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from relavium_desktop.engine.agent.loop import AgentLoop
@@ -26,7 +26,10 @@ from relavium_desktop.engine.events import (
     Emit,
     RunEvent,
 )
-from relavium_desktop.engine.llm.messages import Message, ToolResultPart
+from relavium_desktop.engine.llm.errors import ProviderError
+from relavium_desktop.engine.llm.messages import MediaPart, Message, Part, TextPart, ToolResultPart
+from relavium_desktop.engine.llm.provider import MediaInputAware
+from relavium_desktop.engine.tools.media_turn import INLINE_MEDIA_CEILING, media_kind, media_scope_of
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import FsScopeTier, NodeToolConfig, ToolDispatchContext, ToolPolicy
 
@@ -65,12 +68,47 @@ class ChatSession:
             on_usage=lambda u: self.store.record_usage(self.session_id, u),
         )
 
-    async def send(self, text: str) -> LoopResult:
+    async def send(self, text: str, media: Sequence[MediaPart] = ()) -> LoopResult:
+        """Send the user's ``text`` with the media they attached (handles, published by this process).
+
+        Every attachment is admitted to this chat's media scope and checked
+        against the limits and the model before anything is stored, so a
+        refused attachment fails the send with the reason (``ValueError``)
+        instead of reaching the model as a placeholder.  The stored message
+        keeps the handles; bytes are resolved per request by the loop.
+        """
+        if media:
+            await self._admit_attachments(media)
         history = self.store.messages(self.session_id)
-        user = Message.user(text)
+        parts: tuple[Part, ...] = (*media, TextPart(text)) if text else tuple(media)
+        user = Message("user", parts)
         self.store.append_message(self.session_id, user)
         history.append(user)
         return await self._run(history)
+
+    async def _admit_attachments(self, media: Sequence[MediaPart]) -> None:
+        capability = self.registry.host.media
+        if capability is None:
+            raise ValueError("attachments cannot be sent here: this chat has no media store")
+        scope = media_scope_of(self._loop().ctx)
+        kinds: set[str] = set()
+        for part in media:
+            label = part.name or "the attachment"
+            if not await capability.admit(part.handle, scope):
+                raise ValueError(f"{label} was not added in this app session; attach it again")
+            described = await capability.describe(part.handle, scope)
+            problem = attachment_problem(str(described.get("mimeType", "")), int(described.get("sizeBytes", 0)))
+            if problem is not None:
+                raise ValueError(f"{label}: {problem}")
+            kinds.add(media_kind(str(described.get("mimeType", ""))))
+        try:
+            provider = self.providers(self.spec.provider)
+        except ProviderError:
+            return  # the turn itself reports the provider's trouble, with its own code
+        accepts = provider.media_input(self.spec.model) if isinstance(provider, MediaInputAware) else frozenset()
+        refused = cannot_take(self.spec.model, kinds, accepts)
+        if refused is not None:
+            raise ValueError(refused)
 
     async def resume(self) -> LoopResult:
         """Carry on from the stored history without a new user message.
@@ -127,3 +165,40 @@ def merged_tool_configs(
         params = {**(base.parameters if base else {}), **config.parameters}
         merged[tool_id] = NodeToolConfig(parameters=params)
     return merged
+
+
+def chat_media_scope(session_id: str) -> str:
+    """The media scope of a chat session: what its turns (and its transcript) may read."""
+    return f"run:chat-{session_id}"
+
+
+def size_text(size: int) -> str:
+    """A size as a person reads it (KiB below one MiB)."""
+    return f"{size / (1024 * 1024):.1f} MiB" if size >= 1024 * 1024 else f"{max(size, 1) / 1024:.0f} KiB"
+
+
+def attachment_problem(mime: str, size: int) -> str | None:
+    """Why an attachment of this type and size cannot be sent, or None: the media turn's limits.
+
+    The composer shows this before sending and :meth:`ChatSession.send`
+    enforces it, so the user sees the size and the limit instead of an
+    attachment that silently never arrives.
+    """
+    kind = media_kind(mime)
+    if kind not in INLINE_MEDIA_CEILING:
+        return "only images (PNG, JPEG, GIF, WebP) and PDF documents can be attached"
+    limit = INLINE_MEDIA_CEILING[kind]
+    if size > limit:
+        what = "an image" if kind == "image" else "a PDF"
+        return f"it is {size_text(size)} ({size:,} bytes); {what} may be at most {size_text(limit)} ({limit:,} bytes)"
+    return None
+
+
+def cannot_take(model: str, kinds: set[str] | frozenset[str], accepts: frozenset[str]) -> str | None:
+    """What to tell the user when ``model`` cannot take some of the attached kinds, else None."""
+    missing = sorted(k for k in kinds if k not in accepts)
+    if not missing:
+        return None
+    names = " or ".join("images" if k == "image" else "PDF documents" for k in missing)
+    return (f"{model} cannot take {names}: pick a model that can (the model list above), "
+            "or remove the attachment")

@@ -52,10 +52,18 @@ class ToolResultPart:
 
 @dataclass(frozen=True, slots=True)
 class MediaPart:
-    """A handle into the media store; bytes never travel inside a message."""
+    """A handle into the media store; bytes never travel inside a message.
+
+    The same part serves media a tool delivered (``read_media``) and media
+    the user attached to their own message (pasted or dropped into the chat
+    composer), so every provider converts both with one code path.  ``name``
+    is what the user's attachment was called (a file name, "Pasted image"):
+    shown in the transcript, never sent to a model.
+    """
 
     handle: str
     mime_type: str
+    name: str = ""
     kind: Literal["media"] = "media"
 
 

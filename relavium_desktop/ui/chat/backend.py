@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.host import OsCapability, ToolHost
     from relavium_desktop.engine.tools.registry import ToolRegistry
     from relavium_desktop.engine.tools.tooldef import ToolDef
+    from relavium_desktop.host.media import MediaHost
     from relavium_desktop.providers.factory import ProviderSet
     from relavium_desktop.store.sessions import SqliteSessionStore
     from relavium_desktop.ui.qt import QSettings
@@ -152,6 +153,7 @@ class ChatBackend:
         self.settings = settings
         self.os_capability = os_capability
         self._store: SqliteSessionStore | None = None
+        self._media: MediaHost | None = None
         # One host per project, for the session it serves: (extra roots, spill scope, host).
         self._hosts: dict[str, tuple[tuple[Path, ...], str | None, ToolHost]] = {}
         # The folders outside the project granted to it ("Allow a folder outside the
@@ -176,11 +178,24 @@ class ChatBackend:
 
         return provider_set(self.home)
 
+    @property
+    def media(self) -> MediaHost:
+        """The media store the composer publishes attachments to (built on first use)."""
+        if self._media is None:
+            from relavium_desktop.services import media_host
+
+            self._media = media_host(self.home)
+        return self._media
+
     def no_project_registry(self) -> ToolRegistry:
-        """The tools with no host behind them: chat without a project folder (every OS tool fails closed)."""
+        """The tools with no host behind them: chat without a project folder (every OS tool fails closed).
+
+        The media store stays: the user's own attachments are sent with or without a project.
+        """
+        from relavium_desktop.engine.host import ToolHost
         from relavium_desktop.services import tool_registry
 
-        return tool_registry()
+        return tool_registry(ToolHost(media=self.media))
 
     async def registry(self, project: str, session_id: str | None = None) -> ToolRegistry:
         """The tool registry over the project's host for ``session_id`` (pinning runs in a thread).

@@ -67,6 +67,7 @@ class MessageBlock(QFrame):
         self._column.setSpacing(4)
         self._column.addLayout(header)
         self.parts: list[QWidget] = []
+        self.attachments: QWidget | None = None
         self.body = FittedText()
         self._add_part(self.body)
         if text:
@@ -97,6 +98,13 @@ class MessageBlock(QFrame):
             self._regenerate_button.setVisible(False)
             self._header.insertWidget(self._header.count() - 1, self._regenerate_button)
         return self._regenerate_button
+
+    def add_attachments(self, row: QWidget) -> None:
+        """The message's attached images (``thumbnails.ThumbnailRow``), above its text."""
+        self.attachments = row
+        self._column.insertWidget(1, row)
+        if not self.text:
+            self.body.setVisible(False)  # an image sent without words: no empty text box
 
     def _add_part(self, widget: QWidget) -> None:
         self._column.addWidget(widget)
@@ -158,6 +166,8 @@ class MessageBlock(QFrame):
                 self._add_part(CodeBlock(piece.code, piece.language, theme=self._theme))
 
     def repaint_theme(self) -> None:
+        if self.attachments is not None:
+            self.attachments.repaint_theme()  # type: ignore[attr-defined]
         for name, button in (("copy", self.copy_button), ("edit", self._edit_button),
                              ("regenerate", self._regenerate_button)):
             if button is not None:

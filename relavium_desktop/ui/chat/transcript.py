@@ -22,6 +22,7 @@ and carries out the message actions it asks for (``edit_requested``,
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,10 @@ from relavium_desktop.ui.qt import QEvent, QObject, QScrollArea, QTimer, QVBoxLa
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.llm.messages import Message
+    from relavium_desktop.ui.qt import QImage
+
+    # One attachment of a user's message: handle, mime type, name, and its thumbnail when already made.
+    Attached = tuple[str, str, str, QImage | None]
 
 __all__ = ["ROLE_TITLES", "MessageBlock", "ToolCard", "Transcript"]
 
@@ -58,6 +63,8 @@ class Transcript(QScrollArea):
         # Text views sit on their block's surface (a card, code, a terminal) without a box of their own.
         self.setStyleSheet("#transcript QTextBrowser { background: transparent; border: none; padding: 0; }")
         self.theme = theme
+        # Reads an attachment's bytes in the open session's media scope (set by the chat view).
+        self.load_media: Callable[[str], Awaitable[bytes]] | None = None
         self._inner = QWidget()
         self._inner.setObjectName("transcriptColumn")
         self._column = QVBoxLayout(self._inner)
@@ -122,9 +129,13 @@ class Transcript(QScrollArea):
         self._set_anchor(None)
         self._stick = True
 
-    def _message(self, role: str, text: str) -> MessageBlock:
+    def _message(self, role: str, text: str, media: Sequence[Attached] = ()) -> MessageBlock:
         block = MessageBlock(role, text, markdown=role == "assistant", theme=self.theme)
         block.complete = True
+        if media:
+            from relavium_desktop.ui.chat.thumbnails import ThumbnailRow
+
+            block.add_attachments(ThumbnailRow(media, self.load_media, self.theme))
         self._wire(block)
         return block
 
@@ -132,9 +143,10 @@ class Transcript(QScrollArea):
         block.edit_requested.connect(lambda: self.edit_requested.emit(block.text))
         block.regenerate_requested.connect(self.regenerate_requested.emit)
 
-    def add_message(self, role: str, text: str) -> MessageBlock:
+    def add_message(self, role: str, text: str, media: Sequence[Attached] = ()) -> MessageBlock:
+        """A message block; ``media`` are the user's attachments as (handle, mime, name, thumbnail or None)."""
         self.end_stream()
-        block = self._message(role, text)
+        block = self._message(role, text, media)
         self._add(block)
         self._update_actions()
         return block
@@ -181,13 +193,23 @@ class Transcript(QScrollArea):
 
     def show_history(self, messages: list[Message]) -> None:
         """Replace the blocks with a stored session's; only the last page is built now."""
-        from relavium_desktop.engine.llm.messages import TextPart, ToolCallPart, ToolResultPart
+        from relavium_desktop.engine.llm.messages import (
+            MediaPart,
+            NoticePart,
+            TextPart,
+            ToolCallPart,
+            ToolResultPart,
+        )
 
         self.clear()
         recipes: list[Recipe] = []
         for index, message in enumerate(messages):
-            if message.role == "user" and message.text:
-                recipes.append(partial(self._message, "user", message.text))
+            # A user message opened by a NoticePart is the engine's (read_media's attachments), not the user's.
+            own = message.role == "user" and not any(isinstance(p, NoticePart) for p in message.parts)
+            media = [(p.handle, p.mime_type, p.name, None) for p in message.parts if isinstance(p, MediaPart)] \
+                if own else []
+            if message.role == "user" and (message.text or media):
+                recipes.append(partial(self._message, "user", message.text, media))
             elif message.role == "assistant":
                 text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
                 if text:

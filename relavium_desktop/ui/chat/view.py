@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.engine.agent.pricing import USD_TO_MICROCENTS, usd_to_microcents
+from relavium_desktop.ui.chat.attachments import AttachmentStrip
 from relavium_desktop.ui.chat.banner import (
     ACTION_ADD_KEY,
     ACTION_PROVIDERS,
@@ -44,11 +45,13 @@ from relavium_desktop.ui.qt import (
 # this module is imported while the window is built, before it shows.
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Sequence
 
     from relavium_desktop.engine.agent.modes import SessionApprovals
     from relavium_desktop.engine.agent.outcome import LoopResult
     from relavium_desktop.engine.agent.session import SessionInfo
     from relavium_desktop.engine.llm.messages import Message
+    from relavium_desktop.ui.chat.attachments import Attachment
     from relavium_desktop.ui.chat.backend import AgentChoice, ChatBackend
     from relavium_desktop.ui.chat.confirm_delete import ConfirmDeleteDialog
     from relavium_desktop.ui.chat.mcp_composer import AttachResource, SlashPrompts
@@ -119,6 +122,13 @@ class ChatView(QWidget):
         self._offer_shown = False  # a refusal put an offer up: the failed-turn banner stays down
         self.composer = Composer()
         self.composer.submitted.connect(self.send)
+        # Pasted and dropped images wait here until Send (attachments.py).
+        self.attachments = AttachmentStrip(lambda: self.ensure_loaded().media, self._media_route, context.theme)
+        self.composer.image_pasted.connect(self.attachments.add_image)
+        self.composer.files_dropped.connect(self.attachments.add_files)
+        self.composer.has_attachments = lambda: bool(self.attachments.items)
+        self.model_combo.route_changed.connect(lambda _route: self.attachments.refresh_note())
+        self.transcript.load_media = self._load_media
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("sendButton")
         self.send_button.setAutoDefault(False)
@@ -158,6 +168,7 @@ class ChatView(QWidget):
         main.addLayout(status_row)
         main.addLayout(self._mcp_row)
         main.addLayout(compose_row)
+        main.addWidget(self.attachments)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.sessions)
@@ -348,18 +359,27 @@ class ChatView(QWidget):
         return self._turn is not None and not self._turn.done()
 
     def send(self, text: str) -> None:
-        """Send ``text`` as the next message; with no project the chat runs without tools."""
+        """Send ``text`` (and the attachments) as the next message; with no project the chat runs without tools.
+
+        Attachments that cannot go yet (refused, still being added, a model
+        that cannot see them) hold the message back, and the status line says why.
+        """
         text = text.strip()
-        if not text or self.busy:
+        if (not text and not self.attachments.items) or self.busy:
+            return
+        problem = self.attachments.problem()
+        if problem is not None:
+            self.status.setText(problem)
             return
         from relavium_desktop.ui.tasks import spawn
 
+        attached = self.attachments.take()
         self.composer.clear()
         editing = self._editing is not None and self._editing == self.session_id
         self._editing = None
         if editing:
             self.transcript.remove_last_turn(keep_question=False)
-        self._turn = spawn(self._run_turn(text, cut="drop_question" if editing else None))
+        self._turn = spawn(self._run_turn(text, cut="drop_question" if editing else None, attached=attached))
 
     def edit_last(self, text: str) -> None:
         """Put the last question back in the composer; sending it replaces that turn (message_actions.py)."""
@@ -408,7 +428,7 @@ class ChatView(QWidget):
             self.status.setText("Stopping…")
             self._turn.cancel()
 
-    async def _run_turn(self, text: str | None, cut: Cut | None = None) -> None:
+    async def _run_turn(self, text: str | None, cut: Cut | None = None, attached: Sequence[Attachment] = ()) -> None:
         """One turn: ``text`` as a new message, or None to continue the stored history.
 
         ``cut`` redoes the last turn: the model is sent the history cut before
@@ -419,6 +439,7 @@ class ChatView(QWidget):
         from relavium_desktop.engine.agent.chat import ChatSession
         from relavium_desktop.engine.agent.mode_ids import parse_mode
         from relavium_desktop.engine.agent.modes import offered_tools
+        from relavium_desktop.engine.llm.messages import MediaPart
         from relavium_desktop.ui.chat.backend import (
             policy_from,
             tool_configs_from,
@@ -437,10 +458,10 @@ class ChatView(QWidget):
         try:
             if self.session_id is None:
                 assert text is not None
-                self._create_session(text)
+                self._create_session(text or (attached[0].name if attached else ""))
             assert self.session_id is not None
             if text is not None:
-                self.transcript.add_message("user", text)
+                self.transcript.add_message("user", text, [(a.handle or "", a.mime, a.name, a.thumb) for a in attached])
             mode = parse_mode(self.context.mode)
             project = self.context.project
             spec = self._with_mcp_tools(with_route(self.agent(), self.model_combo.route()))
@@ -471,7 +492,8 @@ class ChatView(QWidget):
             )
             self._registry = registry
             self.status.setText("Working…")
-            result: LoopResult = await (session.send(text) if text is not None else session.resume())
+            media = [MediaPart(a.handle or "", a.mime, a.name) for a in attached]
+            result: LoopResult = await (session.send(text, media) if text is not None else session.resume())
             outcome = result.status
         except asyncio.CancelledError:
             outcome = "cancelled"
@@ -499,6 +521,31 @@ class ChatView(QWidget):
             self.turn_started.emit()
         elif self.status.text() in ("Working…", "Stopping…"):
             self.status.setText("")
+
+    # -- attachments (attachments.py, thumbnails.py) ------------------------------------
+
+    def _media_route(self) -> tuple[str, frozenset[str]]:
+        """The chosen model and the media kinds its provider says it takes (providers/media_input.py)."""
+        from relavium_desktop.providers.media_input import media_input
+        from relavium_desktop.services import provider_entries
+        from relavium_desktop.ui.chat.backend import with_route
+
+        backend = self.ensure_loaded()
+        spec = with_route(self.agent(), self.model_combo.route())
+        try:
+            entry = provider_entries(backend.home).get(spec.provider)
+        except Exception:  # noqa: BLE001 - an unreadable providers.yaml: Send reports it with its own banner
+            entry = None
+        return spec.model, media_input(entry.kind, spec.model) if entry is not None else frozenset()
+
+    async def _load_media(self, handle: str) -> bytes:
+        """An attachment's verified bytes, readable only in the open session's media scope."""
+        from relavium_desktop.engine.agent.chat import chat_media_scope
+
+        if self.session_id is None:
+            raise ValueError("no chat session is open")
+        blob = await self.ensure_loaded().media.load(handle, chat_media_scope(self.session_id))
+        return blob.data
 
     # -- engine events (synchronous, on the loop thread) ------------------------------
 

@@ -192,7 +192,7 @@ def test_a_text_only_model_is_named_before_sending(chat, qtbot, llm_server: Scri
     shot.write_bytes(png(5, 5))
     _drop(chat.composer, [shot])
     qtbot.waitUntil(lambda: chat.attachments.items and chat.attachments.items[0].ready)
-    qtbot.waitUntil(lambda: chat.attachments.note.isVisible())
+    qtbot.waitUntil(chat.attachments.note.isVisible)
     assert "llama3.1:8b cannot take images" in chat.attachments.note.text()
 
     type_and_enter(qtbot, chat, "What is in it?")

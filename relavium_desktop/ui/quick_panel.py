@@ -7,6 +7,12 @@ chat view supplies one that asks the configured provider, with no tools);
 without one the panel explains why Run is off.  When the run ends while the
 panel is not the focused window, a notification says so (with no clipboard
 text in it: only the action's title).
+
+With an image on the clipboard the panel offers the image actions
+("Explain this screenshot", "Extract the text").  It never reads the image
+itself -- not even for a preview: ``image_runner`` runs the action as a
+model turn that asks for the image through ``read_clipboard``, so the
+permission dialog comes before the image is read, exactly as in a chat.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.agent.session import title_for_action
 from relavium_desktop.engine.tools.masking import mask_text
-from relavium_desktop.ui.clipboard_actions import ClipboardAction
+from relavium_desktop.ui.clipboard_actions import ClipboardAction, offered
 from relavium_desktop.ui.qt import (
     QDialog,
     QGuiApplication,
@@ -37,6 +43,7 @@ from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
     from relavium_desktop.host.desktop_os import DesktopOs
+    from relavium_desktop.ui.clipboard_image_run import ImageRunner
 
 log = logging.getLogger(__name__)
 PREVIEW_CHARS = 2_000
@@ -55,6 +62,8 @@ class QuickPanel(QDialog):
         parent: QWidget | None = None,
         *,
         notifier: DesktopOs | None = None,
+        has_image: bool = False,
+        image_runner: ImageRunner | None = None,
     ) -> None:
         super().__init__(parent)
         self._notifier = notifier
@@ -63,8 +72,11 @@ class QuickPanel(QDialog):
         self.setObjectName("quickPanel")
         self.resize(560, 520)
         self.text = text
-        self.clip_actions = actions
+        self.has_image = has_image
+        self.clip_actions = offered(actions, has_text=bool(text), has_image=has_image)
         self._runner = runner
+        self._image_runner = image_runner
+        self._busy = False
         self._prompt = ""
         self._title = ""
 
@@ -74,30 +86,29 @@ class QuickPanel(QDialog):
         if len(text) > PREVIEW_CHARS:
             shown += f"\n… ({len(text) - PREVIEW_CHARS} more characters)"
         self.preview.setPlainText(shown if text else "")
-        self.preview.setPlaceholderText("The clipboard holds no text.")
+        self.preview.setPlaceholderText(
+            "The clipboard holds an image. It is read only when you run an action and allow the read."
+            if has_image else "The clipboard holds no text."
+        )
         self.preview.setMaximumHeight(140)
         set_surface(self.preview, "code")
 
         self.action_list = QListWidget()
-        for action in actions:
+        for action in self.clip_actions:
             item = QListWidgetItem(action.title)
             item.setToolTip(action.description)
             item.setData(Qt.ItemDataRole.UserRole, action.id)
             self.action_list.addItem(item)
-        if actions:
-            self.action_list.setCurrentRow(0)
 
         self.run_button = QPushButton("Run")
         self.run_button.setAutoDefault(False)
         self.run_button.clicked.connect(self._run)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        if runner is None:
-            self.run_button.setEnabled(False)
-            self.status.setText("Running an action needs a configured provider (Settings → Providers).")
-        elif not text:
-            self.run_button.setEnabled(False)
-            self.status.setText("Copy some text first, then try again.")
+        self.action_list.currentRowChanged.connect(lambda _row: self._update_run_state())
+        if self.clip_actions:
+            self.action_list.setCurrentRow(0)
+        self._update_run_state()
 
         self.result_view = QPlainTextEdit()
         self.result_view.setReadOnly(True)
@@ -131,27 +142,53 @@ class QuickPanel(QDialog):
         row = self.action_list.currentRow()
         return self.clip_actions[row] if 0 <= row < len(self.clip_actions) else None
 
+    def _blocker(self, action: ClipboardAction | None) -> str | None:
+        """Why ``action`` cannot run now, or None."""
+        if action is not None and action.for_image:
+            if self._image_runner is None:
+                return "Running an action needs a configured provider (Settings → Providers)."
+            return None if self.has_image else "Copy an image first, then try again."
+        if self._runner is None:
+            return "Running an action needs a configured provider (Settings → Providers)."
+        return None if self.text else "Copy some text first, then try again."
+
+    def _update_run_state(self) -> None:
+        if self._busy:
+            return  # Run comes back when the running action ends
+        blocker = self._blocker(self.selected_action())
+        self.run_button.setEnabled(blocker is None)
+        self.status.setText(blocker or "")
+        set_tone(self.status, "muted")
+
     def _run(self) -> None:
         action = self.selected_action()
-        if action is None or self._runner is None:
+        if action is None or self._blocker(action) is not None:
             return
+        self._busy = True
         self.run_button.setEnabled(False)
         self.status.setText(f"Running “{action.title}”…")
         set_tone(self.status, "muted")
         spawn(self._run_action(action))
 
     async def _run_action(self, action: ClipboardAction) -> None:
-        assert self._runner is not None
         self._prompt = action.render(self.text)
-        self._title = title_for_action(action.title, self.text)
         try:
-            result = await self._runner(action, self.text)
+            if action.for_image:
+                assert self._image_runner is not None
+                self._title = title_for_action(action.title, "")
+                result = await self._image_runner(action)
+            else:
+                assert self._runner is not None
+                self._title = title_for_action(action.title, self.text)
+                result = await self._runner(action, self.text)
         except Exception as exc:  # noqa: BLE001 -- shown to the user (masked)
+            self._busy = False
             self.status.setText(f"“{action.title}” failed: {mask_text(str(exc))[:300]}")
             set_tone(self.status, "danger")
             self.run_button.setEnabled(True)
             await self._notify_if_away(f"“{action.title}” failed", "Open Relavium to see why.")
             return
+        self._busy = False
         self.result_view.setPlainText(result)
         self.status.setText(f"“{action.title}” finished.")
         self.run_button.setEnabled(True)

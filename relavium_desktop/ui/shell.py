@@ -417,7 +417,12 @@ class MainWindow(QMainWindow):
         if self.quick_panel is not None:
             self.quick_panel.close()
             self.quick_panel.deleteLater()
-        panel = QuickPanel(text, actions, self.clipboard_runner, self, notifier=desktop_os)
+        # An image is only noticed here (its actions are offered); the run reads it, after the permission dialog.
+        from relavium_desktop.ui.clipboard_image_run import chat_image_runner
+
+        panel = QuickPanel(text, actions, self.clipboard_runner, self, notifier=desktop_os,
+                           has_image=desktop_os.clipboard_has_image(),
+                           image_runner=chat_image_runner(self.chat_view, self.context))
         panel.open_in_chat.connect(self.open_in_chat)
         self.quick_panel = panel
         panel.show()

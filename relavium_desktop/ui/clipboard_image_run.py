@@ -1,0 +1,101 @@
+"""Running an image clipboard action: the model reads the screenshot through the gated tools.
+
+A text action puts the copied text into the prompt (``one_shot.ask_once``,
+no tools).  An image cannot go that way without reading it before the user
+said yes, so an image action gives the model exactly two tools --
+``read_clipboard`` (os-class: the permission dialog asks first, as for any
+chat) and ``read_media`` (read-only, scoped) -- and a prompt telling it to
+use them.  The image is read, PNG-encoded and published to the media store
+only after the user allowed the read; it then reaches the provider as the
+provider's own image part, never as text.
+
+The run has its own media scope (one per action run), so the screenshot is
+readable in that run and nowhere else.  A model that does not accept images
+is refused before anything is asked or read: it could only guess.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from relavium_desktop.engine.agent.loop import AgentLoop
+from relavium_desktop.engine.agent.spec import AgentSpec
+from relavium_desktop.engine.host import ToolHost
+from relavium_desktop.engine.llm.errors import ProviderError
+from relavium_desktop.engine.llm.messages import Message
+from relavium_desktop.engine.llm.provider import MediaInputAware
+from relavium_desktop.engine.tools.tooldef import ApprovalHook, ApprovalRegime, ToolDispatchContext
+from relavium_desktop.services import tool_registry
+from relavium_desktop.ui.chat.one_shot import OneShotError
+from relavium_desktop.ui.clipboard_actions import ClipboardAction
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.agent.routing import ProviderLookup
+    from relavium_desktop.engine.host import MediaCapability, OsCapability
+    from relavium_desktop.ui.chat.view import ChatView
+    from relavium_desktop.ui.context import AppContext
+
+IMAGE_TOOLS = ("read_clipboard", "read_media")
+ImageRunner = Callable[[ClipboardAction], Awaitable[str]]
+
+
+def _accepts_images(spec: AgentSpec, providers: ProviderLookup) -> bool:
+    try:
+        provider = providers(spec.provider)
+    except ProviderError:
+        return True  # the run itself reports the provider problem in the engine's words
+    return isinstance(provider, MediaInputAware) and "image" in provider.media_input(spec.model)
+
+
+async def run_image_action(
+    action: ClipboardAction,
+    *,
+    spec: AgentSpec,
+    providers: ProviderLookup,
+    os_capability: OsCapability | None,
+    media: MediaCapability,
+    confirm: ApprovalHook | None,
+) -> str:
+    """The model's answer to an image action; its read of the clipboard waits for ``confirm``."""
+    if not _accepts_images(spec, providers):
+        raise OneShotError(
+            "media_unsupported",
+            f"{spec.model} does not accept images; pick a model that does (in Chat) and run it again",
+        )
+    run_id = f"clipboard-{uuid.uuid4().hex[:12]}"
+    # No hook (services not built) fails closed: the read is refused, never done unasked.
+    ctx = ToolDispatchContext(
+        run_id=run_id, node_id="clipboard", granted_tool_ids=frozenset(IMAGE_TOOLS),
+        approval=ApprovalRegime(hook=confirm), media_scope=f"clipboard:{run_id}",
+    )
+    registry = tool_registry(ToolHost(os=os_capability, media=media))
+    loop = AgentLoop(spec=spec.model_copy(update={"tools": list(IMAGE_TOOLS)}), providers=providers,
+                     registry=registry, ctx=ctx)
+    result = await loop.run([Message.user(action.render(""))])
+    if result.status != "completed":
+        failure = result.failure
+        raise OneShotError(failure.code if failure else "failed", failure.message if failure else "no answer")
+    return result.text
+
+
+def chat_image_runner(chat_view: ChatView, context: AppContext) -> ImageRunner:
+    """The quick panel's image runner: the chat's agent and model, the app's permission dialog."""
+
+    async def run(action: ClipboardAction) -> str:
+        from relavium_desktop.ui.chat.backend import with_route
+
+        backend = chat_view.ensure_loaded()
+        context.ensure_services()
+        return await run_image_action(
+            action,
+            spec=with_route(chat_view.agent(), chat_view.model_combo.route()),
+            providers=backend.providers(),
+            os_capability=context.desktop_os,
+            # The chat's media host (services.media_host): the store every tool host of this data dir uses.
+            media=backend.media,
+            confirm=context.approval_hook(),
+        )
+
+    return run

@@ -122,6 +122,13 @@ async def read_body(
             held.extend(tail[: preview_bytes - len(held)])
         await flush_pending(spill[1])
         return BodyResult(bytes(held), total, spill[0], written)
+    except BaseException:
+        # A stopped download leaves no partial file behind: nothing will ever name it.
+        if spill is not None:
+            await asyncio.to_thread(spill[1].close)
+            await asyncio.to_thread(spill[0].unlink, missing_ok=True)
+            spill = None
+        raise
     finally:
         if spill is not None:
             await asyncio.to_thread(spill[1].close)

@@ -34,7 +34,15 @@ from relavium_desktop.engine.tools.domain_policy import ParsedUrl, check_url, no
 from relavium_desktop.host.egress.base_url import check_base_url_scheme
 from relavium_desktop.host.egress.body import Scrubber, read_body
 from relavium_desktop.host.egress.errors import describe_transport_error
-from relavium_desktop.host.egress.media_body import looks_binary, publish_held, publish_spill, publish_stream
+from relavium_desktop.host.egress.media_body import (
+    bounded,
+    declared_mime,
+    looks_binary,
+    publish_held,
+    publish_in_memory,
+    publish_spill,
+    too_large,
+)
 from relavium_desktop.host.egress.resolver import (
     AddressCheck,
     DnsLookupError,
@@ -248,7 +256,7 @@ class EgressHost:
         chunks = (response.aiter_raw() if response.headers.get("content-encoding") in (None, "identity")
                   else response.aiter_bytes())
         if not text and self.media is not None:
-            return await self._media_result(response, chunks, url, hops, scrub)
+            return await self._media_result(response, request, chunks=chunks, url=url, hops=hops, scrub=scrub)
         try:
             body = await read_body(
                 chunks,
@@ -295,21 +303,38 @@ class EgressHost:
     async def _media_result(
         self,
         response: httpx.Response,
+        request: EgressRequest,
+        *,
         chunks: Any,
         url: str,
         hops: int,
         scrub: tuple[bytes, bytes] | None,
     ) -> dict[str, Any]:
         """A binary body: published to the media store, the result names its handle (never its bytes)."""
-        assert self.media is not None
+        media_host = self.media
+        assert media_host is not None
         content_type = response.headers.get("content-type")
         length = response.headers.get("content-length")
         declared = int(length) if length is not None and length.isdigit() else None
+        ceiling = media_host.store.ceiling
+        scrubber = Scrubber(*scrub) if scrub else Scrubber(None, b"")
+        media: dict[str, Any] | None
         try:
-            media = await publish_stream(
-                chunks, media=self.media, content_type=content_type, content_length=declared,
-                scrubber=Scrubber(*scrub) if scrub else Scrubber(None, b""),
-            )
+            if self.output_store is None:
+                media = await publish_in_memory(chunks, media=media_host, content_type=content_type,
+                                                content_length=declared, scrubber=scrubber)
+            else:
+                if declared is not None and declared > ceiling:
+                    raise too_large(declared, ceiling, declared_mime(content_type))
+                # Streamed to a spill file (bounded memory), then published from its descriptor.
+                body = await read_body(
+                    bounded(chunks, ceiling, declared_mime(content_type)),
+                    store=self.output_store, run_id=request.run_id, label="http_request",
+                    memory_ceiling=self.memory_ceiling, max_bytes=ceiling, preview_bytes=0,
+                    scrubber=scrubber, force_spill=True,
+                )
+                media = (await publish_spill(body.spill_path, media=media_host, content_type=content_type)
+                         if body.spill_path is not None else None)
         except httpx.HTTPError as exc:
             raise ToolFailedError(describe_transport_error(exc, httpx.URL(url).host)) from None
         result: dict[str, Any] = {

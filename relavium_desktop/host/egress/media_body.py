@@ -9,8 +9,11 @@ dimensions for images) for ``read_media``.
 
 Bounded by the store's per-object ceiling (25 MiB): a Content-Length over
 it is refused before a byte is read, and a body that grows past it stops
-the download; both refusals name the size and the limit.  The body is held
-in memory up to that ceiling (publish hashes it in one pass), never more.
+the download; both refusals name the size and the limit.  With an output
+store the body streams to a run-scoped spill file (memory stays at the
+spill batch size) and is published from that file's descriptor, which
+streams through the store's hash; only a host without an output store
+holds the (bounded) body in memory.
 """
 
 from __future__ import annotations
@@ -59,7 +62,17 @@ def looks_binary(data: bytes, charset: str, *, complete: bool) -> bool:
     return False
 
 
-async def publish_stream(
+async def bounded(chunks: AsyncIterator[bytes], ceiling: int, mime: str) -> AsyncIterator[bytes]:
+    """``chunks``, stopped with a clear refusal once they pass the store's ceiling."""
+    total = 0
+    async for chunk in chunks:
+        total += len(chunk)
+        if total > ceiling:
+            raise too_large(total, ceiling, mime, at_least=True)
+        yield chunk
+
+
+async def publish_in_memory(
     chunks: AsyncIterator[bytes],
     *,
     media: MediaHost,
@@ -67,16 +80,17 @@ async def publish_stream(
     content_length: int | None,
     scrubber: Scrubber,
 ) -> dict[str, Any] | None:
-    """Read a binary body (bounded by the store's ceiling) and publish it; its descriptor, or None if empty."""
+    """Read a binary body (bounded by the store's ceiling) and publish it; its descriptor, or None if empty.
+
+    For a host without an output store to stream to; bodies are held whole, at most the ceiling.
+    """
     ceiling = media.store.ceiling
     mime = declared_mime(content_type)
     if content_length is not None and content_length > ceiling:
         raise too_large(content_length, ceiling, mime)
     held = bytearray()
-    async for raw in chunks:
+    async for raw in bounded(chunks, ceiling, mime):
         held.extend(scrubber.feed(raw))
-        if len(held) > ceiling:
-            raise too_large(len(held), ceiling, mime, at_least=True)
     held.extend(scrubber.flush())
     if not held:
         return None

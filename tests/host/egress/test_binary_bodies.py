@@ -29,7 +29,7 @@ def media(tmp_path: Path) -> MediaHost:
     return MediaHost.at(tmp_path / "media")
 
 
-def _egress(server: TestServer, store: FileOutputStore, media: MediaHost | None) -> EgressHost:
+def _egress(server: TestServer, store: FileOutputStore | None, media: MediaHost | None) -> EgressHost:
     return EgressHost(output_store=store, ssl_context=server.client_context(), resolver=ScriptedResolver(),
                       check=test_check, media=media)
 
@@ -52,6 +52,24 @@ async def test_an_image_body_is_a_handle_whose_stored_bytes_are_the_image(
     # Nothing of the image rides in the result itself.
     text = json.dumps(result)
     assert base64.b64encode(sent)[:40].decode() not in text and "\\u0089PNG" not in text
+
+
+async def test_the_body_streams_through_a_spill_file_that_is_gone_once_published(
+    server: TestServer, store: FileOutputStore, media: MediaHost, relavium_home: Path
+) -> None:
+    egress = EgressHost(output_store=store, ssl_context=server.client_context(), resolver=ScriptedResolver(),
+                        check=test_check, media=media, memory_ceiling=4096)
+    result = await egress.fetch(_get(server, "/bigbin?kb=48&chunked=1"))
+    assert result["media"]["sizeBytes"] == 48 * 1024
+    assert media.store.open_verified(parse_handle(result["media"]["handle"])) == b"\x00\xff" * (24 * 1024)
+    assert [p for p in (relavium_home / "runs").rglob("*") if p.is_file()] == []
+
+
+async def test_without_an_output_store_the_body_is_published_from_memory(
+    server: TestServer, media: MediaHost
+) -> None:
+    result = await _egress(server, None, media).fetch(_get(server, "/image?w=2&h=2"))
+    assert result["media"]["sizeBytes"] == len(png(2, 2))
 
 
 async def test_a_png_served_as_text_is_a_handle_not_mojibake(
@@ -79,11 +97,13 @@ async def test_a_body_over_the_store_ceiling_is_refused_with_its_size_and_the_li
         await egress.fetch(_get(server, "/bigbin?kb=64"))
     assert "65,536 bytes of application/octet-stream" in declared.value.message
     assert "at most 32,768 bytes per object" in declared.value.message
+    assert "http_request" in declared.value.message
     # No length: the download stops once it passes the ceiling.
     with pytest.raises(ToolFailedError) as streamed:
         await egress.fetch(_get(server, "/bigbin?kb=64&chunked=1"))
     assert "more than 32,768 bytes" in streamed.value.message and "at most 32,768" in streamed.value.message
     assert small.store.list() == []
+    assert [p for p in store.root.rglob("*") if p.is_file()] == []  # no partial download left behind
     # Under the ceiling the same route is a handle.
     ok = await egress.fetch(_get(server, "/bigbin?kb=16&chunked=1"))
     assert ok["media"]["sizeBytes"] == 16 * 1024 and ok["media"]["mimeType"] == "application/octet-stream"

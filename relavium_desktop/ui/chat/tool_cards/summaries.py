@@ -121,7 +121,7 @@ def _http_request(o: Outcome) -> list[str]:
     body = o.text_field("body")
     if body is not None:
         facts.append(human_bytes(len(body.encode("utf-8", "surrogatepass"))) + ("+" if o.clipped else ""))
-    return facts
+    return facts + _media_facts(o.field("media"))
 
 
 def _web_search(o: Outcome) -> list[str]:
@@ -155,7 +155,22 @@ def _git_commit(o: Outcome) -> list[str]:
     return [f"exit {code}"] if isinstance(code, int) else []
 
 
+def _media_facts(media: Any) -> list[str]:
+    """A media handle's type, size and dimensions (a copied image, a binary download)."""
+    if not isinstance(media, dict):
+        return []
+    facts = [str(media["mimeType"])] if isinstance(media.get("mimeType"), str) else []
+    if isinstance(media.get("width"), int) and isinstance(media.get("height"), int):
+        facts.append(f"{media['width']}×{media['height']}")
+    if isinstance(media.get("sizeBytes"), int):
+        facts.append(human_bytes(media["sizeBytes"]))
+    return facts
+
+
 def _read_clipboard(o: Outcome) -> list[str]:
+    media = o.field("media")
+    if isinstance(media, dict):
+        return _media_facts(media)
     return [f"{len(o.text):,} chars" + ("+" if o.clipped else "")]
 
 

@@ -94,7 +94,8 @@ def test_a_pasted_screenshot_is_sent_as_an_openai_image_and_shown_as_a_thumbnail
     assert chat.composer.toPlainText() == ""  # attached, not pasted as text
     qtbot.waitUntil(lambda: len(chat.attachments.items) == 1 and chat.attachments.items[0].ready)
     chip = chat.attachments.chips[0]
-    assert chip.title.text() == "Pasted image" and chip.detail.text().endswith("KiB")
+    size = chat.attachments.items[0].size
+    assert chip.title.text() == "Pasted image" and chip.detail.text() == f"{size} B"  # a flat 64x40 PNG is small
     assert not chat.attachments.note.isVisible()
 
     llm_server.script(Reply.say("A blue rectangle."))
@@ -105,7 +106,7 @@ def test_a_pasted_screenshot_is_sent_as_an_openai_image_and_shown_as_a_thumbnail
 
     body = llm_server.requests[0].body
     [(mime, data)] = _sent_images("openai", body)
-    assert mime == "image/png"
+    assert mime == "image/png" and len(data) == size
     decoded = QImage.fromData(data)
     assert (decoded.width(), decoded.height()) == (64, 40)
     user = body["messages"][-1]

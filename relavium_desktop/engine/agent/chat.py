@@ -173,8 +173,10 @@ def chat_media_scope(session_id: str) -> str:
 
 
 def size_text(size: int) -> str:
-    """A size as a person reads it (KiB below one MiB)."""
-    return f"{size / (1024 * 1024):.1f} MiB" if size >= 1024 * 1024 else f"{max(size, 1) / 1024:.0f} KiB"
+    """A size as a person reads it: bytes, KiB below one MiB, else MiB with one decimal."""
+    if size < 1024:
+        return f"{size} B"
+    return f"{size / (1024 * 1024):.1f} MiB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KiB"
 
 
 def attachment_problem(mime: str, size: int) -> str | None:

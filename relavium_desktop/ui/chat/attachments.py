@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     import asyncio
 
 THUMB_PX = 48
-TRANSCRIPT_THUMB_PX = 96  # the chip shows it at THUMB_PX; the sent message at full thumbnail size
+TRANSCRIPT_THUMB_PX = 120  # the chip shows it at THUMB_PX; the sent message at full thumbnail size
 PASTED_NAME = "Pasted image"
 # What a dropped file is taken to be before its bytes are read (the store trusts
 # only the bytes' own signature afterwards, so a misnamed file is refused then).
@@ -68,7 +68,7 @@ def png_bytes(image: QImage) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
+    image.save(buffer, "PNG")  # type: ignore[call-overload]  # the stubs say bytes; PySide6 takes str
     buffer.close()
     return bytes(data.data())
 

@@ -30,7 +30,7 @@ from relavium_desktop.ui.qt import (
 
 # handle -> the object's bytes (granted to the chat's scope), or an exception.
 MediaLoader = Callable[[str], Awaitable[bytes]]
-THUMB_PX = 96
+THUMB_PX = 120  # the height of a transcript thumbnail (twice that wide at most)
 
 
 class ImageViewer(QDialog):

@@ -17,7 +17,9 @@ permission-dialog.png and settings-permissions.png into
 packaging/screenshots/ (or OUTDIR).  The MCP servers shot tests the repo's own
 SDK fixture server (tests/fixtures/mcp_server.py) over stdio, and a local
 address nothing listens on for the failing one; the chat-mcp shot is a real
-chat turn calling a discovered MCP tool, caught while it reports progress.
+chat turn calling a discovered MCP tool, caught while it reports progress; the
+chat-image shot pastes a drawn "screenshot" into the composer through the real
+clipboard and sends it, then leaves a PDF waiting in the attachments strip.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ THEMES = ("light", "dark")
 SHOTS = ("identity.png", "welcome.png", "welcome-models.png", "main-window.png", "tool-card.png", "model-picker.png",
          "workflows.png", "history.png", "history-waterfall.png", "permission-dialog.png",
          "settings-permissions.png", "settings-providers.png", "settings-appearance.png", "settings-mcp.png",
-         "chat-mcp.png")
+         "chat-mcp.png", "chat-image.png")
 # What the scripted server lists at GET /v1/models, as a local Ollama would.
 LOCAL_MODELS = ("llama3.2:3b", "qwen2.5-coder:7b", "deepseek-r1:8b-llama-distill-q4_K_M", "gpt-4o-mini")
 DEMO_KEY_ENV = "RELAVIUM_DEMO_KEY"  # a placeholder key: the scripted server ignores it
@@ -476,6 +478,67 @@ async def _chat_mcp(window: Any, out: Shots, home: Path, model: ScriptedModel, t
     window.context.set_mode(mode)
 
 
+def _error_screenshot() -> Any:
+    """A small picture of an error dialog, drawn here: what a user pastes to ask "what is this?"."""
+    from relavium_desktop.ui.qt import QColor, QFont, QImage, QPainter, QRect, Qt
+
+    image = QImage(520, 200, QImage.Format.Format_RGB32)
+    image.fill(QColor("#f4f4f5"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.fillRect(QRect(0, 0, 520, 36), QColor("#b42318"))
+    font = QFont()
+    font.setPointSize(12)
+    font.setBold(True)
+    painter.setFont(font)
+    painter.setPen(QColor("#ffffff"))
+    painter.drawText(QRect(14, 0, 500, 36), int(Qt.AlignmentFlag.AlignVCenter), "Checkout failed")
+    font.setBold(False)
+    font.setPointSize(11)
+    painter.setFont(font)
+    painter.setPen(QColor("#18181b"))
+    painter.drawText(QRect(14, 52, 500, 80), int(Qt.TextFlag.TextWordWrap),
+                     "TypeError: unsupported operand type(s) for *: 'NoneType' and 'int'\n"
+                     "  File \"src/checkout.py\", line 14, in total")
+    painter.fillRect(QRect(400, 150, 100, 32), QColor("#e4e4e7"))
+    painter.drawText(QRect(400, 150, 100, 32), int(Qt.AlignmentFlag.AlignCenter), "Close")
+    painter.end()
+    return image
+
+
+async def _chat_image(window: Any, out: Shots, model: ScriptedModel, tmp: Path) -> None:
+    """A pasted screenshot sent with a question (its thumbnail in the transcript), and a PDF waiting to go."""
+    from relavium_desktop.ui.qt import QGuiApplication
+    from relavium_desktop.ui.shell import NAV_CHAT
+
+    window.nav.setCurrentRow(NAV_CHAT)
+    view = window.chat_view
+    view.new_session()
+    QGuiApplication.clipboard().setImage(_error_screenshot())
+    view.composer.setFocus()
+    view.composer.paste()
+    await _until(lambda: view.attachments.items and view.attachments.items[0].ready, "the pasted image")
+    model.replies.append({"text": (
+        "The checkout crashed in `total()` at `src/checkout.py:14`: one item has no price (`None`), "
+        "and `None * quantity` raises the `TypeError`.\n\nSkip items without a price, or give them a "
+        "default of `0` before multiplying. Want me to make that change?")})
+    outcomes: list[str] = []
+    view.turn_finished.connect(outcomes.append)
+    view.send("What is this error?")
+    await _until(lambda: outcomes, "the image chat turn", timeout=40)
+    await _until(lambda: all(t.loaded for m in view.transcript.messages() if m.attachments is not None
+                             for t in m.attachments.thumbnails), "the transcript thumbnail")
+    invoice = tmp / "invoice-march.pdf"
+    invoice.write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
+    view.attachments.add_files([str(invoice)])
+    await _until(lambda: len(view.attachments.items) == 1 and view.attachments.items[0].ready, "the PDF")
+    view.composer.setPlainText("And does this invoice charge the same total?")
+    await _settle()
+    window.grab().save(str(out.path("chat-image.png")))
+    view.attachments.clear()
+    view.composer.clear()
+
+
 def _identity(window: Any, out: Shots) -> None:
     """The app icon and the tray's three states as a desktop shows them.
 
@@ -546,6 +609,7 @@ async def _shoot(out: Shots, project: Path, model: ScriptedModel, home: Path) ->
     window.grab().save(str(out.path("settings-appearance.png")))
     await _settings_mcp(window, out, home, project)
     await _chat_mcp(window, out, home, model, project.parent)
+    await _chat_image(window, out, model, project.parent)
     window.close()
     if app is not None:
         app.processEvents()

@@ -10,7 +10,7 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -142,15 +142,16 @@ async def test_store_binds_its_run_and_reclaim_unbinds(relavium_home: Path) -> N
 def test_chat_scope_is_the_run_id_a_chat_session_spills_under() -> None:
     from relavium_desktop.engine.agent.chat import ChatSession
 
-    session: Any = ChatSession.__new__(ChatSession)
-    session.session_id, session.spec, session.policy, session.fs_scope = "abc123", _Spec(), None, "project"
-    session.registry, session.providers, session.store, session.emit = _Registry(), None, None, print
-    session.approvals = _Approvals()
+    # Stand-ins for the parts _loop() only reads attributes from; a real session is built the same way.
+    session = ChatSession(session_id="abc123", spec=cast(Any, _Spec()), providers=cast(Any, None),
+                          registry=cast(Any, _Registry()), store=cast(Any, None),
+                          approvals=cast(Any, _Approvals()), emit=print)
     assert session._loop().ctx.run_id == chat_spill_scope("abc123")
 
 
 class _Spec:
     tools: tuple[str, ...] = ()
+    tool_config: dict[str, Any] = {}  # noqa: RUF012 - read-only stand-in
 
 
 class _Registry:

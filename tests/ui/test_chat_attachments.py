@@ -210,3 +210,30 @@ def test_a_dropped_file_that_is_not_media_is_shown_refused(chat, qtbot, tmp_path
     _drop(chat.composer, [notes])
     qtbot.waitUntil(lambda: chat.attachments.items and chat.attachments.items[0].problem is not None)
     assert "only images" in chat.attachments.chips[0].detail.text()
+
+
+def test_an_image_alone_is_sent_without_a_project_and_titles_the_chat(
+    make_window, providers: None, qtbot, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.context.project == ""  # no project: no tools, but the user's own images still go
+    view = window.chat_view
+    qtbot.waitUntil(lambda: view.backend is not None)
+    view.set_route("scripted-openai/gpt-4o-mini")
+    shot = tmp_path / "build-log.png"
+    shot.write_bytes(png(6, 3))
+    _drop(view.composer, [shot])
+    qtbot.waitUntil(lambda: view.attachments.items and view.attachments.items[0].ready)
+    llm_server.script(Reply.say("A build log."))
+    with qtbot.waitSignal(view.turn_finished, timeout=15_000) as done:
+        view.composer.setFocus()
+        qtbot.keyClick(view.composer, Qt.Key.Key_Return)  # no words: Enter sends the image alone
+    assert done.args == ["completed"]
+    user = llm_server.requests[0].body["messages"][-1]
+    assert [p["type"] for p in user["content"]] == ["image_url"]
+    assert _sent_images("openai", llm_server.requests[0].body) == [("image/png", png(6, 3))]
+    assert view.sessions.titles()[0] == "build-log.png"
+    question = view.transcript.messages()[0]
+    assert question.role == "user" and [t.name for t in _thumbnails(question)] == ["build-log.png"]

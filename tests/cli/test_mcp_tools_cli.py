@@ -330,3 +330,17 @@ def test_a_workflow_tool_node_calls_a_discovered_tool_of_its_own_server(
     results = [e for e in events if e["type"] == "agent:tool_result"]
     assert [(r["toolId"], r["success"]) for r in results] == [("mcp_wfcalc_add", True)]
     assert "42" in results[0]["outputSummary"] and started.exists()
+
+
+def test_server_everythings_form_is_declined_on_the_command_line(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    """The third-party reference server's elicitation: the CLI cannot show forms, so it declines, saying so."""
+    from tests.fixtures.mcp_everything import everything_entry
+
+    (relavium_home / "mcp.yaml").write_text(json.dumps({"servers": {"everything": everything_entry()}}))
+    code, out, err = run_cli("tool", "call", "mcp_everything_trigger-elicitation-request", "--workspace",
+                             str(tmp_path), "--json", env=cli_env)
+    assert code == 0, err
+    assert "declined" in out["model_facing"]
+    assert "MCP server everything asked for input; the command line cannot show forms" in err

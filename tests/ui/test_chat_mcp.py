@@ -282,6 +282,25 @@ def test_a_third_party_server_in_a_chat_turn_sums_and_reports_progress(
     # The long operation's progress reached its card while it ran (the bar goes away with the result).
     assert cards[1].progress_bar is not None and not cards[1].progress_bar.isVisible()
 
+    # Its form request opens the app's form dialog; the user's answer goes back to the server.
+    from relavium_desktop.ui.mcp.elicitation_dialog import ElicitationDialog
+    from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
+
+    app_mcp_hooks(window.context)
+    opened: list[object] = []
+    window.context._mcp_app_hooks.dialog_opened.connect(opened.append)
+    llm_server.script(Reply.call("mcp_everything_trigger-elicitation-request", {}), Reply.say("Thanks."))
+    with qtbot.waitSignal(view.turn_finished, timeout=60_000) as done:
+        type_and_enter(qtbot, view, "Ask me for my details")
+        qtbot.waitUntil(lambda: bool(opened), timeout=30_000)
+        dialog = opened[0]
+        assert isinstance(dialog, ElicitationDialog) and "name" in dialog.fields
+        qtbot.keyClicks(dialog.fields["name"].widget, "Ada")
+        dialog.accept_button.click()
+    assert done.args == ["completed"], view.transcript.plain_text()
+    answer = json.dumps(llm_server.requests[-1].body["messages"])
+    assert "User provided the requested information" in answer and "Ada" in answer
+
 
 def test_choosing_another_project_discovers_again_for_it(mcp_chat, qtbot, folder_picker, tmp_path: Path) -> None:
     before = mcp_chat.mcp.discoveries

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from relavium_desktop.providers.store import ProviderStore
     from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.ui.approval import ApprovalController
+    from relavium_desktop.ui.mcp.hooks import AppMcpHooks
 
 # A native folder dialog cannot be driven by tests; the app takes any
 # callable with this shape (tests pass a double that returns a fixed folder).
@@ -66,6 +67,9 @@ class AppContext(QObject):
         self.desktop_os: DesktopOs | None = None
         self.grants: GrantStore | None = None
         self.approvals: ApprovalController | None = None
+        # The window's one MCP hooks object (consent, form and sampling dialogs), made on first use
+        # by ui.mcp.hooks.app_mcp_hooks so every host the window builds asks one question at a time.
+        self.mcp_hooks: AppMcpHooks | None = None
         self._services_ready = False
         self._providers: ProviderStore | None = None
         self._providers_stamp: object = None

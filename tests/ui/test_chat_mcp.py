@@ -170,7 +170,7 @@ def test_a_server_form_during_a_chat_tool_call_opens_the_form_dialog(
     context = mcp_chat.context
     app_mcp_hooks(context)  # the window's hooks object, so the test can see each dialog it opens
     opened: list[object] = []
-    context._mcp_app_hooks.dialog_opened.connect(opened.append)
+    context.mcp_hooks.dialog_opened.connect(opened.append)
     llm_server.script(Reply.call("mcp_files_ask_name", {}), Reply.say("Greeted."))
     type_and_enter(qtbot, mcp_chat, "Ask my name")
     qtbot.waitUntil(lambda: bool(opened), timeout=30_000)
@@ -288,7 +288,7 @@ def test_a_third_party_server_in_a_chat_turn_sums_and_reports_progress(
 
     app_mcp_hooks(window.context)
     opened: list[object] = []
-    window.context._mcp_app_hooks.dialog_opened.connect(opened.append)
+    window.context.mcp_hooks.dialog_opened.connect(opened.append)
     llm_server.script(Reply.call("mcp_everything_trigger-elicitation-request", {}), Reply.say("Thanks."))
     with qtbot.waitSignal(view.turn_finished, timeout=60_000) as done:
         type_and_enter(qtbot, view, "Ask me for my details")

@@ -73,7 +73,7 @@ def test_a_workflows_own_server_starts_only_after_consent_asked_once_per_project
     window, view = open_flow(make_window, qtbot, project, "adder.relavium.yaml")
     opened: list[Any] = []
     app_mcp_hooks(window.context)  # the window's one hooks object; its dialogs announce themselves
-    window.context._mcp_app_hooks.dialog_opened.connect(opened.append)
+    window.context.mcp_hooks.dialog_opened.connect(opened.append)
 
     with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
         view.run_button.click()

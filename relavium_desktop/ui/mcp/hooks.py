@@ -191,8 +191,8 @@ def app_mcp_hooks(context: AppContext) -> McpClientHooks:
     One :class:`AppMcpHooks` per window (kept on the context), so consent
     questions from every host the window builds are asked one at a time.
     """
-    hooks = getattr(context, "_mcp_app_hooks", None)
-    if not isinstance(hooks, AppMcpHooks):
+    hooks = context.mcp_hooks
+    if hooks is None:
         from relavium_desktop import services
         from relavium_desktop.host.datadir import data_dir
 
@@ -202,5 +202,5 @@ def app_mcp_hooks(context: AppContext) -> McpClientHooks:
 
         hooks = AppMcpHooks(context.window, project=lambda: context.project,
                             consents=lambda: services.mcp_consents(data_dir()), model=model)
-        context._mcp_app_hooks = hooks  # type: ignore[attr-defined]
+        context.mcp_hooks = hooks
     return hooks.client_hooks()

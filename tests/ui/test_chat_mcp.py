@@ -72,13 +72,13 @@ def test_a_hung_server_never_holds_up_the_window_and_is_reported_unavailable(
     # Discovery starts only after the first paint, as a task: the window has painted by then.
     qtbot.waitUntil(lambda: view.mcp is not None and view.mcp.running, timeout=10_000)
     assert window._painted
-    assert view.mcp_status.isVisible() and "connecting" in view.mcp_status.text()
+    assert view.mcp_status.isVisible() and "connecting" in view.mcp_status.full_text()
     at_start = ticks[0]
     discovered(qtbot, view)
     timer.stop()
     # The event loop kept turning while the hung server was waited for (~1.5 s at 20 ms a tick).
     assert ticks[0] - at_start >= 20, ticks[0] - at_start
-    text = view.mcp_status.text()
+    text = view.mcp_status.full_text()
     assert text.startswith("MCP: 3 tools from 'files'"), text
     assert "'stuck' unavailable:" in text, text
     assert view.mcp_status.property("tone") == "warning"
@@ -89,7 +89,7 @@ def test_a_hung_server_never_holds_up_the_window_and_is_reported_unavailable(
 
 def test_no_status_when_no_server_is_configured(chat, qtbot) -> None:
     discovered(qtbot, chat)
-    assert not chat.mcp_status.isVisible() and chat.mcp_status.text() == ""
+    assert not chat.mcp_status.isVisible() and chat.mcp_status.full_text() == ""
     assert not chat.attach_button.isVisible()
 
 
@@ -99,7 +99,7 @@ def test_editing_mcp_yaml_discovers_again(chat, qtbot, relavium_home: Path) -> N
     write_mcp_yaml(relavium_home, {"files": serving()})
     discovered(qtbot, chat, 2)
     assert "mcp_files_add" in chat.mcp.tool_ids()
-    assert chat.mcp_status.text().startswith("MCP: 3 tools from 'files'")
+    assert chat.mcp_status.full_text().startswith("MCP: 3 tools from 'files'")
 
 
 @pytest.fixture
@@ -267,7 +267,7 @@ def test_a_third_party_server_in_a_chat_turn_sums_and_reports_progress(
     window.context.set_mode("auto")
     qtbot.waitUntil(lambda: view.mcp is not None and "mcp_everything_get-sum" in view.mcp.tool_ids(),
                     timeout=DISCOVERY_MS)
-    assert view.mcp_status.text().startswith("MCP: ") and "from 'everything'" in view.mcp_status.text()
+    assert view.mcp_status.full_text().startswith("MCP: ") and "from 'everything'" in view.mcp_status.full_text()
     llm_server.script(
         Reply.call("mcp_everything_get-sum", {"a": 19, "b": 23}),
         Reply.call("mcp_everything_trigger-long-running-operation", {"duration": 1, "steps": 4}),
@@ -324,8 +324,8 @@ def test_without_a_project_the_status_says_servers_wait_for_one(
     view = window.chat_view
     discovered(qtbot, view)
     assert view.mcp.tool_ids() == []
-    assert view.mcp_status.isVisible() and view.mcp_status.text() == "MCP: servers start once a project is chosen"
+    assert view.mcp_status.isVisible() and view.mcp_status.full_text() == "MCP: servers start once a project is chosen"
     folder_picker.answers.append(str(project))
     window.project_button.click()
     discovered(qtbot, view, 2)
-    assert view.mcp_status.text().startswith("MCP: 3 tools from 'files'")
+    assert view.mcp_status.full_text().startswith("MCP: 3 tools from 'files'")

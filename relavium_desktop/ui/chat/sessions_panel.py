@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from relavium_desktop.ui.elided_label import ElidedLabel
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QHBoxLayout,
@@ -24,7 +25,6 @@ from relavium_desktop.ui.qt import (
     QPushButton,
     QShortcut,
     QSize,
-    QSizePolicy,
     QStyledItemDelegate,
     Qt,
     QTimer,
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
         QAction,
         QModelIndex,
         QPersistentModelIndex,
-        QResizeEvent,
         QShowEvent,
         QStyleOptionViewItem,
     )
@@ -77,30 +76,6 @@ def full_time(timestamp: float) -> str:
     """The exact local time, with its zone, for the tooltip: "Tue 1 Dec 2026, 14:03:05 CET"."""
     at = datetime.fromtimestamp(timestamp).astimezone()
     return f"{DAYS[at.weekday()]} {at.day} {MONTHS[at.month - 1]} {at.year}, {at:%H:%M:%S} {at.tzname() or ''}".strip()
-
-
-class ElidedLabel(QLabel):
-    """A one-line label that ends in "…" when its text is wider than the space it gets."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self._full = text
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.setText(text)
-
-    def full_text(self) -> str:
-        return self._full
-
-    def set_full_text(self, text: str) -> None:
-        self._full = text
-        self._elide()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        self.setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(self.width(), 1)))
 
 
 class SessionRow(QWidget):

@@ -31,6 +31,7 @@ from relavium_desktop.ui.chat.mode_offer import ModeSwitchOffer
 from relavium_desktop.ui.chat.model_choice import ModelChoice
 from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
 from relavium_desktop.ui.chat.transcript import Transcript
+from relavium_desktop.ui.elided_label import ElidedLabel
 from relavium_desktop.ui.qt import (
     QComboBox,
     QHBoxLayout,
@@ -143,7 +144,7 @@ class ChatView(QWidget):
         self.status.setWordWrap(True)
         # The MCP servers' state (built with the backend, after the first paint): empty until then.
         self.mcp: ChatMcp | None = None
-        self.mcp_status = QLabel()
+        self.mcp_status = ElidedLabel("")
         self.mcp_status.setObjectName("mcpStatus")
         self.mcp_status.hide()
         self._mcp_row = QHBoxLayout()
@@ -163,7 +164,7 @@ class ChatView(QWidget):
         main.addWidget(self.mode_offer)
         status_row = QHBoxLayout()
         status_row.addWidget(self.status, 1)
-        status_row.addWidget(self.mcp_status)
+        status_row.addWidget(self.mcp_status, 2)
         status_row.addWidget(self.usage_label)
         main.addLayout(status_row)
         main.addLayout(self._mcp_row)
@@ -608,7 +609,7 @@ class ChatView(QWidget):
     def _show_mcp_status(self) -> None:
         assert self.mcp is not None
         status = self.mcp.status()
-        self.mcp_status.setText(status.text)
+        self.mcp_status.set_full_text(status.text)
         self.mcp_status.setToolTip(status.details)
         look_tone(self.mcp_status, status.tone)
         self.mcp_status.setVisible(bool(status.text))

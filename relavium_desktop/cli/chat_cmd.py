@@ -17,6 +17,7 @@ import asyncio
 import functools
 import sys
 import time
+from typing import Any
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.agent_common import (
@@ -166,15 +167,11 @@ async def _confirm(request: object) -> object:
 
 
 async def _repl(args: argparse.Namespace, spec: object, store: object, tool_configs: object) -> int:
-    from relavium_desktop.engine.agent.chat import ChatSession
-    from relavium_desktop.engine.agent.modes import SessionApprovals, offered_tools
-    from relavium_desktop.engine.agent.session import title_from
     from relavium_desktop.engine.agent.spec import AgentSpec
     from relavium_desktop.engine.events import EventBus
-    from relavium_desktop.engine.llm.messages import Message
     from relavium_desktop.host.fs.inside import inside_workspace
     from relavium_desktop.host.output_store import chat_spill_scope
-    from relavium_desktop.services import surface_host, tool_registry
+    from relavium_desktop.services import add_mcp_tools, cli_mcp_hooks, surface_host, tool_registry
     from relavium_desktop.store.sessions import SqliteSessionStore
 
     assert isinstance(spec, AgentSpec) and isinstance(store, SqliteSessionStore)
@@ -188,12 +185,47 @@ async def _repl(args: argparse.Namespace, spec: object, store: object, tool_conf
     mode = args.mode or _stored_mode(info.mode)
     store.set_mode(info.id, str(mode))
     workspace = workspace_of(args.workspace)
-    host = surface_host(workspace, surface="chat", run_id=chat_spill_scope(info.id))
+    host = surface_host(workspace, surface="chat", run_id=chat_spill_scope(info.id),
+                        mcp_hooks=cli_mcp_hooks((), project=workspace), mcp_roots=(workspace,))
     # "Auto-approve edits" approves only writes this predicate places inside the project.
     in_project = functools.partial(inside_workspace, workspace)
     bus = EventBus(clock=time.time, session_id=info.id)
     bus.subscribe(_render)
     registry = tool_registry(host)
+    # The user's MCP servers (mcp.yaml) join the chat as mcp_<server>_<tool>, as in the app;
+    # the built-in agent is offered them, an agent file keeps its own list.
+    before = set(registry.ids())
+    for problem in await add_mcp_tools(registry, _configured_servers(host)):
+        _say(f"relavium chat: {problem}")
+    if args.agent is None:
+        spec = spec.model_copy(update={"tools": [*spec.tools, *sorted(set(registry.ids()) - before)]})
+    try:
+        return await _converse(args, spec=spec, store=store, info=info, mode=mode, registry=registry, bus=bus,
+                               in_project=in_project, tool_configs=tool_configs)
+    finally:
+        aclose = getattr(host.mcp, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+def _configured_servers(host: object) -> list[str]:
+    """The servers in the user's mcp.yaml; none when it is missing or broken (discovery would say why)."""
+    names = getattr(getattr(host, "mcp", None), "server_names", None)
+    try:
+        return list(names()) if names is not None else []
+    except Exception:  # noqa: BLE001 -- McpConfigError: MCP tools stay off, the chat works
+        _say("relavium chat: mcp.yaml is not usable; MCP tools are off (relavium tools list says why)")
+        return []
+
+
+async def _converse(args: argparse.Namespace, *, spec: Any, store: Any, info: Any, mode: ChatMode,
+                    registry: Any, bus: Any, in_project: Any, tool_configs: object) -> int:
+    """The conversation itself, once the session, its host and its tools are ready."""
+    from relavium_desktop.engine.agent.chat import ChatSession
+    from relavium_desktop.engine.agent.modes import SessionApprovals, offered_tools
+    from relavium_desktop.engine.agent.session import title_from
+    from relavium_desktop.engine.llm.messages import Message
+
     session = ChatSession(
         session_id=info.id, spec=spec, providers=providers_of(args.providers),
         registry=registry, store=store,

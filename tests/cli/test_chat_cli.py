@@ -174,3 +174,26 @@ def test_help_lists_the_modes_and_a_bad_mode_is_a_usage_error(env: dict[str, str
         assert line in proc.stdout
     code, _, err = chat(env, "", "--mode", "sometimes", cwd=tmp_path)
     assert code == 2 and "use one of: read-only, confirm, accept-edits, auto, ask, plan" in err
+
+
+def test_the_built_in_chat_is_offered_and_calls_the_users_mcp_tools(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path, relavium_home: Path,
+) -> None:
+    """mcp.yaml's servers join `relavium chat` as in the app: discovered, offered, called, then stopped."""
+    import json
+
+    from tests.host.mcp.conftest import FIXTURE, PYTHON
+
+    # The built-in chat agent's route is anthropic/…: point that provider name at the scripted server.
+    (relavium_home / "providers.yaml").write_text(json.dumps({"providers": {"anthropic": {
+        "kind": "anthropic", "base_url": llm_server.base_url, "api_key": "env:RELAVIUM_TEST_KEY",
+        "allow_local": True}}}))
+    (relavium_home / "mcp.yaml").write_text(json.dumps({"servers": {"calc": {
+        "transport": "stdio", "command": PYTHON, "args": [FIXTURE, "stdio"]}}}))
+    llm_server.script(Reply.call("mcp_calc_add", {"a": 2, "b": 40}), Reply.say("It is 42."))
+    code, out, err = chat(env, "add 2 and 40\n/exit\n", "--mode", "auto", "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0, err
+    assert "It is 42." in out
+    offered = [t["name"] for t in llm_server.requests[0].body["tools"]]
+    assert "mcp_calc_add" in offered and "read_file" in offered
+    assert "42" in json.dumps(llm_server.requests[1].body["messages"])

@@ -339,6 +339,24 @@ def workflow_tool_ids(workflow: LoadedWorkflow) -> list[str]:
     return ids
 
 
+def mcp_surface(block: Mapping[str, Any], tool_ids: Iterable[str]) -> dict[str, Any]:
+    """What a run's checkpoint keeps of its MCP servers, so resuming it starts the same ones.
+
+    The block holds launch lines and credential *references* only (literal
+    credentials are refused in it), never a secret.
+    """
+    mcp_ids = sorted({t for t in tool_ids if t.startswith("mcp_") and t != "mcp_call"})
+    return {"mcpServers": dict(block), "mcpToolIds": mcp_ids} if block or mcp_ids else {}
+
+
+def mcp_from_surface(surface: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A checkpoint's ``(servers block, MCP tool ids the run names)``; McpConfigError when the block is not valid."""
+    block = surface.get("mcpServers") or {}
+    names = surface.get("mcpToolIds") or []
+    valid = workflow_mcp_servers(block if isinstance(block, Mapping) else None, source="the run's mcp_servers")
+    return valid, [n for n in names if isinstance(n, str)]
+
+
 async def run_with_mcp(registry: ToolRegistry, servers: Collection[str], run: Callable[[], Awaitable[Any]],
                        on_problem: Callable[[str], object] = lambda _line: None) -> Any:
     """Discover ``servers``' tools in the run's own loop, run it, then stop the servers it started.

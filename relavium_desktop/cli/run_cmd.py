@@ -143,7 +143,9 @@ def run(args: argparse.Namespace) -> int:
         build_workflow_engine,
         cli_mcp_hooks,
         consent_needed_message,
+        mcp_from_surface,
         mcp_servers_of,
+        mcp_surface,
         run_store,
         run_with_mcp,
         unconsented_stdio_servers,
@@ -185,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
 
         wf = None
         mcp_block: dict[str, Any] = {}
+        saved_tool_ids: list[str] = []
         if not args.resume:
             try:
                 text, name, read_ref = read_workflow(args.file)
@@ -201,18 +204,26 @@ def run(args: argparse.Namespace) -> int:
             except McpConfigError as exc:
                 report_error("validation", f"{args.file}: {exc}", args.json)
                 return EXIT_USAGE
-            # A workflow's own stdio server is a program the file chooses: refused before anything
-            # starts unless approved now (--approve-mcp) or consented to in this project before.
-            refused = unconsented_stdio_servers(mcp_block, args.approve_mcp, project=workspace)
-            if refused:
-                report_error("tool_denied", "; ".join(consent_needed_message(n) for n in refused), args.json)
-                return EXIT_FAILED
+        else:
+            # A resumed run starts the servers it started with (kept in its checkpoint).
+            try:
+                mcp_block, saved_tool_ids = mcp_from_surface(surface)
+            except McpConfigError as exc:
+                report_error("validation", f"run {args.resume}: {exc}", args.json)
+                return EXIT_USAGE
+        # A workflow's own stdio server is a program the file chooses: refused before anything
+        # starts unless approved now (--approve-mcp) or consented to in this project before.
+        refused = unconsented_stdio_servers(mcp_block, args.approve_mcp, project=workspace)
+        if refused:
+            report_error("tool_denied", "; ".join(consent_needed_message(n) for n in refused), args.json)
+            return EXIT_FAILED
 
         # Author trust: no approval regime headless; the policy's allowlists still apply.
         engine = build_workflow_engine(workspace=workspace, tier=tier, journal=store, providers_file=args.providers,
                                        hold_gates=args.hold_gates, mcp_servers=mcp_block or None,
                                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace))
-        mcp_servers = mcp_servers_of(engine.registry.host, workflow_tool_ids(wf)) if wf is not None else []
+        tool_ids = workflow_tool_ids(wf) if wf is not None else saved_tool_ids
+        mcp_servers = mcp_servers_of(engine.registry.host, tool_ids)
         printer = _Printer(args.json)
         try:
             if continuing:
@@ -231,7 +242,8 @@ def run(args: argparse.Namespace) -> int:
                 assert wf is not None
                 inputs = coerce_text_inputs(wf.file.workflow.inputs, _parse_inputs(args.input))
                 wf_run = engine.start(wf, inputs, on_event=printer,
-                                      surface={"workspace": str(workspace), "tier": tier})
+                                      surface={"workspace": str(workspace), "tier": tier,
+                                               **mcp_surface(mcp_block, tool_ids)})
             printer.on_lost = wf_run.cancel
             try:
                 result = asyncio.run(run_with_mcp(engine.registry, mcp_servers, wf_run.run,

@@ -344,3 +344,32 @@ def test_server_everythings_form_is_declined_on_the_command_line(
     assert code == 0, err
     assert "declined" in out["model_facing"]
     assert "MCP server everything asked for input; the command line cannot show forms" in err
+
+
+def test_a_run_paused_at_a_gate_resumes_with_its_own_server_and_still_needs_consent(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path, workflow: tuple[Path, Path, Path],
+) -> None:
+    """The workflow's own server block is kept with the run: the resumed half can call its tools."""
+    path, started, _ = workflow
+    text = path.read_text().replace(
+        "    - {id: t, type: tool, tool_config: {tool_name: mcp_call,\n"
+        "        parameters: {server: wfcalc, tool: sleep, arguments: {seconds: 0}}}}\n",
+        "    - {id: gate, type: human_gate}\n"
+        "    - {id: t, type: tool, tool_config: {tool_name: mcp_wfcalc_add, parameters: {a: 20, b: 22}}}\n",
+    ).replace("edges: [{from: s, to: t}", "edges: [{from: s, to: gate}, {from: gate, to: t}")
+    assert "mcp_wfcalc_add" in text and "to: gate" in text
+    path.write_text(text)
+    code, events, err = run_cli("run", str(path), "--workspace", str(tmp_path), "--approve-mcp", "wfcalc",
+                                "--json", env=cli_env)
+    assert code == 3, err
+    run_id = events[-1]["runId"]
+    # The resume is a new process: the same consent rule applies to the kept server.
+    code, _out, err = run_cli("run", "--resume", run_id, "--decision", "approve", "--json", env=cli_env)
+    assert code == 1 and "needs your consent before it starts" in err
+    started.unlink(missing_ok=True)
+    code, resumed, err = run_cli("run", "--resume", run_id, "--decision", "approve", "--approve-mcp", "wfcalc",
+                                 "--json", env=cli_env)
+    assert code == 0, err
+    results = [e for e in resumed if e["type"] == "agent:tool_result"]
+    assert [(r["toolId"], r["success"]) for r in results] == [("mcp_wfcalc_add", True)]
+    assert "42" in results[0]["outputSummary"] and started.exists()

@@ -88,3 +88,40 @@ def test_a_workflows_own_server_starts_only_after_consent_asked_once_per_project
     marker.unlink()
     result = run_and_wait(view, qtbot)  # the consent is stored for this project: no second question
     assert result.status == "completed" and len(opened) == 1 and marker.exists()
+
+
+def test_a_run_resumed_at_its_gate_still_reaches_the_workflows_own_server(
+    make_window, qtbot, project: Path, relavium_home: Path, tmp_path: Path,
+) -> None:
+    from relavium_desktop.ui.workflows.gate import GateDialog
+
+    marker = tmp_path / "workflow-started"
+    servers = "  mcp_servers:\n    wfcalc:\n      " + stdio_entry(marker)
+    gated = ADDER.format(servers=servers, server="wfcalc").replace(
+        "    - id: sum\n", "    - { id: gate, type: human_gate }\n    - id: sum\n",
+    ).replace("{ from: start, to: sum }", "{ from: start, to: gate }, { from: gate, to: sum }")
+    assert "to: gate" in gated
+    (project / "adder.relavium.yaml").write_text(gated)
+    window, view = open_flow(make_window, qtbot, project, "adder.relavium.yaml")
+    opened: list[Any] = []
+    app_mcp_hooks(window.context)
+    window.context.mcp_hooks.dialog_opened.connect(opened.append)
+    gates: list[GateDialog] = []
+    view.gates.dialog_opened.connect(gates.append)
+    # The run asks before it starts the server (its tools are discovered when the run starts).
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as paused:
+        view.run_button.click()
+        qtbot.waitUntil(lambda: bool(opened), timeout=RUN_TIMEOUT_MS)
+        assert isinstance(opened[0], ConsentDialog) and not marker.exists()
+        opened[0].start_button.click()
+    assert paused.args[0].status == "paused" and len(gates) == 1
+    marker.unlink()
+
+    # Approving the gate resumes with a new engine: the run's own server comes back from its
+    # checkpoint, and the stored consent means no second question.
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        gates[0].approve_button.click()
+    assert blocker.args[0].status == "completed", view.message.text()
+    assert marker.exists() and len(opened) == 1
+    view.timeline.select("sum")
+    qtbot.waitUntil(lambda: "42" in view.timeline.details.toPlainText())

@@ -102,7 +102,8 @@ class WorkflowRunner(QObject):
         self._mcp_tool_ids = services.workflow_tool_ids(workflow)
         return self._launch(lambda engine: engine.start(
             workflow, inputs, on_event=self.run_event.emit,
-            surface={"workspace": str(Path(self._workspace()).resolve()), "tier": "project"},
+            surface={"workspace": str(Path(self._workspace()).resolve()), "tier": "project",
+                     **services.mcp_surface(self._mcp_block, self._mcp_tool_ids)},
         ), InputError)
 
     def resume(
@@ -116,9 +117,24 @@ class WorkflowRunner(QObject):
 
         if not self.busy:
             self._run_workspace = workspace
-            self._mcp_block, self._mcp_tool_ids = {}, []  # not kept with the run: user servers only
+            self._restore_mcp(run_id)
         return self._launch(lambda engine: engine.resume(run_id, decision, gate_id=gate_id,
                                                          on_event=self.run_event.emit), InputError)
+
+    def _restore_mcp(self, run_id: str) -> None:
+        """The MCP servers a paused run started with, from its checkpoint (consent is asked again on spawn)."""
+        from relavium_desktop import services
+        from relavium_desktop.host.mcp.config import McpConfigError
+
+        self._mcp_block, self._mcp_tool_ids = {}, []
+        store = services.run_store(self._home())
+        try:
+            checkpoint = store.load_checkpoint(run_id) or store.continuable_checkpoint(run_id) or {}
+            self._mcp_block, self._mcp_tool_ids = services.mcp_from_surface(checkpoint.get("surface") or {})
+        except McpConfigError as exc:
+            log.warning("run %s: its MCP servers cannot be restored: %s", run_id, exc)
+        finally:
+            store.close()
 
     def stop(self) -> None:
         if self.run is not None and self.busy:

@@ -512,6 +512,13 @@ class McpHost:
         if entry is None:
             return ServerReport(server=name, origin="workflow", ok=False, error=f"{name!r} is not a configured MCP server")
         origin = self.origin(name)
+        if isinstance(entry, StdioServer):
+            # The user's answer is not part of the server's deadline: a person reading the consent
+            # prompt must not make the server "not answer in time".
+            try:
+                await self._ensure_consent(name, entry)
+            except ToolError as exc:
+                return ServerReport(server=name, origin=origin, ok=False, error=str(exc))
         started = time.monotonic()
         try:
             async with asyncio.timeout(timeout_s):

@@ -138,3 +138,25 @@ async def test_a_failing_consent_prompt_is_no_approval_and_is_asked_again(relavi
     await host.aclose()
     assert calls == ["fx", "fx"]
     assert not marker.exists()
+
+
+async def test_time_spent_reading_the_consent_prompt_is_not_the_servers_deadline(
+    relavium_home: Path, tmp_path: Path
+) -> None:
+    import asyncio
+
+    deadline_s = 10.0
+
+    async def slow_yes(request: ConsentRequest) -> bool:
+        await asyncio.sleep(deadline_s + 0.5)  # the person reads the prompt for longer than the deadline
+        return True
+
+    marker = tmp_path / "started"
+    host = make_host(relavium_home, {"fx": _marked(marker)}, hooks=McpClientHooks(consent=slow_yes))
+    try:
+        [report] = await host.discover(timeout_s=deadline_s)
+    finally:
+        await host.aclose()
+    # Counting the prompt against the deadline would have reported "did not answer within 10 s".
+    assert report.ok, report.error
+    assert marker.exists() and [t.name for t in report.tools if t.name == "add"] == ["add"]

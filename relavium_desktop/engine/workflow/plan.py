@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from relavium_desktop.engine.agent.tool_config import parameter_problems
@@ -316,7 +316,7 @@ class _PlanBuilder:
         """
         known = None if self.known_tools is None else as_known(self.known_tools)
         if known is not None:
-            known = known.with_servers(_workflow_servers(self.body))
+            known = known.with_servers(_workflow_servers(self.body, self.agents.values()))
             self.check_http_names(known)
             known = known.with_ids(d.name for d in self.body.http_tools)
         for nid, node in self.nodes.items():
@@ -425,9 +425,14 @@ def _hint(tool_id: str) -> str:
     return ""
 
 
-def _workflow_servers(body: WorkflowBody) -> list[str]:
-    """MCP servers the workflow declares itself (``mcp_servers``; its entries are checked by the surface)."""
-    return [str(k) for k in body.mcp_servers or {}]
+def _workflow_servers(body: WorkflowBody, agents: Iterable[AgentDef]) -> list[str]:
+    """MCP servers the workflow and its agents declare (``mcp_servers``; entries are checked by the surface).
+
+    A run starts them as one block, so a server an agent file declares serves
+    every node of the workflow, and its tool ids are known to all of them.
+    """
+    names = [str(k) for k in body.mcp_servers or {}]
+    return names + [str(k) for agent in agents for k in agent.mcp_servers or {}]
 
 
 def _merge_order(

@@ -60,3 +60,20 @@ def test_shadowing_and_duplicate_http_tools_are_refused_at_their_names() -> None
 def test_without_known_tools_nothing_is_checked() -> None:
     body = "  agents:\n    - {id: a, tools: [anything]}\n" + NODES
     assert issues(body, known=None) == []
+
+
+def test_a_server_an_agent_declares_makes_its_tools_known_to_the_whole_workflow() -> None:
+    """A run starts the workflow's and its agents' servers as one block, so validation agrees."""
+    body = """  agents:
+    - id: a
+      tools: [mcp_agentsrv_lookup]
+      mcp_servers:
+        agentsrv: {transport: stdio, command: /usr/bin/true}
+  nodes:
+    - {id: s, type: input}
+    - {id: n, type: agent, agent_ref: a}
+    - {id: t, type: tool, tool_config: {tool_name: mcp_agentsrv_lookup}}
+  edges: [{from: s, to: n}, {from: n, to: t}]
+"""
+    assert issues(body) == []
+    assert issues(body.replace("agentsrv:", "othersrv:")) != []  # an undeclared server is still unknown

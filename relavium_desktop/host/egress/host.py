@@ -271,17 +271,7 @@ class EgressHost:
             )
         except httpx.HTTPError as exc:
             raise ToolFailedError(describe_transport_error(exc, httpx.URL(url).host)) from None
-        result: dict[str, Any] = {
-            "status": response.status_code,
-            "headers": _scrub_headers(response.headers, scrub),
-            "url": url,
-            "contentType": content_type,
-            "bodyBytes": body.total,
-        }
-        if response.is_redirect and response.headers.get("location"):
-            result["location"] = _scrub_text(response.headers["location"], scrub)
-        if hops:
-            result["redirects"] = hops
+        result = _result_head(response, url, hops, scrub, body_bytes=body.total)
         charset = _charset(content_type)
         if text and self.media is not None and body.data and looks_binary(
             body.data, charset, complete=body.spill_path is None
@@ -337,21 +327,30 @@ class EgressHost:
                          if body.spill_path is not None else None)
         except httpx.HTTPError as exc:
             raise ToolFailedError(describe_transport_error(exc, httpx.URL(url).host)) from None
-        result: dict[str, Any] = {
-            "status": response.status_code,
-            "headers": _scrub_headers(response.headers, scrub),
-            "url": url,
-            "contentType": content_type,
-            "bodyBytes": int(media["sizeBytes"]) if media is not None else 0,
-            "body": None,
-        }
-        if response.is_redirect and response.headers.get("location"):
-            result["location"] = _scrub_text(response.headers["location"], scrub)
-        if hops:
-            result["redirects"] = hops
+        result = _result_head(response, url, hops, scrub,
+                              body_bytes=int(media["sizeBytes"]) if media is not None else 0)
+        result["body"] = None
         if media is not None:
             result["media"] = media
         return result
+
+
+def _result_head(
+    response: httpx.Response, url: str, hops: int, scrub: tuple[bytes, bytes] | None, *, body_bytes: int,
+) -> dict[str, Any]:
+    """What every http_request result says before its body (a text body or a media handle follows)."""
+    head: dict[str, Any] = {
+        "status": response.status_code,
+        "headers": _scrub_headers(response.headers, scrub),
+        "url": url,
+        "contentType": response.headers.get("content-type"),
+        "bodyBytes": body_bytes,
+    }
+    if response.is_redirect and response.headers.get("location"):
+        head["location"] = _scrub_text(response.headers["location"], scrub)
+    if hops:
+        head["redirects"] = hops
+    return head
 
 
 def _reworded(exc: SsrfBlockedError, request: EgressRequest) -> SsrfBlockedError:

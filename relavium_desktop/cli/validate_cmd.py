@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.workflow.errors import WorkflowError
     from relavium_desktop.engine.workflow.loader import load_workflow
     from relavium_desktop.host.mcp.config import McpConfigError
-    from relavium_desktop.services import workflow_mcp_servers
+    from relavium_desktop.services import workflow_mcp_block
 
     try:
         text, name, read_ref = read_workflow(args.file)
@@ -85,8 +85,9 @@ def run(args: argparse.Namespace) -> int:
         report_invalid(exc, args.json)
         return EXIT_USAGE
     try:
-        # The workflow's own MCP servers, by mcp.yaml's rules (the engine keeps the block raw).
-        workflow_mcp_servers(wf.file.workflow.mcp_servers)
+        # The workflow's and its agents' MCP servers as the run will start them: one block, by
+        # mcp.yaml's rules (the engine keeps it raw), with a name declared twice differently refused.
+        workflow_mcp_block(wf)
     except McpConfigError as exc:
         report_error("validation", f"{args.file}: {exc}", args.json)
         return EXIT_USAGE

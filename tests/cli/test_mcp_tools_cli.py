@@ -198,6 +198,31 @@ def test_a_broken_workflow_servers_block_is_a_validation_error(
     assert code == 2 and "servers.wfcalc" in out["error"]["message"]
 
 
+def test_validate_refuses_an_agents_server_that_clashes_with_the_workflows_as_run_does(
+    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    path = tmp_path / "clash.relavium.yaml"
+    path.write_text("""schema_version: '1.0'
+workflow:
+  id: clash
+  mcp_servers:
+    calc: {transport: stdio, command: /usr/bin/true}
+  agents:
+    - id: a
+      model: gpt-4o-mini
+      mcp_servers:
+        calc: {transport: stdio, command: /usr/bin/false}
+  nodes:
+    - {id: s, type: input}
+    - {id: out, type: output}
+  edges: [{from: s, to: out}]
+""")
+    for command in (("validate", str(path)), ("run", str(path), "--workspace", str(tmp_path))):
+        code, out, err = run_cli(*command, "--json", env=cli_env)
+        assert code == 2, (command, err)
+        assert "'calc' is also declared, differently" in out["error"]["message"]
+
+
 def test_an_agent_run_whose_model_calls_a_discovered_tool(
     env: dict[str, str], llm_server: ScriptedLLMServer, relavium_home: Path, tmp_path: Path,
 ) -> None:

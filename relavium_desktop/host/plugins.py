@@ -156,6 +156,10 @@ def load_enabled(home: Path, reserved: Collection[str] = ()) -> LoadReport:
         log.warning("plugins: %s", exc)
         report.refused[PLUGINS_FILE] = str(exc)
         return report
+    if not wanted:
+        # Every registry is built through here: with nothing enabled, skip scanning every
+        # installed distribution's metadata (most of the cost of a registry).
+        return report
     eps = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
     taken = set(reserved)
     for name in wanted:

@@ -85,6 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_FAILED
         if os.environ.get("RELAVIUM_DEBUG") == "1":
             raise
+        from relavium_desktop.cli import storage_faults
+
+        fault = storage_faults.storage_fault(exc)  # a damaged history.db, a full disk: name file and cause
+        if fault is not None:
+            return storage_faults.report(fault, "--json" in argv)
         return _internal_error(exc, "--json" in argv)
     except BaseException as exc:
         import asyncio

@@ -17,11 +17,14 @@ import difflib
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.agent.modes import SessionGrants
+from relavium_desktop.engine.display_text import elide_middle, show, show_block, show_line
 from relavium_desktop.engine.tools.masking import clip, mask_text
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalDecision, ApprovalRequest
+from relavium_desktop.host.fs.inside import inside_workspace
 from relavium_desktop.host.fs.preview import canonical_folder, preview_current_text
 from relavium_desktop.store.grants import GrantStore, is_protected
 from relavium_desktop.ui.permission_dialog import PermissionDialog
@@ -122,10 +125,13 @@ class ApprovalController(QObject):
         ):
             diff = await asyncio.to_thread(write_diff, project, request)
         target = self._grants.target_for(project, request) if project and self._grants is not None else None
+        # The dialog names a path target that lands outside the project (a question, never a decision).
+        outside = bool(project) and request.action_class in (ActionClass.FS_WRITE, ActionClass.READ) and bool(
+            request.target) and not await asyncio.to_thread(inside_workspace, Path(project), request.target)
         dialog = PermissionDialog(
             request, project=project, diff=diff,
             grant_label=target.describe() if target else None, protected=protected, parent=self._window,
-            theme=self._theme,
+            theme=self._theme, outside=outside,
         )
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
 
@@ -166,11 +172,13 @@ class ApprovalController(QObject):
     async def _notify(self, dialog: PermissionDialog) -> None:
         assert self._notifier is not None
         request = dialog.request
-        body = f"{request.tool_id} wants to {request.action_class}"
+        # The target is the model's text: masked, then shown by the display rule (markers, not controls).
+        body = f"{show_line(request.tool_id)} wants to {request.action_class}"
         if request.target:
-            body += f": {clip(request.target, 200)}"
+            body += f": {elide_middle(show(mask_text(request.target)), 200).text}"
         try:
-            result = await self._notifier.notify("Relavium needs your permission", body, [ALLOW_ONCE, DENY])
+            result = await self._notifier.notify(
+                "Relavium needs your permission", show_block(body), [show_line(ALLOW_ONCE), show_line(DENY)])
         except Exception as exc:  # noqa: BLE001 -- the dialog still waits; a missing notifier is not fatal
             log.info("approval notification not shown: %s", type(exc).__name__)
             return

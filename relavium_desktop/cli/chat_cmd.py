@@ -39,6 +39,16 @@ from relavium_desktop.engine.agent.mode_ids import (
     ChatMode,
     parse_mode,
 )
+from relavium_desktop.engine.display_text import (
+    MARKERS_NOTICE,
+    Shown,
+    kinds_sentence,
+    show,
+    show_line,
+    show_value,
+    target_kinds,
+)
+from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.services import AgentFileError, load_agent
 
 MODES = ACCEPTED_MODE_IDS
@@ -103,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
             print_json(sessions)
         else:
             for s in sessions:
-                print(f"{s['id']}  {s['mode']:<12}  {s['messageCount']:>4} msgs  {s['title']}")
+                print(f"{s['id']}  {s['mode']:<12}  {s['messageCount']:>4} msgs  {_shown(show(s['title']))}")
         return EXIT_OK
     if args.rename or args.delete:
         if args.rename and not args.title:
@@ -155,8 +165,16 @@ async def _confirm(request: object) -> object:
 
     assert isinstance(request, ApprovalRequest)
     flag = " [protected path]" if request.protected_path else ""
-    _say(f"\n? allow {request.tool_id} ({request.action_class}){flag}: {request.target}")
-    _say(f"  arguments: {request.masked_args}")
+    # The model wrote the target and the arguments: masked, then shown by the display rule, so an
+    # escape sequence cannot rewrite this line and a bidi override cannot turn .sh into .jpg.
+    target = show(mask_text(request.target))
+    _say(f"\n? allow {show_line(request.tool_id)} ({request.action_class}){flag}: {_shown(target)}")
+    notes = [kinds_sentence(target_kinds(request.target))] if str(request.action_class) in ("fs_write", "read") else []
+    notes += [MARKERS_NOTICE] if target.changed else []
+    notes += [f"Look-alike letters: {w}." for w in target.warnings]
+    for note in filter(None, notes):
+        _say(f"  ! {note}")
+    _say(f"  arguments: {_shown(show_value(request.masked_args, 'line'))}")
     _say("  [y]es once / [n]o / [a]lways this session > ", end="")
     answer = ((await _readline()) or "").strip().lower()
     if answer in ("a", "always"):
@@ -293,17 +311,26 @@ def _mode_line(mode: ChatMode) -> str:
     return f"{MODE_TITLES[mode]} ({mode.value}): {MODE_DESCRIPTIONS[mode]}"
 
 
+def _shown(shown: Shown) -> str:
+    """``shown`` for this terminal: markers in reverse video on a tty, as bracketed text in a pipe."""
+    if not sys.stdout.isatty():
+        return shown.text
+    return "".join(f"\x1b[7m{piece}\x1b[27m" if marker else piece for piece, marker in shown.parts)
+
+
 def _render(event: dict[str, object]) -> None:
     kind = event["type"]
     if kind == "agent:token":
-        _say(str(event["token"]), end="")
+        _say(_shown(show(str(event["token"]), "block")), end="")
     elif kind == "agent:tool_call":
-        _say(f"\n[tool] {event['toolId']} {event.get('toolInput')}")
+        tool_input = event.get("toolInput")
+        args = show_value(tool_input, "line") if isinstance(tool_input, dict) else show(str(tool_input))
+        _say(f"\n[tool] {show_line(str(event['toolId']))} {_shown(args)}")
     elif kind == "agent:tool_result":
         if event.get("success"):
-            _say(f"[tool] {event['toolId']} ok")
+            _say(f"[tool] {show_line(str(event['toolId']))} ok")
         else:
-            _say(f"[tool] {event['toolId']} {describe_error(event.get('error'))}")
+            _say(f"[tool] {show_line(str(event['toolId']))} {_shown(show(describe_error(event.get('error'))))}")
     elif kind == "agent:provider_fallback":
         _say(f"\n[fallback] {event.get('to')}")
     elif kind == "chat:turn_completed":

@@ -17,7 +17,10 @@ def test_replaces_in_one_step_owner_only_and_leaves_no_temp(tmp_path: Path) -> N
     write_text_atomic(target, "a: 2\n")
     assert target.read_text() == "a: 2\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
-    assert os.listdir(target.parent) == ["mcp.yaml"]
+    # The version replaced is kept, owner-only, as the one backup.
+    assert sorted(os.listdir(target.parent)) == ["mcp.yaml", "mcp.yaml.bak"]
+    assert (target.parent / "mcp.yaml.bak").read_text() == "a: 1\n"
+    assert stat.S_IMODE((target.parent / "mcp.yaml.bak").stat().st_mode) == 0o600
 
 
 def test_a_failed_write_keeps_the_old_file_and_removes_its_temp(tmp_path: Path) -> None:

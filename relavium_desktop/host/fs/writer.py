@@ -14,12 +14,15 @@ must still be that inode).  A replace checks the name with ``fstatat``: it
 never writes through the old inode - the rename swaps the directory entry,
 so a hard link planted after the check is unlinked from here, not written -
 and the check only keeps the refusal uniform and stops the new file taking
-its mode and owner from a file elsewhere.
+its mode and owner from a file elsewhere.  An append that fails part way
+(a full disk) is truncated back to the length it started from, so it, too,
+is whole or not at all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import uuid
@@ -37,6 +40,7 @@ from relavium_desktop.host.fs.walk import (
 )
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DISK_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -66,6 +70,11 @@ def write_file(
             _append(opened.fd, opened.name, data, hook)
         else:
             _replace(opened.fd, opened.name, data)
+    except OSError as exc:
+        if exc.errno in _DISK_FULL:
+            where = policy.display(opened.canonical)
+            raise ToolFailedError(f"cannot write {where}: the disk is full (nothing was written)") from None
+        raise
     finally:
         opened.close()
     return {"path": policy.display(opened.canonical), "bytesWritten": len(data)}
@@ -88,9 +97,35 @@ def _append(dir_fd: int, name: str, data: bytes, hook: WalkHook | None = None) -
         if not stat.S_ISREG(st.st_mode):
             raise ToolFailedError("the path is not a regular file")
         admit_descriptor(fd, dir_fd, name)
-        _write_all(fd, data)
+        _append_whole(fd, data)
     finally:
         os.close(fd)
+
+
+def _append_whole(fd: int, data: bytes) -> None:
+    """Append ``data`` entirely or not at all: a failed write (a full disk) is cut off again.
+
+    With ``O_APPEND`` each write lands at the end; after a short write the
+    next one raises (``ENOSPC``).  Then the file is truncated back to where
+    this append began -- but only while it still ends where this append's
+    bytes end, so a concurrent appender's line written after ours is never cut.
+    """
+    start = os.fstat(fd).st_size
+    done = 0
+    view = memoryview(data)
+    try:
+        while view:
+            written = os.write(fd, view)
+            done += written
+            view = view[written:]
+        os.fsync(fd)
+    except BaseException:
+        if done:
+            with contextlib.suppress(OSError):
+                end = os.lseek(fd, 0, os.SEEK_CUR)  # where our last write ended
+                if os.fstat(fd).st_size == end and end - done >= start:
+                    os.ftruncate(fd, end - done)
+        raise
 
 
 def _replace(dir_fd: int, name: str, data: bytes) -> None:

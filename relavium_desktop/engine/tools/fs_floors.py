@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 # Directories whose whole subtree is confidential (read floor).
@@ -89,6 +89,41 @@ SHELL_STARTUP_BASENAMES: frozenset[str] = frozenset(
 )
 
 GIT_CONFIG_NAMES: frozenset[str] = frozenset({"config", "config.worktree"})
+
+# Login-time persistence locations (write floor only): a file written in one
+# runs code at the user's next login or session start, exactly like a shell
+# start-up file.  Each is a sequence of folded components matched wherever it
+# occurs in a path -- so every home (another $HOME, root's, a dotfiles repo
+# stowed into the home) is covered without knowing where the home is -- and
+# the location's folder itself and everything below it is refused.  The
+# sequences start with a component no ordinary project folder has
+# (``.config``, ``library/launchagents``, ``start menu``), so look-alikes such
+# as ``docs/autostart.md`` or ``config/autostart/readme.txt`` stay writable.
+#
+# ``(sequence, rule)``; a longer sequence is matched on its last component.
+PERSISTENCE_SEQUENCES: tuple[tuple[tuple[str, ...], str], ...] = (
+    # XDG autostart entries (~/.config/autostart/*.desktop; /etc/xdg/autostart system-wide).
+    ((".config", "autostart"), "login autostart entries (~/.config/autostart)"),
+    (("etc", "xdg", "autostart"), "login autostart entries (/etc/xdg/autostart)"),
+    # systemd user units, their *.wants/ links and the user manager's own config (user.conf).
+    ((".config", "systemd"), "systemd user units (~/.config/systemd)"),
+    ((".local", "share", "systemd"), "systemd user units (~/.local/share/systemd)"),
+    (("etc", "xdg", "systemd"), "systemd user units (/etc/xdg/systemd)"),
+    # The session environment systemd and display managers read at login.
+    ((".config", "environment.d"), "login environment files (~/.config/environment.d)"),
+    # macOS launchd agents and daemons (~/Library/LaunchAgents, /Library/...).
+    (("library", "launchagents"), "launchd agents (~/Library/LaunchAgents)"),
+    (("library", "launchdaemons"), "launchd daemons (/Library/LaunchDaemons)"),
+    # The Windows Startup folder, per user (AppData\Roaming\...) and for all users (ProgramData\...).
+    (("microsoft", "windows", "start menu", "programs", "startup"), "the Windows Startup folder"),
+)
+# What below a configuration home ($XDG_CONFIG_HOME) or data home ($XDG_DATA_HOME) runs at login.
+CONFIG_HOME_PERSISTENCE: dict[str, str] = {
+    "autostart": "login autostart entries ($XDG_CONFIG_HOME/autostart)",
+    "systemd": "systemd user units ($XDG_CONFIG_HOME/systemd)",
+    "environment.d": "login environment files ($XDG_CONFIG_HOME/environment.d)",
+}
+DATA_HOME_PERSISTENCE: dict[str, str] = {"systemd": "systemd user units ($XDG_DATA_HOME/systemd)"}
 
 def fold_component(name: str) -> str:
     """The spelling a floor compares: NFKC, case-folded, no ``:stream``, no trailing dot/space.
@@ -200,6 +235,46 @@ def write_rule(ctx: FloorContext, folded: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class PersistenceAnchor:
+    """A home folder whose children run code at login: ``$XDG_CONFIG_HOME``, ``$XDG_DATA_HOME``.
+
+    ``prefix`` is the home's folded absolute components; ``children`` maps a
+    folded child name to the rule it hits.  The host builds these from its
+    environment (the engine cannot read one); the default locations
+    (``~/.config``, ``~/.local/share``) are already covered by
+    :data:`PERSISTENCE_SEQUENCES`.
+    """
+
+    prefix: tuple[str, ...]
+    children: tuple[tuple[str, str], ...]  # (folded child name, rule): hashable, like the policy holding it
+
+    def rule_for(self, folded: str) -> str | None:
+        return next((rule for name, rule in self.children if name == folded), None)
+
+
+def persistence_anchor(components: Sequence[str], children: Mapping[str, str]) -> PersistenceAnchor:
+    return PersistenceAnchor(tuple(fold_component(c) for c in components if c not in ("", ".")),
+                             tuple(children.items()))
+
+
+def persistence_rule(folded: Sequence[str], anchors: Sequence[PersistenceAnchor] = ()) -> str | None:
+    """The persistence rule a path of folded components hits (its location or anything below), or None."""
+    for end in range(1, len(folded) + 1):
+        last = folded[end - 1]
+        for sequence, rule in PERSISTENCE_SEQUENCES:
+            n = len(sequence)
+            if last == sequence[-1] and end >= n and tuple(folded[end - n : end]) == sequence:
+                return rule
+        for anchor in anchors:
+            n = len(anchor.prefix)
+            if end == n + 1 and tuple(folded[:n]) == anchor.prefix:
+                anchored = anchor.rule_for(last)
+                if anchored is not None:
+                    return anchored
+    return None
+
+
 def _check(components: Sequence[str], exempt_index: int | None, write: bool) -> str | None:
     ctx = ROOT_CONTEXT
     rule_of = write_rule if write else read_rule
@@ -224,9 +299,21 @@ def read_floor(components: Sequence[str], *, relavium_exempt_index: int | None =
     return _check(components, relavium_exempt_index, write=False)
 
 
-def write_floor(components: Sequence[str], *, relavium_exempt_index: int | None = None) -> str | None:
-    """The write-floor rule a path hits, or None when writable (floors only, not scope)."""
-    return _check(components, relavium_exempt_index, write=True)
+def write_floor(
+    components: Sequence[str],
+    *,
+    relavium_exempt_index: int | None = None,
+    anchors: Sequence[PersistenceAnchor] = (),
+) -> str | None:
+    """The write-floor rule a path hits, or None when writable (floors only, not scope).
+
+    ``anchors`` are the host's configuration/data homes when they are not
+    the default ``~/.config`` / ``~/.local/share`` (see :class:`PersistenceAnchor`).
+    """
+    rule = _check(components, relavium_exempt_index, write=True)
+    if rule is not None:
+        return rule
+    return persistence_rule([fold_component(c) for c in components if c not in ("", ".")], anchors)
 
 
 def is_unc(path: str, *, windows: bool) -> bool:

@@ -25,13 +25,22 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from relavium_desktop.engine.errors import DenyReason, InvalidArgsError, ToolDeniedError
-from relavium_desktop.engine.tools.fs_floors import fold_component, is_unc, read_floor, write_floor
+from relavium_desktop.engine.tools.fs_floors import (
+    CONFIG_HOME_PERSISTENCE,
+    DATA_HOME_PERSISTENCE,
+    PersistenceAnchor,
+    fold_component,
+    is_unc,
+    persistence_anchor,
+    read_floor,
+    write_floor,
+)
 from relavium_desktop.engine.tools.tooldef import FsScopeTier
 from relavium_desktop.host.fs.roots import PinnedRoot, components, join
 from relavium_desktop.host.fs.scratch import ScratchRefused, ScratchRoot
@@ -148,6 +157,27 @@ def live_spill_scopes() -> frozenset[str]:
     return frozenset(rid for s in scopes if (rid := s.run_id) is not None)
 
 
+def persistence_anchors(environ: Mapping[str, str] | None = None) -> tuple[PersistenceAnchor, ...]:
+    """The login-time persistence homes this process's environment names, for the write floor.
+
+    ``$XDG_CONFIG_HOME`` (autostart, systemd, environment.d below it) and
+    ``$XDG_DATA_HOME`` (systemd below it), each as written and resolved, so a
+    home moved away from ``~/.config`` / ``~/.local/share`` -- or reached
+    through a symlink -- is still refused.  A relative value is ignored, as
+    the XDG base-directory spec says.  The defaults need no anchor: the
+    floor matches ``.config/autostart`` and the like wherever they occur.
+    """
+    env = os.environ if environ is None else environ
+    anchors: list[PersistenceAnchor] = []
+    for name, children in (("XDG_CONFIG_HOME", CONFIG_HOME_PERSISTENCE), ("XDG_DATA_HOME", DATA_HOME_PERSISTENCE)):
+        value = env.get(name, "")
+        if not value or not os.path.isabs(value):
+            continue
+        for spelling in {os.path.abspath(value), os.path.realpath(value)}:
+            anchors.append(persistence_anchor(components(spelling), children))
+    return tuple(anchors)
+
+
 def effective_tier(tier: FsScopeTier, surface: str) -> FsScopeTier:
     """Chat's full tier is clamped to project; a workflow's full is author-trusted."""
     if tier == "full" and surface != "workflow":
@@ -165,6 +195,8 @@ class PathPolicy:
     read_only_roots: tuple[PinnedRoot, ...] = ()
     # The fenced run output store and the one run folder in it this host may read.
     spill: SpillScope | None = field(default=None, compare=False)
+    # Login-time persistence homes named by the environment ($XDG_CONFIG_HOME, ...), on the write floor.
+    anchors: tuple[PersistenceAnchor, ...] = ()
 
     @classmethod
     def create(
@@ -187,7 +219,7 @@ class PathPolicy:
         if tier == "full":
             roots.append(PinnedRoot.pin("/"))
         policy = cls(ws, tuple(roots), tier, read_only_roots=tuple(PinnedRoot.pin(r) for r in read_only_roots),
-                     spill=spill)
+                     spill=spill, anchors=persistence_anchors())
         return policy.with_scratch(scratch) if scratch is not None else policy
 
     def with_scratch(self, scratch: ScratchRoot) -> PathPolicy:
@@ -269,8 +301,10 @@ class PathPolicy:
 
     def check_floor(self, comps: tuple[str, ...], purpose: Purpose) -> None:
         exempt = self.scratch.anchor_index(comps) if self.scratch is not None else None
-        floor = write_floor if purpose == "write" else read_floor
-        rule = floor(comps, relavium_exempt_index=exempt)
+        if purpose == "write":
+            rule = write_floor(comps, relavium_exempt_index=exempt, anchors=self.anchors)
+        else:
+            rule = read_floor(comps, relavium_exempt_index=exempt)
         if rule is not None:
             raise protected(rule, purpose)
 

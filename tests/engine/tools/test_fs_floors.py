@@ -5,11 +5,14 @@ from __future__ import annotations
 import pytest
 
 from relavium_desktop.engine.tools.fs_floors import (
+    CONFIG_HOME_PERSISTENCE,
+    DATA_HOME_PERSISTENCE,
     ROOT_CONTEXT,
     SHELL_STARTUP_BASENAMES,
     fold_component,
     is_dotenv,
     is_unc,
+    persistence_anchor,
     read_denied_names,
     read_floor,
     read_rule,
@@ -101,3 +104,46 @@ def test_compiled_per_directory_names_agree_with_read_rule() -> None:
         denied = read_denied_names(ctx)
         for name in names:
             assert (name in denied or is_dotenv(name)) == (read_rule(ctx, name) is not None), (ctx, name)
+
+
+PERSISTENCE_DENIED = [
+    "home/u/.config/autostart/evil.desktop", "home/u/.config/autostart", "home/u/.config/autostart/sub/x",
+    "home/u/.config/systemd/user/evil.service", "home/u/.config/systemd/user/default.target.wants/evil.service",
+    "home/u/.config/systemd/user.conf", "home/u/.local/share/systemd/user/evil.service",
+    "home/u/.config/environment.d/50-evil.conf", "Users/u/Library/LaunchAgents/com.evil.plist",
+    "Library/LaunchDaemons/com.evil.plist", "etc/xdg/autostart/evil.desktop",
+    "Users/u/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup/evil.lnk",
+    "ProgramData/Microsoft/Windows/Start Menu/Programs/StartUp/evil.bat",
+]
+PERSISTENCE_LOOK_ALIKES = [
+    "docs/autostart.md", "config/autostart/readme.txt", "src/systemd/user/unit.md", "environment.d/x",
+    "docs/Library/notes.md", "LaunchAgents/readme.md", ".config/autostart.md", ".config/autostartx/a",
+    "Programs/Startup/x.lnk", "config/environment.d/x", "systemd/user/x.service",
+]
+
+
+@pytest.mark.parametrize("path", PERSISTENCE_DENIED)
+def test_login_persistence_locations_are_on_the_write_floor(path: str) -> None:
+    for variant in variants(path):
+        rule = write_floor(split_components(variant))
+        assert rule is not None, variant
+    assert read_floor(split_components(path)) is None  # a write-only rule: reading them is fine
+
+
+@pytest.mark.parametrize("path", PERSISTENCE_LOOK_ALIKES)
+def test_persistence_look_alikes_in_a_project_stay_writable(path: str) -> None:
+    assert write_floor(split_components(path)) is None
+    assert write_floor(split_components("home/u/project/" + path)) is None
+
+
+def test_a_moved_config_home_is_anchored_where_the_environment_says() -> None:
+    config = persistence_anchor(["home", "u", "cfg"], CONFIG_HOME_PERSISTENCE)
+    data = persistence_anchor(["home", "u", "data"], DATA_HOME_PERSISTENCE)
+    assert write_floor(["home", "u", "cfg", "autostart", "x.desktop"], anchors=[config]) is not None
+    assert write_floor(["home", "u", "CFG", "Systemd", "user", "x.service"], anchors=[config]) is not None
+    assert write_floor(["home", "u", "cfg", "environment.d", "x.conf"], anchors=[config]) is not None
+    assert write_floor(["home", "u", "data", "systemd", "user", "x"], anchors=[config, data]) is not None
+    # Only directly below the anchored home, and only with the anchor.
+    assert write_floor(["home", "u", "cfg", "autostart", "x.desktop"]) is None
+    assert write_floor(["home", "u", "cfg", "app", "autostart", "x"], anchors=[config]) is None
+    assert write_floor(["home", "u", "data", "autostart", "x"], anchors=[data]) is None

@@ -108,9 +108,17 @@ def _table(rows: list[list[str]]) -> str:
 
 
 def _list(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str]:
+    from relavium_desktop.providers.config import ProviderConfigError, basic_validate_base_url
     from relavium_desktop.providers.readiness import provider_statuses
 
     entries = store.entries()
+    for name, entry in entries.items():  # an entry chat would refuse is not listed as if it worked
+        try:
+            basic_validate_base_url(entry.base_url, entry.allow_local)
+        except ProviderConfigError as exc:
+            from relavium_desktop.host.atomic import backup_note
+
+            raise ProviderConfigError(f"{store.path.name}: provider {name!r}: {exc}{backup_note(store.path)}") from None
     statuses = provider_statuses(entries)
     out = [{"name": s.name, **_entry_json(entries[s.name]), "key": s.key_state} for s in statuses]
     rows = [["NAME", "KIND", "BASE URL", "KEY", "KEY STATE"]]

@@ -32,7 +32,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.representer import RoundTripRepresenter
 
-from relavium_desktop.host.atomic import write_text_atomic
+from relavium_desktop.host.atomic import backup_note, write_text_atomic
 from relavium_desktop.providers.config import DEFAULT_ENTRIES, ProviderConfigError, ProviderEntry
 
 Stamp = tuple[int, int, int]
@@ -150,7 +150,10 @@ class ProviderStore:
                 return dict(DEFAULT_ENTRIES)
             if self._cached is not None and self._cached[0] == stamp:
                 return dict(self._cached[1])
-            entries = self._parse(self._read_text())
+            try:
+                entries = self._parse(self._read_text())
+            except ProviderConfigError as exc:  # the file stays as it is; point to the last good copy
+                raise ProviderConfigError(f"{exc}{backup_note(self.path)}") from None
             self._cached = (stamp, entries)
             return dict(entries)
 

@@ -152,7 +152,20 @@ def parse_servers(raw: Any, *, source: str = CONFIG_FILE) -> dict[str, StdioServ
 
 
 def load_servers(home: Path) -> dict[str, StdioServer | HttpServer]:
-    """The servers in ``home/mcp.yaml``; none when the file does not exist."""
+    """The servers in ``home/mcp.yaml``; none when the file does not exist.
+
+    A broken file raises McpConfigError (pointing to ``mcp.yaml.bak`` when a
+    last good copy exists); the file itself is never rewritten because of it.
+    """
+    from relavium_desktop.host.atomic import backup_note
+
+    try:
+        return _load_servers(home)
+    except McpConfigError as exc:
+        raise McpConfigError(f"{exc}{backup_note(home / CONFIG_FILE)}") from None
+
+
+def _load_servers(home: Path) -> dict[str, StdioServer | HttpServer]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 

@@ -23,6 +23,7 @@ from relavium_desktop.cli.agent_common import (
     providers_of,
     workspace_of,
 )
+from relavium_desktop.engine.display_text import show_block, show_line
 from relavium_desktop.services import AgentFileError, load_agent
 
 RISKS = ("fs_write", "process", "egress", "os")
@@ -140,13 +141,17 @@ def run(args: argparse.Namespace) -> int:
 def _human(event: dict[str, object]) -> None:
     kind = event["type"]
     if kind == "agent:token":
-        print(event["token"], end="", flush=True)
+        # On a terminal the reply is shown by the display rule (no escape sequence reaches it);
+        # into a pipe or a file it is the output itself and stays as the model wrote it.
+        token = str(event["token"])
+        print(show_block(token) if sys.stdout.isatty() else token, end="", flush=True)
     elif kind == "agent:tool_call":
-        print(f"\n[tool] {event['toolId']}", file=sys.stderr)
+        print(f"\n[tool] {show_line(str(event['toolId']))}", file=sys.stderr)
     elif kind == "agent:tool_result" and not event.get("success"):
-        print(f"[tool] {event['toolId']} failed: {describe_error(event.get('error'))}", file=sys.stderr)
+        print(f"[tool] {show_line(str(event['toolId']))} failed: {show_line(describe_error(event.get('error')))}",
+              file=sys.stderr)
     elif kind == "run:completed":
         print()
     elif kind in ("run:failed", "run:cancelled"):
         verb = "failed" if kind == "run:failed" else "cancelled"
-        print(f"\nrelavium agent: run {verb}: {describe_error(event.get('error'))}", file=sys.stderr)
+        print(f"\nrelavium agent: run {verb}: {show_line(describe_error(event.get('error')))}", file=sys.stderr)

@@ -6,7 +6,6 @@ import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
 from relavium_desktop.engine.llm.messages import (
     MediaBlob,
     MediaPart,
@@ -113,17 +112,19 @@ class AnthropicProvider(HttpProvider):
 
     async def decode(self, events: AsyncIterator[SseEvent]) -> AsyncIterator[StreamEvent]:
         tools: dict[int, dict[str, Any]] = {}
+        usage: dict[str, Any] = {}
         finished = False
         async for ev in events:
             data = json.loads(ev.data)
             kind = data.get("type")
             if kind == "message_start":
-                usage = data.get("message", {}).get("usage", {})
-                yield UsageEvent(input_tokens=int(usage.get("input_tokens", 0)))
+                usage.update(_counts(data.get("message", {}).get("usage")))
             elif kind == "content_block_start":
                 block = data.get("content_block", {})
                 if block.get("type") == "tool_use":
                     tools[data["index"]] = {"id": block.get("id", ""), "name": block.get("name", ""), "json": []}
+                elif block.get("type") == "text" and block.get("text"):
+                    yield TextDelta(block["text"])
             elif kind == "content_block_delta":
                 delta = data.get("delta", {})
                 dtype = delta.get("type")
@@ -138,19 +139,52 @@ class AnthropicProvider(HttpProvider):
                 args, error = loads_object("".join(t["json"]))
                 yield ToolCallEvent(t["id"], t["name"], args, error)
             elif kind == "message_delta":
+                # The counts here are cumulative and win over message_start's (which some
+                # servers, LiteLLM among them, send as 0 before the answer exists).
+                usage.update(_counts(data.get("usage")))
                 stop = data.get("delta", {}).get("stop_reason")
                 if stop:
                     yield StopEvent(_STOP.get(stop, "other"))
-                out = data.get("usage", {}).get("output_tokens")
-                if out:
-                    yield UsageEvent(output_tokens=int(out))
             elif kind == "message_stop":
                 finished = True
                 break
-            elif kind == "error":
-                etype = data.get("error", {}).get("type", "")
-                code = ProviderErrorCode.UNAVAILABLE if etype in ("overloaded_error", "api_error") \
-                    else ProviderErrorCode.VALIDATION
-                raise ProviderError(code, f"{self.name}: stream error ({etype or 'unknown'})")
         if not finished:
             raise StreamIncomplete
+        yield usage_event(usage)
+
+    def decode_json(self, data: Any) -> list[StreamEvent]:
+        """A whole ``message`` object (a server that did not stream), as the stream's events."""
+        if not isinstance(data, dict) or data.get("type") not in ("message", None) or "content" not in data:
+            raise StreamIncomplete
+        out: list[StreamEvent] = []
+        for block in data.get("content") or []:
+            btype = block.get("type")
+            if btype == "text" and block.get("text"):
+                out.append(TextDelta(block["text"]))
+            elif btype == "thinking" and block.get("thinking"):
+                out.append(ReasoningDelta(block["thinking"]))
+            elif btype == "tool_use":
+                args = block.get("input")
+                error = None if isinstance(args, dict) else f"expected a JSON object, got {type(args).__name__}"
+                out.append(ToolCallEvent(str(block.get("id", "")), str(block.get("name", "")),
+                                         args if isinstance(args, dict) else {}, error))
+        out.append(usage_event(_counts(data.get("usage"))))
+        out.append(StopEvent(_STOP.get(str(data.get("stop_reason") or "end_turn"), "other")))
+        return out
+
+
+def _counts(usage: Any) -> dict[str, int]:
+    """The token counts present in an Anthropic usage block (absent ones are not zeroed)."""
+    if not isinstance(usage, dict):
+        return {}
+    keys = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    return {k: int(usage[k]) for k in keys if isinstance(usage.get(k), int | float)}
+
+
+def usage_event(usage: dict[str, Any]) -> UsageEvent:
+    """Anthropic's ``input_tokens`` excludes cached tokens: the event's input counts them all."""
+    write = int(usage.get("cache_creation_input_tokens", 0))
+    read = int(usage.get("cache_read_input_tokens", 0))
+    return UsageEvent(input_tokens=int(usage.get("input_tokens", 0)) + write + read,
+                      output_tokens=int(usage.get("output_tokens", 0)),
+                      cache_read_tokens=read, cache_write_tokens=write)

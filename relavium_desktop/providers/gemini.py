@@ -108,26 +108,57 @@ class GeminiProvider(HttpProvider):
         return url, headers, body
 
     async def decode(self, events: AsyncIterator[SseEvent]) -> AsyncIterator[StreamEvent]:
-        finish: str | None = None
-        usage: dict[str, Any] = {}
-        n = 0
+        state = _Turn()
         async for ev in events:
-            data = json.loads(ev.data)
-            usage = data.get("usageMetadata") or usage
-            for cand in data.get("candidates") or []:
-                for part in (cand.get("content") or {}).get("parts") or []:
-                    if "functionCall" in part:
-                        call = part["functionCall"]
-                        args = call.get("args", {})
-                        error = None if isinstance(args, dict) else \
-                            f"expected a JSON object, got {type(args).__name__}"
-                        yield ToolCallEvent(f"gemini_call_{n}", str(call.get("name", "")),
-                                            args if isinstance(args, dict) else {}, error)
-                        n += 1
-                    elif part.get("text"):
-                        yield ReasoningDelta(part["text"]) if part.get("thought") else TextDelta(part["text"])
-                finish = cand.get("finishReason") or finish
-        if finish is None:
+            for event in state.chunk(json.loads(ev.data)):
+                yield event
+        for event in state.end():
+            yield event
+
+    def decode_json(self, data: Any) -> list[StreamEvent]:
+        """A whole reply, or the JSON array of chunks ``streamGenerateContent`` sends without ``alt=sse``."""
+        chunks = data if isinstance(data, list) else [data]
+        if not all(isinstance(c, dict) and ("candidates" in c or "usageMetadata" in c) for c in chunks):
             raise StreamIncomplete
-        yield UsageEvent(int(usage.get("promptTokenCount") or 0), int(usage.get("candidatesTokenCount") or 0))
-        yield StopEvent("tool_use" if n else _STOP.get(finish, "other"))
+        state = _Turn()
+        out: list[StreamEvent] = []
+        for c in chunks:
+            out.extend(state.chunk(c))
+        out.extend(state.end())
+        return out
+
+
+class _Turn:
+    """One reply's chunks: calls numbered, the last ``usageMetadata`` and finish reason kept."""
+
+    def __init__(self) -> None:
+        self.finish: str | None = None
+        self.usage: dict[str, Any] = {}
+        self.calls = 0
+
+    def chunk(self, data: dict[str, Any]) -> list[StreamEvent]:
+        out: list[StreamEvent] = []
+        self.usage = data.get("usageMetadata") or self.usage
+        for cand in data.get("candidates") or []:
+            for part in (cand.get("content") or {}).get("parts") or []:
+                if "functionCall" in part:
+                    call = part["functionCall"]
+                    args = call.get("args", {})
+                    error = None if isinstance(args, dict) else f"expected a JSON object, got {type(args).__name__}"
+                    out.append(ToolCallEvent(f"gemini_call_{self.calls}", str(call.get("name", "")),
+                                             args if isinstance(args, dict) else {}, error))
+                    self.calls += 1
+                elif part.get("text"):
+                    out.append(ReasoningDelta(part["text"]) if part.get("thought") else TextDelta(part["text"]))
+            self.finish = cand.get("finishReason") or self.finish
+        return out
+
+    def end(self) -> list[StreamEvent]:
+        if self.finish is None:
+            raise StreamIncomplete
+        u = self.usage
+        # Thinking tokens are billed as output; cached tokens are part of the prompt count already.
+        output = int(u.get("candidatesTokenCount") or 0) + int(u.get("thoughtsTokenCount") or 0)
+        usage = UsageEvent(int(u.get("promptTokenCount") or 0), output,
+                           cache_read_tokens=int(u.get("cachedContentTokenCount") or 0))
+        return [usage, StopEvent("tool_use" if self.calls else _STOP.get(self.finish, "other"))]

@@ -72,8 +72,10 @@ def to_wire_messages(
             out.extend({"role": "tool", "tool_call_id": p.call_id, "content": p.content}
                        for p in m.parts if isinstance(p, ToolResultPart))
         elif m.role == "assistant":
-            entry: dict[str, Any] = {"role": "assistant", "content": m.text or None}
             calls = [p for p in m.parts if isinstance(p, ToolCallPart)]
+            if not m.text and not calls:
+                continue  # an empty answer: no content and no calls is not a valid assistant message
+            entry: dict[str, Any] = {"role": "assistant", "content": m.text or None}
             if calls:
                 entry["tool_calls"] = [{"id": c.call_id, "type": "function",
                                         "function": {"name": c.name, "arguments": json.dumps(c.args)}}
@@ -110,15 +112,17 @@ class OpenAICompatProvider(HttpProvider):
 
     async def decode(self, events: AsyncIterator[SseEvent]) -> AsyncIterator[StreamEvent]:
         calls: dict[int, dict[str, Any]] = {}
+        usage: dict[str, Any] | None = None
+        stop: StopEvent | None = None
         done = False
         async for ev in events:
             if ev.data.strip() == "[DONE]":
                 done = True
                 break
             data = json.loads(ev.data)
-            usage = data.get("usage")
-            if usage:
-                yield UsageEvent(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+            # With stream_options.include_usage the last chunk carries the totals; some servers
+            # repeat running totals on every chunk, so the last one seen wins (never summed).
+            usage = data.get("usage") or usage
             for choice in data.get("choices") or []:
                 delta = choice.get("delta") or {}
                 if delta.get("reasoning_content"):
@@ -138,6 +142,39 @@ class OpenAICompatProvider(HttpProvider):
                         args, error = loads_object("".join(c["args"]))
                         yield ToolCallEvent(c["id"] or f"call_{index}", c["name"], args, error)
                     calls.clear()
-                    yield StopEvent(_STOP.get(finish, "other"))
-        if not done:
+                    stop = StopEvent(_STOP.get(finish, "other"))
+        if not done and stop is None:
             raise StreamIncomplete
+        if usage:
+            yield usage_event(usage)
+        if stop is not None:
+            yield stop
+
+    def decode_json(self, data: Any) -> list[StreamEvent]:
+        """A whole ``chat.completion`` (a server that did not stream), as the stream's events."""
+        if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
+            raise StreamIncomplete
+        out: list[StreamEvent] = []
+        reason: StopReason = "end_turn"
+        for choice in data["choices"][:1]:
+            message = choice.get("message") or {}
+            if message.get("reasoning_content"):
+                out.append(ReasoningDelta(message["reasoning_content"]))
+            if message.get("content"):
+                out.append(TextDelta(message["content"]))
+            for index, tc in enumerate(message.get("tool_calls") or []):
+                fn = tc.get("function") or {}
+                args, error = loads_object(fn.get("arguments") or "")
+                out.append(ToolCallEvent(tc.get("id") or f"call_{index}", fn.get("name") or "", args, error))
+            reason = _STOP.get(str(choice.get("finish_reason") or "stop"), "other")
+        if data.get("usage"):
+            out.append(usage_event(data["usage"]))
+        out.append(StopEvent(reason))
+        return out
+
+
+def usage_event(usage: dict[str, Any]) -> UsageEvent:
+    """``prompt_tokens`` already counts cached tokens; ``prompt_tokens_details`` says how many."""
+    details = usage.get("prompt_tokens_details") or {}
+    return UsageEvent(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
+                      cache_read_tokens=int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0)

@@ -123,8 +123,9 @@ def test_a_refused_key_fails_the_run_with_provider_auth(
     assert shape(events)[-3:] == ["node:failed:a", "node:skipped:out", "run:failed"]
     error = events[-1]["error"]
     assert error["code"] == "provider_auth" and error["nodeId"] == "a"
+    # Our sentence, then what the server itself said.
     assert error["message"] == ("scripted-anthropic: HTTP 401: the key was refused "
-                                "(check the provider key reference)")
+                                "(check the provider key reference). The server said: scripted 401")
     assert len(llm_server.requests) == 1  # not retried: another attempt would not fix the key
     assert scan_for_secret(relavium_home, json.dumps(events), err) == []
 

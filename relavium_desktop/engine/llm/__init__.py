@@ -1,6 +1,6 @@
 """The LLM provider seam: messages, tool specs, stream events, Provider protocol."""
 
-from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
+from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode, StreamCutError
 from relavium_desktop.engine.llm.messages import (
     MediaBlob,
     MediaPart,
@@ -37,6 +37,7 @@ __all__ = [
     "ReasoningDelta",
     "ReasoningPart",
     "StopEvent",
+    "StreamCutError",
     "StreamEvent",
     "TextDelta",
     "TextPart",

@@ -33,8 +33,19 @@ class ToolCallEvent:
 
 @dataclass(frozen=True, slots=True)
 class UsageEvent:
+    """One reply's token counts, sent once per reply as the wire format totals them.
+
+    ``input_tokens`` counts every prompt token, cached ones included;
+    ``cache_read_tokens`` / ``cache_write_tokens`` say how many of them were
+    read from or written to the provider's prompt cache, where the format
+    carries it (Anthropic, OpenAI ``prompt_tokens_details``, Gemini
+    ``cachedContentTokenCount``).
+    """
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,11 +230,13 @@ class ToolRegistry:
     ) -> None:
         policy = tool.policy
         if policy.requires_gate_approval and not ctx.gate_approved:
-            raise ToolDeniedError(
-                f"{tool.id} needs a human-gate approval before it may run; review and commit manually "
-                "or approve it through a gate",
-                reason=DenyReason.GATE_REQUIRED,
-            )
+            if ctx.gate_refusal:
+                message = (f"{tool.id} needs a person's approval at a human gate on every path to node "
+                           f"{ctx.node_id!r}: {ctx.gate_refusal}")
+            else:
+                message = (f"{tool.id} needs a human-gate approval before it may run; review and commit "
+                           "manually or approve it through a gate")
+            raise ToolDeniedError(message, reason=DenyReason.GATE_REQUIRED)
         if policy.spawns_process and target is not None and target.argv is not None:
             check_command(target.argv, ctx.policy)
         if tool.guard is not None:

@@ -207,6 +207,9 @@ class ToolDispatchContext:
     policy: ToolPolicy = field(default_factory=ToolPolicy)
     fs_scope: FsScopeTier = "project"
     gate_approved: bool = False
+    # When not approved: why no person's gate approval vouches for this call
+    # (named in the gate_required refusal); None keeps the generic wording.
+    gate_refusal: str | None = None
     approval: ApprovalRegime | None = None
     emit: EventSink | None = None
     invoke_agent: InvokeAgent | None = None

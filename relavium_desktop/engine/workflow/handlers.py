@@ -78,7 +78,9 @@ class NodeEnv:
     agent_runner: AgentNodeRunner | None = None
     # Called with (node id, result) so the run tallies tokens/cost and emits cost:updated.
     on_usage: Callable[[str, AgentNodeResult, int], None] | None = None
-    gate_approved: Callable[[str], bool] = field(default=lambda _n: False)
+    # Why a tool node is not vouched for by a person's gate approval on every
+    # path to it (None: it is); see engine/workflow/gates.py.
+    gate_refusal: Callable[[str], str | None] = field(default=lambda _n: "the run has no human gate")
     invoke_depth: int = 0
     # The surface's approval regime for governed tool actions (the desktop's
     # confirm hook); None is the headless author-trust path (CLI).
@@ -175,6 +177,7 @@ async def run_merge(node: MergeNode, scope: Scope, env: NodeEnv) -> NodeResult:
 async def run_tool(node: ToolNode, scope: Scope, env: NodeEnv) -> NodeResult:
     cfg = node.tool_config
     mapped = await render_value(cfg.input_mapping, scope, file_reader(env, node.id))
+    refusal = env.gate_refusal(node.id)
     ctx = ToolDispatchContext(
         run_id=env.run_id,
         node_id=node.id,
@@ -182,7 +185,8 @@ async def run_tool(node: ToolNode, scope: Scope, env: NodeEnv) -> NodeResult:
         config=NodeToolConfig(parameters=cfg.parameters, input_mapping=mapped, output_mapping=cfg.output_mapping),
         policy=env.policy,
         fs_scope=env.fs_scope,
-        gate_approved=env.gate_approved(node.id),
+        gate_approved=refusal is None,
+        gate_refusal=refusal,
         emit=env.emit,
         approval=env.approval,
         invoke_agent=_delegate(env, node.id),

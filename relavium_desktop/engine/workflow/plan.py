@@ -21,11 +21,13 @@ from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
 from relavium_desktop.engine.tools.http_tools import HttpToolDecl
 from relavium_desktop.engine.tools.known_ids import KnownTools, as_known
 from relavium_desktop.engine.workflow.errors import Issue, TemplateError
+from relavium_desktop.engine.workflow.gates import layout_problem
 from relavium_desktop.engine.workflow.models import (
     AgentDef,
     AgentNode,
     AnyNode,
     ConditionNode,
+    HumanGateNode,
     InputNode,
     MergeNode,
     ParallelNode,
@@ -164,6 +166,7 @@ class _PlanBuilder:
         self.delegates = self.find_delegates()
         order = self.topological_order()
         self.check_reachability()
+        self.check_gate_dominance()
         merge_branches = {
             nid: _merge_order(nid, self.nodes, self.in_edges, self.index)
             for nid, node in self.nodes.items() if isinstance(node, MergeNode)
@@ -416,6 +419,26 @@ class _PlanBuilder:
         for n in nodes:
             if n not in reached and n not in self.delegates:
                 self.issue(self.npath(n), f"node {n!r} is unreachable from the workflow's input")
+
+    def check_gate_dominance(self) -> None:
+        """A tool node whose tool needs a person's gate approval must have a human_gate on every path to it.
+
+        Reported here, at the tool name's line:column, because such a node
+        would be refused ``gate_required`` on every run: a gate on a sibling
+        branch never vouches for it (see engine/workflow/gates.py).
+        """
+        gates = {n for n, node in self.nodes.items() if isinstance(node, HumanGateNode)}
+        for nid, node in self.nodes.items():
+            if not isinstance(node, ToolNode):
+                continue
+            tool = _BUILTIN_TOOLS.get(node.tool_config.tool_name)
+            if tool is None or not tool.policy.requires_gate_approval:
+                continue
+            path = layout_problem(self.in_edges, nid, gates, self.delegates)
+            if path is not None:
+                self.issue(self.npath(nid, "tool_config", "tool_name"),
+                           f"node {nid!r} runs {tool.id}, which needs a person's approval at a human_gate on "
+                           f"every path to it; no human_gate lies on the path {path}")
 
 
 def _hint(tool_id: str) -> str:

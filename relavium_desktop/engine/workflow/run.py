@@ -51,6 +51,7 @@ from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier, ToolPolicy
 from relavium_desktop.engine.workflow.agents import AgentNodeResult, AgentNodeRunner
 from relavium_desktop.engine.workflow.errors import InputError, NodeError, TemplateError
+from relavium_desktop.engine.workflow.gates import decided_by_person, gate_refusal
 from relavium_desktop.engine.workflow.handlers import NodeEnv, NodeResult, file_reader, run_node
 from relavium_desktop.engine.workflow.inputs import admit_inputs, masked_inputs
 from relavium_desktop.engine.workflow.journal import MemoryJournal, RunInfo, RunJournal
@@ -76,7 +77,11 @@ EVENT_OUTPUT_MAX_CHARS = 64 * 1024
 
 @dataclass(frozen=True, slots=True)
 class GateDecision:
-    """A gate's answer; ``decided_by="timeout"`` asks for the gate's own ``timeout_action`` once it is due."""
+    """A gate's answer; ``decided_by="timeout"`` asks for the gate's own ``timeout_action`` once it is due.
+
+    Only an approval whose ``decided_by`` names a person (see
+    ``gates.HUMAN_DECIDERS``) vouches for a gate-requiring tool downstream.
+    """
 
     decision: Literal["approved", "rejected", "input_provided"]
     decided_by: str = "user"
@@ -196,7 +201,9 @@ class WorkflowEngine:
             "selected": {},
             "deadEdges": [],
             "gates": {},
-            "approvedGates": [],
+            # Gates a person approved, and gates approved by timeout (never a person's decision).
+            "personApprovedGates": [],
+            "timeoutApprovedGates": [],
             "nextSeq": 0,
             "activeMs": 0.0,
             "tokens": {"input": 0, "output": 0},
@@ -341,20 +348,14 @@ class WorkflowRun:
             node_ids=frozenset(self.plan.nodes),
         )
 
-    def _gate_approved(self, node_id: str) -> bool:
-        approved = set(self.state["approvedGates"])
-        if not approved:
-            return False
-        seen: set[str] = set()
-        stack = [node_id]
-        while stack:
-            for e in self.plan.in_edges[stack.pop()]:
-                if e.source in approved:
-                    return True
-                if e.source not in seen:
-                    seen.add(e.source)
-                    stack.append(e.source)
-        return False
+    def _gate_refusal(self, node_id: str) -> str | None:
+        """None when a person approved a gate on every path that reached ``node_id`` in this run."""
+        return gate_refusal(
+            self.plan.in_edges, node_id,
+            person_approved=set(self.state.get("personApprovedGates", [])),
+            timeout_approved=set(self.state.get("timeoutApprovedGates", [])),
+            live=lambda e: self._edge_live(e) is not False,
+        )
 
     def _on_usage(self, node_id: str, usage: AgentNodeResult, attempt: int) -> None:
         self.state["tokens"]["input"] += usage.input_tokens
@@ -370,7 +371,7 @@ class WorkflowRun:
             run_id=self.run_id, plan=self.plan, agents=self.workflow.agents, registry=self.engine.registry,
             sandbox=self.engine.sandbox, policy=self.policy, fs_scope=self.engine.fs_scope, emit=self.emit,
             masked_inputs=self._masked, agent_runner=self.engine.agent_runner, on_usage=self._on_usage,
-            gate_approved=self._gate_approved, approval=self.engine.approval,
+            gate_refusal=self._gate_refusal, approval=self.engine.approval,
         )
 
     def _checkpoint(self, status: str) -> None:
@@ -472,7 +473,8 @@ class WorkflowRun:
         output: JsonDict = {"decision": decision.decision, "decidedBy": decision.decided_by}
         if decision.payload is not None:
             output["payload"] = decision.payload
-        self.state["approvedGates"].append(node_id)
+        approvals = "personApprovedGates" if decided_by_person(decision.decided_by) else "timeoutApprovedGates"
+        self.state.setdefault(approvals, []).append(node_id)
         self._complete(node_id, NodeResult(output), gate.get("openedAtEpoch"))
 
     def _complete(self, node_id: str, result: NodeResult, started: float | None) -> None:

@@ -13,6 +13,10 @@ With an image on the clipboard the panel offers the image actions
 itself -- not even for a preview: ``image_runner`` runs the action as a
 model turn that asks for the image through ``read_clipboard``, so the
 permission dialog comes before the image is read, exactly as in a chat.
+
+The clipboard text and the model's result are untrusted: both are shown by the one display rule
+(``engine/display_text.py``) with styled markers, while Copy and Open in chat pass on the result
+exactly as the model wrote it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.agent.session import title_for_action
+from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.ui.clipboard_actions import ClipboardAction, offered
 from relavium_desktop.ui.qt import (
@@ -40,6 +45,7 @@ from relavium_desktop.ui.qt import (
 )
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.untrusted import fill_shown
 
 if TYPE_CHECKING:
     from relavium_desktop.host.desktop_os import DesktopOs
@@ -79,13 +85,14 @@ class QuickPanel(QDialog):
         self._busy = False
         self._prompt = ""
         self._title = ""
+        self._result = ""  # as the model wrote it: what Copy and Open in chat pass on
 
         self.preview = QPlainTextEdit()
         self.preview.setReadOnly(True)
         shown = mask_text(text[:PREVIEW_CHARS])
         if len(text) > PREVIEW_CHARS:
             shown += f"\n… ({len(text) - PREVIEW_CHARS} more characters)"
-        self.preview.setPlainText(shown if text else "")
+        fill_shown(self.preview, shown if text else "")
         self.preview.setPlaceholderText(
             "The clipboard holds an image. It is read only when you run an action and allow the read."
             if has_image else "The clipboard holds no text."
@@ -95,8 +102,8 @@ class QuickPanel(QDialog):
 
         self.action_list = QListWidget()
         for action in self.clip_actions:
-            item = QListWidgetItem(action.title)
-            item.setToolTip(action.description)
+            item = QListWidgetItem(show_line(action.title))
+            item.setToolTip(show_line(action.description))
             item.setData(Qt.ItemDataRole.UserRole, action.id)
             self.action_list.addItem(item)
 
@@ -104,6 +111,7 @@ class QuickPanel(QDialog):
         self.run_button.setAutoDefault(False)
         self.run_button.clicked.connect(self._run)
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # an action's title or an error: never markup
         self.status.setWordWrap(True)
         self.action_list.currentRowChanged.connect(lambda _row: self._update_run_state())
         if self.clip_actions:
@@ -120,7 +128,7 @@ class QuickPanel(QDialog):
             b.setAutoDefault(False)
         self.copy_button.clicked.connect(self._copy)
         self.chat_button.clicked.connect(
-            lambda: self.open_in_chat.emit(self._prompt, self.result_view.toPlainText(), self._title))
+            lambda: self.open_in_chat.emit(self._prompt, self._result, self._title))
 
         layout = QVBoxLayout(self)
         layout.addWidget(_caption("Clipboard"))
@@ -166,7 +174,7 @@ class QuickPanel(QDialog):
             return
         self._busy = True
         self.run_button.setEnabled(False)
-        self.status.setText(f"Running “{action.title}”…")
+        self.status.setText(f"Running “{show_line(action.title)}”…")
         set_tone(self.status, "muted")
         spawn(self._run_action(action))
 
@@ -183,19 +191,20 @@ class QuickPanel(QDialog):
                 result = await self._runner(action, self.text)
         except Exception as exc:  # noqa: BLE001 -- shown to the user (masked)
             self._busy = False
-            self.status.setText(f"“{action.title}” failed: {mask_text(str(exc))[:300]}")
+            self.status.setText(f"“{show_line(action.title)}” failed: {show_line(mask_text(str(exc))[:300])}")
             set_tone(self.status, "danger")
             self.run_button.setEnabled(True)
-            await self._notify_if_away(f"“{action.title}” failed", "Open Relavium to see why.")
+            await self._notify_if_away(f"“{show_line(action.title)}” failed", "Open Relavium to see why.")
             return
         self._busy = False
-        self.result_view.setPlainText(result)
+        self._result = result
+        fill_shown(self.result_view, result)
         self.status.setText(f"“{action.title}” finished.")
         self.run_button.setEnabled(True)
         self.copy_button.setEnabled(True)
         self.chat_button.setEnabled(True)
         self.finished_run.emit(action.id)
-        await self._notify_if_away(f"“{action.title}” is ready", "The result is in the quick panel.")
+        await self._notify_if_away(f"“{show_line(action.title)}” is ready", "The result is in the quick panel.")
 
     async def _notify_if_away(self, title: str, body: str) -> None:
         if self._notifier is None or self.isActiveWindow():
@@ -208,7 +217,7 @@ class QuickPanel(QDialog):
         self.last_notification_id = str(result.get("id", ""))
 
     def _copy(self) -> None:
-        QGuiApplication.clipboard().setText(self.result_view.toPlainText())
+        QGuiApplication.clipboard().setText(self._result)
 
 
 def _caption(text: str) -> QLabel:

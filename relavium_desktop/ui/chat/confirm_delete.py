@@ -7,6 +7,7 @@ and Esc cancels: a stray Enter never deletes anything.
 
 from __future__ import annotations
 
+from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.ui.qt import QDialog, QHBoxLayout, QLabel, QPushButton, Qt, QVBoxLayout, QWidget, Signal
 
 
@@ -20,8 +21,9 @@ class ConfirmDeleteDialog(QDialog):
         self.setWindowTitle("Delete chat?")
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.message = QLabel(
-            f"Delete “{title}” and its whole transcript? This cannot be undone."
+            f"Delete “{show_line(title)}” and its whole transcript? This cannot be undone."
         )
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)
         self.delete_button = QPushButton("Delete")
         self.delete_button.setObjectName("confirmDeleteButton")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.ui.elided_label import ElidedLabel
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
@@ -88,7 +89,9 @@ class SessionRow(QWidget):
         super().__init__()
         self.setObjectName("sessionRow")
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.title = ElidedLabel(title)
+        # A title is the user's or the model's words: shown by the display rule, never as markup.
+        self.title = ElidedLabel(show_line(title))
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setObjectName("sessionTitle")
         self.date = QLabel(date)
         self.date.setObjectName("sessionDate")
@@ -296,7 +299,7 @@ class SessionsPanel(QWidget):
         item.setData(ID_ROLE, info.id)
         item.setData(USED_ROLE, info.updated_at)
         messages = "1 message" if info.message_count == 1 else f"{info.message_count} messages"
-        item.setToolTip(f"{info.title}\nLast used {full_time(info.updated_at)}\n"
+        item.setToolTip(f"{show_line(info.title)}\nLast used {full_time(info.updated_at)}\n"
                         f"Started {full_time(info.created_at)}\n{messages} · mode {info.mode}")
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
         self.list.addItem(item)
@@ -359,7 +362,7 @@ class SessionsPanel(QWidget):
         title = " ".join(item.text().split())
         row = self.list.itemWidget(item)
         if isinstance(row, SessionRow):
-            row.title.set_full_text(item.text())
+            row.title.set_full_text(show_line(item.text()))
         if title:
             self.rename_requested.emit(str(item.data(ID_ROLE)), title)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from relavium_desktop.engine.display_text import show, show_line
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.ui.qt import (
@@ -28,6 +29,7 @@ from relavium_desktop.ui.qt import (
 )
 from relavium_desktop.ui.runs.local_time import full_local, short_local
 from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.untrusted import fill_shown, set_shown
 
 
 class GatePanel(QWidget):
@@ -93,11 +95,12 @@ class GatePanel(QWidget):
         expires = gate.get("expiresAtEpoch")
         when = f" · times out {short_local(expires).replace('Today ', 'today at ')}" \
             if isinstance(expires, int | float) else ""
-        self.title.setText(f"Waiting at {gate.get('nodeId')} ({kind}){when}")
+        self.title.setText(f"Waiting at {show_line(str(gate.get('nodeId')))} ({show_line(kind)}){when}")
         if isinstance(expires, int | float):
             self.title.setToolTip(f"Times out {full_local(expires)}")
-        self.message.setText(mask_text(str(gate.get("message") or "Approve to continue.")))
-        self.review.setPlainText(review)
+        # The author's message and the run's data: shown by the display rule, markers styled.
+        set_shown(self.message, show(mask_text(str(gate.get("message") or "Approve to continue.")), "block"))
+        fill_shown(self.review, review)
         self.review.setVisible(bool(review))
         self.review_heading.setVisible(bool(review))
         self.payload.clear()

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui.runs.local_time import parse_wire_time
 
@@ -199,11 +200,14 @@ def _run_row(kind: str, event: JsonDict, at: float | None) -> StoryRow | None:
 
 
 def story(events: list[JsonDict]) -> list[StoryRow]:
+    """The rows of ``events``; their words come from models, tools and authors, so they are shown by the
+    display rule (controls, bidi and invisible characters as markers)."""
     rows = []
     for event in events:
         row = story_row(event)
         if row is not None:
-            rows.append(replace(row, event_type=str(event.get("type", ""))))
+            rows.append(replace(row, text=show_line(row.text), detail=show_line(row.detail),
+                                event_type=str(event.get("type", ""))))
     return rows
 
 

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from relavium_desktop.engine.display_text import show_block, show_line
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
 from relavium_desktop.ui.qt import (
@@ -242,7 +243,7 @@ class RunsView(QWidget):
         self.table.setRowCount(len(runs))
         for i, run in enumerate(runs):
             cells = [
-                f"{run.get('workflow_name') or run['workflow_id']}  ({run['source']})",
+                show_line(f"{run.get('workflow_name') or run['workflow_id']}  ({run['source']})"),
                 str(run["status"]),
                 short_local(run["started_at"]),
                 format_duration(run.get("duration_ms")),
@@ -304,8 +305,10 @@ class RunsView(QWidget):
                 status += f": {error.get('message')}"  # the code adds nothing to "interrupted"
             else:
                 status += f": {error.get('code')}: {error.get('message')}"
-        self.log_title.setText(f"Run {run_id}{status} · {len(events)} events")
-        self.log_view.setPlainText("\n".join(json.dumps(e, ensure_ascii=False, default=str) for e in events))
+        self.log_title.setText(show_line(f"Run {run_id}{status} · {len(events)} events"))
+        # JSON escapes controls but not bidi or invisible characters: the display rule marks those.
+        self.log_view.setPlainText(show_block("\n".join(json.dumps(e, ensure_ascii=False, default=str)
+                                                        for e in events)))
         self.story_view.set_rows(story(events))
         self.waterfall.set_spans(node_spans(events))
         await self._show_gate(run_id, run)

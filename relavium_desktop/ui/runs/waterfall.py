@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.ui.qt import (
     QColor,
     QFontMetrics,
@@ -150,7 +151,7 @@ class Waterfall(QWidget):
         for bar in self.bars():
             span = bar.span
             row_y = bar.rect.top() - (ROW_H - BAR_H) / 2
-            name = metrics.elidedText(span.node, Qt.TextElideMode.ElideRight, int(NAME_W - PAD))
+            name = metrics.elidedText(show_line(span.node), Qt.TextElideMode.ElideRight, int(NAME_W - PAD))
             text_box = QRectF(PAD, row_y, NAME_W - PAD, ROW_H)
             painter.setPen(QColor(p["text"]))
             painter.drawText(text_box, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
@@ -171,7 +172,7 @@ class Waterfall(QWidget):
                 s = bar.span
                 tokens = f"\n{s.input_tokens} in / {s.output_tokens} out tokens" if s.input_tokens or \
                     s.output_tokens else ""
-                self.setToolTip(f"{s.node} ({s.node_type}): {s.state}\n{bar.label}{tokens}")
+                self.setToolTip(show_line(f"{s.node} ({s.node_type}): {s.state}") + f"\n{bar.label}{tokens}")
                 break
         else:
             self.setToolTip("")

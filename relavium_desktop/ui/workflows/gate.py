@@ -6,7 +6,9 @@ be answered again from the view or with ``relavium run --resume``.  When the
 window is not the active one, a notification with Approve / Reject buttons is
 sent as well; pressing one answers the same pending dialog, exactly as the
 permission prompt does.  Enter never answers (a stray key press must not
-approve a release).
+approve a release).  The gate's message and node id are the workflow author's text and the
+review is the run's data: all are shown by the one display rule (``engine/display_text.py``), in the
+dialog and in the notification, so no control or bidi character reaches the screen raw.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
+from relavium_desktop.engine.display_text import show, show_block, show_line
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.masking import clip, mask_text
 from relavium_desktop.engine.workflow.run import GateDecision
@@ -34,6 +37,7 @@ from relavium_desktop.ui.qt import (
 )
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.untrusted import fill_shown, set_shown
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -57,17 +61,18 @@ class GateDialog(QDialog):
         self.gate = gate
         self.decision: GateDecision | None = None
         self.setObjectName("gateDialog")
-        self.setWindowTitle(f"Human gate: {gate.get('nodeId')}")
+        self.setWindowTitle(f"Human gate: {show_line(str(gate.get('nodeId')))}")
         self.resize(600, 460 if review else 300)
         layout = QVBoxLayout(self)
         # The question first, large: it is what the person has to answer.
-        self.message = QLabel(mask_text(str(gate.get("message") or "Approve to continue.")))
+        self.message = QLabel()
+        set_shown(self.message, show(mask_text(str(gate.get("message") or "Approve to continue.")), "block"))
         self.message.setObjectName("gateMessage")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         set_tone(self.message, "title")
         layout.addWidget(self.message)
-        self.where = QLabel(f"The workflow is paused at {gate.get('nodeId')} "
+        self.where = QLabel(f"The workflow is paused at {show_line(str(gate.get('nodeId')))} "
                             f"({GATE_KINDS.get(str(gate.get('gateType')), 'approval')}).")
         self.where.setObjectName("gateWhere")
         self.where.setWordWrap(True)
@@ -78,7 +83,8 @@ class GateDialog(QDialog):
             heading = QLabel("What you are approving")
             set_tone(heading, "heading")
             layout.addWidget(heading)
-            self.review = QPlainTextEdit(review)
+            self.review = QPlainTextEdit()
+            fill_shown(self.review, review)
             self.review.setObjectName("gateReview")
             self.review.setReadOnly(True)
             set_surface(self.review, "card")
@@ -186,9 +192,10 @@ class GatePrompter(QObject):
         dialog.deleteLater()
 
     async def _notify(self, notifier: DesktopOs, dialog: GateDialog) -> None:
-        body = f"{dialog.gate.get('nodeId')}: {clip(mask_text(str(dialog.gate.get('message', ''))), 200)}"
+        message = show_block(clip(mask_text(str(dialog.gate.get("message", ""))), 200))
+        body = f"{show_line(str(dialog.gate.get('nodeId')))}: {message}"
         try:
-            result = await notifier.notify(NOTIFICATION_TITLE, body, [APPROVE, REJECT])
+            result = await notifier.notify(show_line(NOTIFICATION_TITLE), body, [show_line(APPROVE), show_line(REJECT)])
         except Exception as exc:  # noqa: BLE001 -- the dialog still waits; a missing notifier is not fatal
             log.info("gate notification not shown: %s", type(exc).__name__)
             return

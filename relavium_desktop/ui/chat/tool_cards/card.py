@@ -4,7 +4,9 @@ Collapsed (the default) a card is a chevron, the tool's icon and its
 summary line; the expanded renderer is built on the first expand, which is
 what keeps a 500-call history cheap to open.  The duration is measured from
 the moment the call event arrived to its result; a card rebuilt from
-stored history has none unless the result carries one (run_command).
+stored history has none unless the result carries one (run_command).  The summary line names what
+the model asked for, so it is shown by the one display rule: control, bidi and invisible characters
+in a path or a command are styled markers, never raw.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from relavium_desktop.engine.display_text import show, show_line
 from relavium_desktop.ui.chat import look
 from relavium_desktop.ui.chat.tool_cards.renderers import ResultView, render
 from relavium_desktop.ui.chat.tool_cards.results import Outcome, args_from_preview, parse
@@ -27,6 +30,7 @@ from relavium_desktop.ui.qt import (
     QUrl,
     QVBoxLayout,
 )
+from relavium_desktop.ui.untrusted import set_shown
 
 ICON_PX = 16
 
@@ -113,7 +117,7 @@ class ToolCard(QFrame):
             self.progress_bar.setRange(0, 0)  # no total: an indeterminate bar
         from relavium_desktop.engine.tools.masking import mask_text
 
-        shown = mask_text(message or "")[:200]
+        shown = show_line(mask_text(message or "")[:200])
         if total and total > 0:
             shown = f"{shown} ({progress:g}/{total:g})" if shown else f"{progress:g} of {total:g}"
         self.progress_label.setText(shown)
@@ -151,7 +155,7 @@ class ToolCard(QFrame):
             o.reason = str(error.get("reason") or "")
             o.text = mask_text(str(error.get("message", "")))
             self.status = "cancelled" if o.code == "cancelled" else "failed"
-            self.status_label.setText(f"{o.code} ({o.reason})" if o.reason else o.code)
+            self.status_label.setText(show_line(f"{o.code} ({o.reason})" if o.reason else o.code))
         self._end_progress()
         spill = event.get("spill")
         if isinstance(spill, dict) and spill.get("path"):
@@ -173,7 +177,8 @@ class ToolCard(QFrame):
 
     @property
     def summary_text(self) -> str:
-        return summary_line(self.outcome)
+        """The summary line as shown (markers in their brackets)."""
+        return show_line(summary_line(self.outcome))
 
     @property
     def expanded(self) -> bool:
@@ -206,9 +211,8 @@ class ToolCard(QFrame):
         super().mouseReleaseEvent(event)
 
     def _refresh(self) -> None:
-        text = self.summary_text
-        self.summary.setText(text)
-        self.summary.setToolTip(text)
+        shown = set_shown(self.summary, show(summary_line(self.outcome)), look.palette_of(self._theme))
+        self.summary.setToolTip(shown.text)
         tone = "danger" if self.status == "failed" else "muted" if self.status == "cancelled" else None
         if tone != self._summary_tone:  # a re-polish per card adds up over a long history
             self._summary_tone = tone
@@ -239,5 +243,5 @@ class ToolCard(QFrame):
         """What a person reads on this card: its line, its status, and why it failed."""
         parts = [self.summary_text, f"{self.tool_id}: {self.status_label.text()}"]
         if self.outcome.ok is False and self.outcome.text:
-            parts.append(self.outcome.text)
+            parts.append(show(self.outcome.text, "block").text)
         return "\n".join(parts)

@@ -6,7 +6,9 @@ lines: the previous content is not known after the fact), an HTTP answer is
 its status line and headers then the body, a listing is a tree, and
 anything else a key/value view -- never escaped JSON.  A renderer is built
 only when the card is first expanded, so a long history costs one line per
-call.  ``toPlainText()`` is what the renderer shows, as text.
+call.  ``toPlainText()`` is what the renderer shows, as text.  Everything in a result came from a
+model, a file or a server, so it is shown by the one display rule (``engine/display_text.py``):
+controls and bidi or invisible characters appear as styled markers, never raw.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from relavium_desktop.engine.display_text import Mode, show, show_block, show_line
 from relavium_desktop.ui.chat import look
 from relavium_desktop.ui.chat.code_block import CodeBlock
 from relavium_desktop.ui.chat.rich_text import FittedText
 from relavium_desktop.ui.chat.tool_cards.results import Outcome, refusal_sentence
 from relavium_desktop.ui.qt import QFontDatabase, QFrame, QLabel, Qt, QVBoxLayout, QWidget
+from relavium_desktop.ui.untrusted import marked_html, set_shown
 
 MAX_SHOWN_CHARS = 20_000
 
@@ -48,10 +52,15 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + "\n…"
 
 
-def _label(text: str, tone: str | None = None) -> QLabel:
-    label = QLabel(text)
+def _html(text: str, theme: Any, mode: Mode = "block") -> str:
+    """Untrusted text as rich text: escaped, with its markers styled."""
+    return marked_html(show(text, mode), look.palette_of(theme))
+
+
+def _label(text: str, tone: str | None = None, theme: Any = None) -> QLabel:
+    label = QLabel()
+    set_shown(label, text, look.palette_of(theme), "block")
     label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     if tone:
         look.tone(label, tone)
@@ -64,7 +73,7 @@ def _terminal(text: str, theme: Any) -> QWidget:
     view = FittedText(wrap=False)
     view.setObjectName("terminalText")
     colour = look.palette_of(theme)["terminal_text"]
-    view.setHtml(f'<pre style="color: {colour}">{html.escape(text)}</pre>')
+    view.setHtml(f'<pre style="color: {colour}">{_html(text, theme)}</pre>')
     layout = QVBoxLayout(frame)
     layout.setContentsMargins(8, 6, 8, 6)
     layout.addWidget(view)
@@ -77,7 +86,7 @@ def _read_file(o: Outcome, view: ResultView, theme: Any) -> None:
     for item in items:
         content = (item.get("content") if isinstance(item, dict) else o.text_field("content")) or ""
         path = str(item.get("path", "")) if isinstance(item, dict) else str(o.args.get("path", ""))
-        view.add(CodeBlock(_clip(content), theme=theme, filename=path), content)
+        view.add(CodeBlock(show_block(_clip(content)), theme=theme, filename=show_line(path)), show_block(content))
 
 
 def _run_command(o: Outcome, view: ResultView, theme: Any) -> None:
@@ -86,7 +95,7 @@ def _run_command(o: Outcome, view: ResultView, theme: Any) -> None:
     code = o.field("exitCode")
     shown = "$ " + " ".join(_argv(o)) + "\n"
     shown += out + (("\n" if out and not out.endswith("\n") else "") + err if err else "")
-    view.add(_terminal(_clip(shown.rstrip("\n")), theme), shown)
+    view.add(_terminal(_clip(shown.rstrip("\n")), theme), show_block(shown))
     if isinstance(code, int):
         view.add(_label(f"exit {code}", "success" if code == 0 else "danger"), f"exit {code}")
 
@@ -110,14 +119,19 @@ def _write_file(o: Outcome, view: ResultView, theme: Any) -> None:
     palette = look.palette_of(theme)
     add_bg, add_fg = palette["diff_add_bg"], palette["diff_add_text"]
     rows = "".join(
-        f'<tr><td style="background:{add_bg}; color:{add_fg}">+ {html.escape(line)}</td></tr>'
-        for line in _clip(content).splitlines() or [""]
+        f'<tr><td style="background:{add_bg}; color:{add_fg}">+ {_html(line, theme)}</td></tr>'
+        for line in _lines(_clip(content)) or [""]
     )
     diff = FittedText(wrap=False)
     diff.setObjectName("diffText")
     diff.setHtml(f'<table width="100%" cellspacing="0" cellpadding="1" style="font-family: monospace">'
                  f"{rows}</table>")
-    view.add(diff, "\n".join("+ " + line for line in content.splitlines()))
+    view.add(diff, "\n".join("+ " + show_block(line) for line in _lines(content)))
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split on newlines only: a CR or U+2028 stays in its line, to be shown as a marker."""
+    return text.removesuffix("\n").split("\n") if text else []
 
 
 def _http_request(o: Outcome, view: ResultView, theme: Any) -> None:
@@ -126,12 +140,12 @@ def _http_request(o: Outcome, view: ResultView, theme: Any) -> None:
     lines = [f"HTTP {status}  {o.field('url') or o.args.get('url', '')}"]
     if isinstance(headers, dict):
         lines += [f"{k}: {v}" for k, v in headers.items()]
-    view.add(_label("\n".join(lines), "muted"), "\n".join(lines))
+    view.add(_label("\n".join(lines), "muted", theme), show_block("\n".join(lines)))
     body = o.text_field("body") or ""
     kind = next((str(v) for k, v in headers.items() if str(k).lower() == "content-type"), "") \
         if isinstance(headers, dict) else ""
     language = "json" if "json" in kind else "html" if "html" in kind else ""
-    view.add(CodeBlock(_clip(body), language, theme=theme), body)
+    view.add(CodeBlock(show_block(_clip(body)), language, theme=theme), show_block(body))
 
 
 def _list_directory(o: Outcome, view: ResultView, theme: Any) -> None:
@@ -140,7 +154,7 @@ def _list_directory(o: Outcome, view: ResultView, theme: Any) -> None:
         _key_values(o, view, theme)
         return
     lines = tree_lines([(str(e.get("name", "")), str(e.get("type", ""))) for e in entries if isinstance(e, dict)])
-    text = "\n".join(lines)
+    text = show_block("\n".join(lines))
     block = FittedText(wrap=False)
     block.setObjectName("treeText")
     block.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))  # indents line up
@@ -169,10 +183,10 @@ def _web_search(o: Outcome, view: ResultView, theme: Any) -> None:
         if not isinstance(r, dict):
             continue
         title, url, snippet = (str(r.get(k) or "") for k in ("title", "url", "snippet"))
-        head = (f'<a href="{html.escape(url, quote=True)}">{html.escape(title or url)}</a>' if is_safe_link(url)
-                else html.escape(title or url))
-        parts.append(f"<p><b>{head}</b><br>{html.escape(url)}<br>{html.escape(snippet)}</p>")
-        plain.append(f"{title}\n{url}\n{snippet}")
+        head = (f'<a href="{html.escape(url, quote=True)}">{_html(title or url, theme, "line")}</a>'
+                if is_safe_link(url) else _html(title or url, theme, "line"))
+        parts.append(f"<p><b>{head}</b><br>{_html(url, theme, 'line')}<br>{_html(snippet, theme)}</p>")
+        plain.append(show_block(f"{show_line(title)}\n{show_line(url)}\n{snippet}"))
     block = FittedText()
     block.setHtml("".join(parts))
     view.add(block, "\n\n".join(plain))
@@ -184,14 +198,14 @@ def _key_values(o: Outcome, view: ResultView, theme: Any) -> None:
         rows = [(str(k), _readable(v)) for k, v in data.items()]
         block = FittedText()
         block.setHtml("<table cellpadding='2'>" + "".join(
-            f"<tr><td valign='top'><b>{html.escape(k)}</b></td><td>{html.escape(v).replace(chr(10), '<br>')}</td></tr>"
+            f"<tr><td valign='top'><b>{_html(k, theme, 'line')}</b></td><td>{_html(v, theme)}</td></tr>"
             for k, v in rows) + "</table>")
-        view.add(block, "\n".join(f"{k}: {v}" for k, v in rows))
+        view.add(block, "\n".join(f"{show_line(k)}: {show_block(v)}" for k, v in rows))
         return
     text = _readable(data) if data is not None else o.text
     block = FittedText()
-    block.setPlainText(_clip(text))
-    view.add(block, text)
+    block.setHtml(_html(_clip(text), theme))
+    view.add(block, show_block(text))
 
 
 def _readable(value: Any) -> str:
@@ -214,9 +228,9 @@ def render(o: Outcome, theme: Any) -> ResultView:
     view = ResultView()
     if o.ok is False:
         sentence = refusal_sentence(o.code, o.reason, o.text)
-        view.add(_label(sentence, "danger"), sentence)
+        view.add(_label(sentence, "danger", theme), show_block(sentence))
         if o.text and o.text != sentence:
-            view.add(_label(o.text, "muted"), o.text)
+            view.add(_label(o.text, "muted", theme), show_block(o.text))
         return view
     if o.ok is None:
         args = Outcome(o.tool_id, o.args, data=o.args)

@@ -25,10 +25,12 @@ import errno
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+from relavium_desktop.store import masked_writes
 
 SCHEMA_TABLE = (
     "CREATE TABLE IF NOT EXISTS schema_versions (component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
@@ -160,9 +162,23 @@ def _writable(path: Path) -> bool:
 
 
 class HistoryConnection(sqlite3.Connection):
-    """A connection that knows its file, so a failure deep in a store can name it."""
+    """A connection that knows its file, so a failure deep in a store can name it.
+
+    Every text it writes is masked (``masked_writes``): no credential reaches
+    history.db, whichever store wrote it.
+    """
 
     path: Path = Path("history.db")
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        if parameters and masked_writes.writes(sql):
+            parameters = masked_writes.masked_params(parameters)
+        return super().execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
+        if masked_writes.writes(sql):
+            parameters = masked_writes.masked_rows(parameters)
+        return super().executemany(sql, parameters)
 
 
 def connection_path(conn: sqlite3.Connection) -> Path:
@@ -221,6 +237,11 @@ def check_writable(conn: sqlite3.Connection) -> None:
         raise problem from exc
 
 
+# Up to this size check_history reads every page (SQLite's quick_check: well under a second);
+# a larger file is checked by opening and writing it, and deeper damage shows when it is read.
+QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024
+
+
 def check_history(path: Path) -> StorageError | None:
     """Open ``path``, read it and write to it once; the problem, or None when it is usable.
 
@@ -231,7 +252,10 @@ def check_history(path: Path) -> StorageError | None:
     except StorageError as exc:
         return exc
     try:
-        conn.execute("PRAGMA quick_check(1)").fetchone()
+        if path.stat().st_size <= QUICK_CHECK_MAX_BYTES:  # damage deep inside shows now, not mid-chat
+            verdict = conn.execute("PRAGMA quick_check(1)").fetchone()
+            if verdict is not None and verdict[0] != "ok":
+                return StorageError(path, "corrupt", str(verdict[0]))
         check_writable(conn)
     except (sqlite3.Error, OSError) as exc:
         return storage_error(exc, path) or StorageError(path, "io", str(exc))

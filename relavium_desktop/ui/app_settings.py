@@ -4,11 +4,19 @@ Stored with QSettings as an INI file inside the data dir, so everything the
 app keeps lives under one root and tests (which set ``RELAVIUM_HOME``) never
 read or write the user's real preferences.  No secret is ever stored here:
 provider keys live only in the keyring.
+
+QSettings reads a damaged INI file as far as it can and then silently writes
+its defaults over it, losing the project folder and everything else.  So the
+file is checked first (:func:`ini_problem`): a broken one is never opened for
+writing -- the app runs on an in-memory copy of the last good version
+(``desktop-settings.ini.bak``, refreshed at every start from a good file) or
+on defaults, and :func:`settings_problem` says so for the window to show.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from relavium_desktop.engine.agent import mode_ids
 from relavium_desktop.host.datadir import data_dir
@@ -51,8 +59,114 @@ DEFAULT_THEME = "system"
 FONT_PT_RANGE = (8, 20)
 
 
+# A dynamic property on the QSettings object: why the file on disk is not the one in use.
+_PROBLEM_PROPERTY = "relaviumSettingsProblem"
+
+
 def ui_settings() -> QSettings:
-    return QSettings(str(data_dir() / FILE_NAME), QSettings.Format.IniFormat)
+    """The app's settings: the INI file when it reads cleanly, else an in-memory stand-in (see the module doc)."""
+    path = data_dir() / FILE_NAME
+    problem = ini_problem(path)
+    if problem is None:
+        _keep_backup(path)
+        return QSettings(str(path), QSettings.Format.IniFormat)
+    return _stand_in(path, problem)
+
+
+def settings_problem(settings: QSettings) -> str | None:
+    """One sentence naming the broken settings file and what the app did instead; None when all is well."""
+    value = settings.property(_PROBLEM_PROPERTY)
+    return str(value) if value else None
+
+
+def ini_problem(path: Path) -> str | None:
+    """Why ``path`` is not a settings file QSettings wrote (binary, cut off, not UTF-8); None when it is, or is absent.
+
+    Every line QSettings writes is blank, a ``[section]`` or ``key=value``;
+    a value that spans lines is escaped onto one.  So any other line means
+    damage -- typically a file cut off mid-line by a crash or a full disk.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or type(exc).__name__})"
+    if b"\0" in data:
+        return "it holds binary data, not settings text"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "it is not UTF-8 text"
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped[0] in ";#":
+            continue
+        if stripped.startswith("["):
+            if not stripped.endswith("]"):
+                return f"line {number} is not a [section] header"
+            continue
+        key, eq, _value = stripped.partition("=")
+        if not eq or not key.strip():
+            return f"line {number} is not a key=value setting (the file may be cut off)"
+    return None
+
+
+def _keep_backup(path: Path) -> None:
+    """Copy a good settings file to ``.bak`` when it changed since the last copy (best effort: never blocks a start)."""
+    from relavium_desktop.host.atomic import backup_path, write_text_atomic
+
+    try:
+        data = path.read_bytes()
+        if not data:
+            return
+        bak = backup_path(path)
+        try:
+            if bak.read_bytes() == data:
+                return
+        except FileNotFoundError:
+            pass
+        write_text_atomic(bak, data.decode("utf-8"), keep_backup=False)
+    except (OSError, UnicodeDecodeError):
+        return  # a full disk or a read-only folder: the settings still work, only the copy is stale
+
+
+def _stand_in(path: Path, problem: str) -> QSettings:
+    """Settings in a private temporary file seeded from a good ``.bak`` (or empty); the broken file is left alone."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from relavium_desktop.host.atomic import backup_path
+
+    bak = backup_path(path)
+    seeded = bak.is_file() and ini_problem(bak) is None and bak.stat().st_size > 0
+    folder = Path(tempfile.mkdtemp(prefix="relavium-settings-"))
+    atexit.register(shutil.rmtree, folder, True)
+    copy = folder / FILE_NAME
+    if seeded:
+        shutil.copyfile(bak, copy)
+    settings = QSettings(str(copy), QSettings.Format.IniFormat)
+    using = f"the last good copy ({bak.name})" if seeded else "default settings"
+    settings.setProperty(
+        _PROBLEM_PROPERTY,
+        f"{FILE_NAME} is damaged: {problem}. Relavium started with {using} and left the file as it is "
+        f"({path}); changes you make now are not saved. Fix or remove the file, then restart.",
+    )
+    return settings
+
+
+def save_problem(settings: QSettings) -> str | None:
+    """Write pending changes now; why they could not be written (a full disk, a read-only file), else None."""
+    settings.sync()
+    if settings.status() == QSettings.Status.NoError:
+        return None
+    from relavium_desktop.store.db import disk_full
+
+    path = Path(settings.fileName())
+    if disk_full(path.parent):
+        return f"cannot save {path.name}: the disk holding {path.parent} is full; the change applies until you quit"
+    return f"cannot save {path.name} ({path}): the file or its folder cannot be written; the change applies until you quit"
 
 
 def read_bool(settings: QSettings, key: str, default: bool) -> bool:

@@ -45,6 +45,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.storage_state import FolderOpener, SettingsProblems, StorageState
 from relavium_desktop.ui.theme import set_tone
 
 if TYPE_CHECKING:
@@ -95,8 +96,12 @@ class MainWindow(QMainWindow):
         folder_picker: FolderPicker | None = None,
         clipboard_runner: ClipboardRunner | None = None,
         local_servers: Sequence[LocalServerKind] | None = None,
+        load_chat: bool = True,
+        open_folder: FolderOpener | None = None,
     ) -> None:
         super().__init__()
+        # False for --headless-check: paint, check storage, quit -- no chat backend, no MCP discovery.
+        self.load_chat = load_chat
         self.local_servers = local_servers  # where "Look for a local model server" looks (default: the usual ports)
         self.context = AppContext(self, settings=settings, folder_picker=folder_picker)
         self.clipboard_runner = clipboard_runner
@@ -153,7 +158,22 @@ class MainWindow(QMainWindow):
         self.chat_view = ChatView(self.context)
         self.chat_view.open_settings.connect(self.show_settings)
         self.chat_view.choose_project.connect(self.choose_project)
-        self.first_painted.connect(lambda: QTimer.singleShot(0, self.chat_view.ensure_loaded))
+        self.first_painted.connect(lambda: QTimer.singleShot(0, self._load_chat))
+        # history.db's problems (checked before anything opens it) and broken settings files, shown above the pages.
+        from relavium_desktop.host.datadir import data_dir
+        from relavium_desktop.store.db import history_db_path
+
+        self.storage_state = StorageState(history_db_path(data_dir()), open_folder=open_folder)
+        self.storage_state.resolved.connect(self._storage_resolved)
+        self._storage_checked = False
+        self.settings_problems = SettingsProblems()
+        problem = keys.settings_problem(self.context.settings)
+        if problem:
+            self.settings_problems.add(problem)
+        self.chat_view.send_blocked = self.storage_blocked
+        self.chat_view.storage_failed.connect(self.show_storage_problem)
+        self.context.mode_changed.connect(lambda _mode: self.check_settings_saved())
+        self.context.project_changed.connect(lambda _project: self.check_settings_saved())
         self.pages.addWidget(self.chat_view)
         if self.clipboard_runner is None:
             self.clipboard_runner = self.chat_view.run_clipboard_action
@@ -175,6 +195,8 @@ class MainWindow(QMainWindow):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(header)
+        column.addWidget(self.storage_state)
+        column.addWidget(self.settings_problems)
         column.addWidget(body, 1)
         self.setCentralWidget(root)
         self.nav.setCurrentRow(NAV_CHAT)
@@ -199,8 +221,14 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.after_first_paint)
 
     def after_first_paint(self) -> None:
-        """Build what the first screen does not need: stores, notifier, tray; sweep old spills."""
-        self.context.ensure_services()
+        """Build what the first screen does not need: stores, notifier, tray; sweep old spills.
+
+        history.db is checked first: when it cannot be used, the storage
+        state says so and everything that does not need it still starts.
+        """
+        if self.storage_ok():
+            self.ensure_services()
+        self.show_settings_file_problems()
         self.start_spill_sweep()
         self.check_first_run()
         self.show_nav_icons()
@@ -213,6 +241,81 @@ class MainWindow(QMainWindow):
             self.tray.quit_requested.connect(self.quit_app)
             self.tray.show()
             self.watch_tray_status()
+
+    # -- storage (ui/storage_state.py) --------------------------------------------------
+
+    def storage_ok(self) -> bool:
+        """Whether history.db is usable (checked once, before anything opens it; again on Retry)."""
+        if not self._storage_checked:
+            self._storage_checked = True
+            self.storage_state.check()
+        return not self.storage_state.broken
+
+    def storage_blocked(self) -> str | None:
+        """Why nothing can be saved now (the chat keeps the typed text and says this), or None."""
+        problem = self.storage_state.problem
+        return f"Not sent: {problem.describe()}. Your message is kept." if problem is not None else None
+
+    def show_storage_problem(self, problem: object) -> bool:
+        """A store failed while in use (a full disk mid-chat): show the state with its actions.
+
+        ``problem`` may be SQLite's own error from a store's query; False
+        when it is not a storage failure at all (the caller re-raises it).
+        """
+        from relavium_desktop.store.db import storage_error
+
+        if not isinstance(problem, BaseException):
+            return False
+        found = storage_error(problem, self.storage_state.path)
+        if found is None:
+            return False
+        self._storage_checked = True
+        self.storage_state.show_problem(found)
+        return True
+
+    def ensure_services(self) -> bool:
+        """The context's services (grant store, notifier, approvals); False, with the state shown, when storage fails."""
+        import sqlite3
+
+        try:
+            self.context.ensure_services()
+        except sqlite3.DatabaseError as exc:  # StorageError included
+            if not self.show_storage_problem(exc):
+                raise
+            return False
+        return True
+
+    def _load_chat(self) -> None:
+        import sqlite3
+
+        if self.load_chat and self.storage_ok():
+            try:
+                self.chat_view.ensure_loaded()
+            except sqlite3.DatabaseError as exc:  # a store failing on open: shown, not a dead window
+                if not self.show_storage_problem(exc):
+                    raise
+
+    def _storage_resolved(self) -> None:
+        """history.db opens again (Retry, moved aside, recovered): start what waited for it."""
+        if self.ensure_services():
+            self._load_chat()
+            self.chat_view.refresh_models()
+
+    def show_settings_file_problems(self) -> None:
+        """Name each settings file that does not parse (it is left as it is; the app runs without it)."""
+        from relavium_desktop.host.datadir import data_dir
+        from relavium_desktop.ui.storage_state import settings_file_problems
+
+        for line in settings_file_problems(data_dir()):
+            self.settings_problems.add(line)
+
+    def check_settings_saved(self) -> bool:
+        """Write the settings now; a change that could not be saved (a full disk) is said, not lost silently."""
+        problem = keys.save_problem(self.context.settings)
+        if problem is not None:
+            self.settings_problems.add(problem)
+            return False
+        return True
 
     def _theme_changed(self) -> None:
         if self._painted:  # before it, after_first_paint draws them in the palette then in force
@@ -382,7 +485,7 @@ class MainWindow(QMainWindow):
         if self.settings_view is None:
             from relavium_desktop.ui.settings.view import SettingsView
 
-            self.context.ensure_services()
+            self.ensure_services()  # a broken history.db: Settings still opens (grants empty), the state says why
             self.settings_view = SettingsView(self.context)
             self.settings_view.shortcut_changed.connect(self.clipboard_shortcut.setKey)
             self.settings_view.providers.setup_requested.connect(self.show_welcome)
@@ -409,7 +512,7 @@ class MainWindow(QMainWindow):
         from relavium_desktop.ui.clipboard_actions import load_actions
         from relavium_desktop.ui.quick_panel import QuickPanel
 
-        self.context.ensure_services()
+        self.ensure_services()
         desktop_os = self.context.desktop_os
         assert desktop_os is not None
         text = await desktop_os.read_clipboard()
@@ -588,14 +691,17 @@ def run_app(argv: list[str]) -> int:
     if not args.headless_check:
         server.listen()
 
-    window = MainWindow()
+    # A check paints and checks storage; it starts no chat backend (nor MCP servers) it would stop at once.
+    window = MainWindow(load_chat=not args.headless_check)
     if args.project:
         window.context.set_project(args.project)
     server.command_received.connect(window.handle_instance_command)
+    status = 0
     if args.headless_check:
         def checked() -> None:
+            nonlocal status
             elapsed_ms = (time.monotonic() - started) * 1000
-            print(f"relavium-desktop: ok, first paint in {elapsed_ms:.0f} ms", flush=True)
+            status = headless_verdict(window, elapsed_ms)
             window.quitting = True  # a real quit, not a hide into the tray
             QTimer.singleShot(0, app.quit)
 
@@ -633,6 +739,23 @@ def run_app(argv: list[str]) -> int:
     server.close()
     if window.context.grants is not None:
         window.context.grants.close()
+    return status
+
+
+def headless_verdict(window: MainWindow, elapsed_ms: float) -> int:
+    """``--headless-check``'s answer: 1 with the reason when history.db cannot be used; settings problems warned."""
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.ui.storage_state import settings_file_problems
+
+    warnings = list(window.settings_problems.lines) + settings_file_problems(data_dir())
+    for line in warnings:
+        print(f"relavium-desktop: warning: {line}", file=sys.stderr, flush=True)
+    if not window.storage_ok():
+        problem = window.storage_state.problem
+        assert problem is not None
+        print(f"relavium-desktop: history.db cannot be used: {problem.describe()}", file=sys.stderr, flush=True)
+        return 1
+    print(f"relavium-desktop: ok, first paint in {elapsed_ms:.0f} ms", flush=True)
     return 0
 
 

@@ -70,6 +70,9 @@ class ChatView(QWidget):
     sessions_changed = Signal()
     open_settings = Signal(str)  # the Settings tab to show
     choose_project = Signal()
+    storage_failed = Signal(object)  # a StorageError while saving: the window shows the storage state
+    # Set by the window: why nothing can be saved now (history.db unusable), or None; Send then keeps the text.
+    send_blocked: Any = staticmethod(lambda: None)
 
     def __init__(self, context: AppContext) -> None:
         super().__init__()
@@ -368,6 +371,10 @@ class ChatView(QWidget):
         text = text.strip()
         if (not text and not self.attachments.items) or self.busy:
             return
+        blocked = self.send_blocked()
+        if blocked:  # history.db cannot be written: the message stays in the composer
+            self.status.setText(blocked)
+            return
         problem = self.attachments.problem()
         if problem is not None:
             self.status.setText(problem)
@@ -500,6 +507,12 @@ class ChatView(QWidget):
             outcome = "cancelled"
             self._on_event({"type": "chat:turn_cancelled"})
         except Exception as exc:
+            from sqlite3 import DatabaseError  # StorageError included: history.db could not be used
+
+            if isinstance(exc, DatabaseError):  # nothing typed is lost: back into an empty composer
+                if text and not self.composer.toPlainText().strip():
+                    self.composer.setPlainText(text)
+                self.storage_failed.emit(exc)
             log.exception("chat turn failed")
             self._on_event({"type": "chat:turn_failed",
                             "error": {"code": "validation" if isinstance(exc, ValueError) else "failed",
@@ -553,6 +566,9 @@ class ChatView(QWidget):
     def _on_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if kind == "agent:token":
+            if self.status.property("retrying"):  # the wait is over: the answer is arriving
+                self.status.setProperty("retrying", False)
+                self.status.setText("Working…")
             self.transcript.stream(str(event.get("token", "")))
         elif kind == "agent:tool_call":
             self._last_call_input = event.get("toolInput")
@@ -568,6 +584,11 @@ class ChatView(QWidget):
             self._add_usage(event)
         elif kind == "agent:provider_fallback":
             self.status.setText(f"Falling back to {event.get('to')}…")
+        elif kind == "agent:retrying":
+            # The engine words the wait ("rate limited, retrying in 5 s"); shown while it lasts.
+            message = str(event.get("message", ""))
+            self.status.setProperty("retrying", True)
+            self.status.setText(f"{message[:1].upper()}{message[1:]}…")
         elif kind == "chat:turn_failed":
             self.transcript.end_stream()
             error = event.get("error")

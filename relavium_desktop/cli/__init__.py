@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("relavium_desktop.cli.agent_cmd", "run an agent once, headless"),
     "chat": ("relavium_desktop.cli.chat_cmd", "interactive chat with an agent"),
     "run": ("relavium_desktop.cli.run_cmd", "run or resume a workflow, headless"),
+    "runs": ("relavium_desktop.cli.runs_cmd", "list workflow runs (ids, status, local start times)"),
     "validate": ("relavium_desktop.cli.validate_cmd", "check a workflow file without running it"),
     "media": ("relavium_desktop.cli.media_cmd", "media store stats, temporary sweep and garbage collection"),
     "plugins": ("relavium_desktop.cli.plugins_cmd", "list, enable or disable relavium.tools plugins"),

@@ -244,6 +244,8 @@ def run(args: argparse.Namespace) -> int:
                 wf_run = engine.start(wf, inputs, on_event=printer,
                                       surface={"workspace": str(workspace), "tier": tier,
                                                **mcp_surface(mcp_block, tool_ids)})
+                if not args.json:  # the id first, so a run killed midway can be found and resumed
+                    print(f"run {wf_run.run_id} started", file=sys.stderr, flush=True)
             printer.on_lost = wf_run.cancel
             try:
                 result = asyncio.run(run_with_mcp(engine.registry, mcp_servers, wf_run.run,

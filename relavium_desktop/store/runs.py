@@ -85,6 +85,18 @@ MIGRATIONS = [
         WHERE status = 'running';
     CREATE INDEX runs_by_status ON runs(status)
     """,
+    # 3: the OS processes each step started (pid + start time + host), so a
+    # resume can refuse to start a step again beside a surviving earlier attempt.
+    """
+    CREATE TABLE run_children (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        node_id TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        started REAL NOT NULL,
+        host TEXT NOT NULL
+    );
+    CREATE INDEX run_children_by_run ON run_children(run_id)
+    """,
 ]
 
 FLUSH_EVERY = 256
@@ -288,6 +300,34 @@ class RunStore:
                  json.dumps(error) if error else None, run_id),
             )
 
+    # -- the processes a run's steps started -------------------------------------
+
+    def child_started(self, run_id: str, node_id: str, pid: int, started: float) -> None:
+        """Written at once (not buffered): a kill -9 a moment later must still leave the record."""
+        with self._lock, write_tx(self._conn):
+            self._conn.execute(
+                "INSERT INTO run_children(run_id, node_id, pid, started, host) VALUES(?, ?, ?, ?, ?)",
+                (run_id, node_id, pid, started, this_process().host),
+            )
+
+    def live_children(self, run_id: str) -> list[tuple[str, int]]:
+        """See :meth:`RunJournal.live_children`; records of processes that ended are dropped.
+
+        Only this host's processes can be checked; one recorded on another
+        host is assumed gone (its run was reaped there or never will be).
+        """
+        host = this_process().host
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT rowid, node_id, pid, started, host FROM run_children WHERE run_id = ?", (run_id,)
+            ).fetchall()
+            alive = [r for r in rows if r["host"] == host and owner_alive(int(r["pid"]), float(r["started"]))]
+            gone = [(r["rowid"],) for r in rows if r not in alive]
+            if gone:
+                with write_tx(self._conn):
+                    self._conn.executemany("DELETE FROM run_children WHERE rowid = ?", gone)
+        return [(str(r["node_id"]), int(r["pid"])) for r in alive]
+
     # -- interrupted runs -------------------------------------------------------
 
     def mark_interrupted(self, run_id: str, code: str, message: str) -> None:
@@ -337,17 +377,32 @@ class RunStore:
 
     # -- reading (CLI, Runs/History view) -------------------------------------
 
-    def list_runs(self, *, source: str | None = None, limit: int = 100) -> list[JsonDict]:
-        sql = "SELECT * FROM runs"
-        args: tuple[Any, ...] = ()
+    @staticmethod
+    def _where(source: str | None, status: str | None) -> tuple[str, tuple[Any, ...]]:
+        clauses, args = [], []
         if source is not None:
-            sql += " WHERE source = ?"
-            args = (source,)
-        sql += " ORDER BY started_at DESC LIMIT ?"
+            clauses.append("source = ?")
+            args.append(source)
+        if status is not None:
+            clauses.append("status = ?")
+            args.append(status)
+        return (" WHERE " + " AND ".join(clauses) if clauses else ""), tuple(args)
+
+    def list_runs(self, *, source: str | None = None, status: str | None = None, limit: int = 100,
+                  offset: int = 0) -> list[JsonDict]:
+        """Newest first; ``offset`` pages on (with :meth:`count_runs` a surface can say "showing N of M")."""
+        where, args = self._where(source, status)
+        sql = f"SELECT * FROM runs{where} ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?"
         with self._lock:
             self._reap_locked()
-            rows = self._conn.execute(sql, (*args, limit)).fetchall()
+            rows = self._conn.execute(sql, (*args, limit, offset)).fetchall()
         return [_row(r) for r in rows]
+
+    def count_runs(self, *, source: str | None = None, status: str | None = None) -> int:
+        where, args = self._where(source, status)
+        with self._lock:
+            row = self._conn.execute(f"SELECT COUNT(*) FROM runs{where}", args).fetchone()
+        return int(row[0])
 
     def get_run(self, run_id: str) -> JsonDict | None:
         with self._lock:

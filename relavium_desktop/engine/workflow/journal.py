@@ -50,6 +50,14 @@ class RunJournal(Protocol):
 
     def finished(self, run_id: str, status: str, summary: JsonDict) -> None: ...
 
+    def child_started(self, run_id: str, node_id: str, pid: int, started: float) -> None:
+        """A step of the run started an OS process (its pid and start time); recorded at once."""
+        ...
+
+    def live_children(self, run_id: str) -> list[tuple[str, int]]:
+        """(step, pid) of every process an earlier attempt of the run started that still runs."""
+        ...
+
 
 @dataclass
 class MemoryJournal:
@@ -57,6 +65,7 @@ class MemoryJournal:
     checkpoints: dict[str, JsonDict] = field(default_factory=dict)
     status: dict[str, str] = field(default_factory=dict)
     summaries: dict[str, JsonDict] = field(default_factory=dict)
+    children: dict[str, list[tuple[str, int, float]]] = field(default_factory=dict)
 
     def run_started(self, info: RunInfo) -> None:
         self.events.setdefault(info.run_id, [])
@@ -88,3 +97,9 @@ class MemoryJournal:
     def finished(self, run_id: str, status: str, summary: JsonDict) -> None:
         self.status[run_id] = status
         self.summaries[run_id] = summary
+
+    def child_started(self, run_id: str, node_id: str, pid: int, started: float) -> None:
+        self.children.setdefault(run_id, []).append((node_id, pid, started))
+
+    def live_children(self, run_id: str) -> list[tuple[str, int]]:
+        return []  # an in-memory run dies with its process, children included

@@ -18,6 +18,8 @@ at every node boundary, so a paused run resumes in a new process.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import json
 import time
 import uuid
@@ -46,6 +48,8 @@ from relavium_desktop.engine.events import (
     iso_timestamp,
 )
 from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.engine.llm.retry import retry_after_floor_ms
+from relavium_desktop.engine.spawns import SPAWN_OBSERVER
 from relavium_desktop.engine.tools.masking import clip, mask_value
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier, ToolPolicy
@@ -254,6 +258,13 @@ class WorkflowEngine:
         side effects may happen twice (the CLI says so).  Gates that were open
         stay open and pause the run again.
         """
+        # Never two attempts of one step side by side: an earlier attempt's process
+        # that survived its run (the watcher could not end it) must end first.
+        alive = self.journal.live_children(run_id)
+        if alive:
+            step, pid = alive[0]
+            raise InputError(f"step {step!r} of run {run_id!r} still has a process running from an earlier "
+                             f"attempt (pid {pid}); wait for it to end or stop it, then resume")
         state = self.journal.claim_interrupted(run_id)
         if state is None:
             raise InputError(f"run {run_id!r} is not an interrupted run that can continue from a checkpoint")
@@ -568,7 +579,8 @@ class WorkflowRun:
                     exc.attempt = attempt
                     raise
                 assert retry is not None
-                delay = retry.delay_ms(attempt)
+                # The workflow's retry wins, but never sooner than the provider's Retry-After.
+                delay = max(retry.delay_ms(attempt), retry_after_floor_ms(exc.retry_after))
                 attempt += 1
                 self.emit(NodeRetrying(node_id=node_id, node_type=node.type, attempt_number=attempt,
                                        delay_ms=delay, error=exc.info()))
@@ -590,7 +602,9 @@ class WorkflowRun:
         self.state["status"][node_id] = "running"
         self._started_at[node_id] = self.engine.clock()
         self.emit(NodeStarted(node_id=node_id, node_type=self.plan.nodes[node_id].type, attempt_number=1))
-        task = asyncio.create_task(self._attempts(node_id, scope, env), name=f"node:{node_id}")
+        context = contextvars.copy_context()
+        context.run(SPAWN_OBSERVER.set, functools.partial(self.engine.journal.child_started, self.run_id, node_id))
+        task = asyncio.create_task(self._attempts(node_id, scope, env), name=f"node:{node_id}", context=context)
         self._tasks[task] = node_id
 
     async def _drive(self, segment_start: float) -> RunResult:

@@ -18,6 +18,7 @@ Outcomes:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import subprocess
 import sys
@@ -26,9 +27,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import psutil
+
 from relavium_desktop.engine.errors import ToolFailedError
 from relavium_desktop.engine.host import SpillInfo
+from relavium_desktop.engine.spawns import SPAWN_OBSERVER
 from relavium_desktop.host.process.capture import SpillOpener, StreamCapture
+from relavium_desktop.host.process.guard import die_with_parent, process_guard
 from relavium_desktop.host.process.tree import group_kwargs, kill_leftovers, kill_tree
 
 # How long to keep reading after the leader exited and its group was killed;
@@ -165,6 +170,12 @@ async def run_process(
             captures[fd] = StreamCapture(ceiling, open_spill[fd], functools.partial(protocol.pause, fd))
         return protocol
 
+    # No orphans: the child dies with this process (parent-death signal), and the
+    # watcher ends its group and marked descendants if this process is killed.
+    guard = process_guard()
+    guard.start()
+    preexec = die_with_parent()
+    spawn_kwargs: dict[str, Any] = {**group_kwargs(), **({"preexec_fn": preexec} if preexec else {})}
     started = time.monotonic()
     try:
         transport, _ = await loop.subprocess_exec(
@@ -174,10 +185,10 @@ async def run_process(
             stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=dict(env),
+            env={**env, **guard.env()},
             cwd=cwd,
             close_fds=True,
-            **group_kwargs(),
+            **spawn_kwargs,
         )
     except FileNotFoundError:
         raise ToolFailedError(f"{label}: the program could not be started (not found)") from None
@@ -185,6 +196,8 @@ async def run_process(
         raise ToolFailedError(f"{label}: the program could not be started (permission denied)") from None
     assert protocol is not None
     pid = transport.get_pid()
+    guard.track(pid)  # start_new_session: the pid is the group id
+    _tell_observer(pid)
     finished = False
     try:
         try:
@@ -218,3 +231,13 @@ async def run_process(
         if not protocol.exited.done():
             # Let the child watcher reap the killed leader before we return.
             await asyncio.wait({protocol.exited}, timeout=REAP_WAIT_S)
+        guard.untrack(pid)
+
+
+def _tell_observer(pid: int) -> None:
+    """Report the spawn to the workflow step it belongs to (if any); never fails the spawn."""
+    observer = SPAWN_OBSERVER.get()
+    if observer is None:
+        return
+    with contextlib.suppress(Exception):
+        observer(pid, psutil.Process(pid).create_time())

@@ -37,7 +37,8 @@ async def test_child_env_is_built_not_copied(host: ProcessHost, monkeypatch: pyt
     monkeypatch.setenv("PATH", "/tmp/attacker-bin:" + os.environ["PATH"])
     result = await host.spawn("env", [], {"FOO": "bar", "LANG": "en_US.UTF-8"}, OPTS)
     env = env_lines(result["stdout"])
-    assert set(env) == {*POSIX_BASE_NAMES, "FOO"}
+    # Plus the orphan watcher's marker (a random per-process token, no secret): see host/process/guard.py.
+    assert set(env) == {*POSIX_BASE_NAMES, "FOO", "RELAVIUM_CHILD_GUARD"}
     assert env["FOO"] == "bar" and env["LANG"] == "en_US.UTF-8"
     assert env["PATH"] == os.pathsep.join(host.search_path)
     assert "hunter2" not in result["stdout"] and "/tmp/attacker-bin" not in result["stdout"]

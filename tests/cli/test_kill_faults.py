@@ -1,0 +1,185 @@
+"""kill -9 of ``relavium run`` while a ``run_command`` child runs: no child survives, resume completes.
+
+Real console script, real ``sleep`` and ``setsid`` children found in
+``/proc`` by a unique marker in their command line, real history.db.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.cli.run_processes import read_until, runs_from_a_new_process, start_run
+from tests.conftest import relavium_cmd
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, parent-death signal")
+
+KILLS = 5
+
+
+def _workflow(escaped: str, waiting: str) -> str:
+    """Two steps side by side, both killed mid-sleep.
+
+    ``wait`` is a plain child.  ``bg`` runs ``setsid -w``, which (being a group
+    leader) forks the sleeper into a session of its own and waits for it: the
+    sleeper is neither a direct child nor in the step's group, so only the
+    watcher can reach it.
+    """
+    return f"""schema_version: '1.0'
+workflow:
+  id: orphans
+  name: Orphan check
+  tools: {{allowedCommands: ['setsid -w sleep {escaped}', 'sleep {waiting}']}}
+  nodes:
+    - {{id: s, type: input}}
+    - id: bg
+      type: tool
+      tool_config: {{tool_name: run_command, input_mapping: {{command: setsid, args: ['-w', 'sleep', '{escaped}']}}}}
+    - id: wait
+      type: tool
+      tool_config: {{tool_name: run_command, input_mapping: {{command: sleep, args: ['{waiting}']}}}}
+    - {{id: out, type: output}}
+  edges: [{{from: s, to: bg}}, {{from: s, to: wait}}, {{from: bg, to: out}}, {{from: wait, to: out}}]
+"""
+
+
+def _with_marker(marker: str) -> list[int]:
+    """Live (non-zombie) processes whose command line carries ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            if marker.encode() in cmdline and psutil.Process(int(entry)).status() != psutil.STATUS_ZOMBIE:
+                found.append(int(entry))
+        except (OSError, psutil.Error):
+            continue
+    return found
+
+
+def _gone(marker: str, within_s: float = 5.0) -> list[int]:
+    deadline = time.monotonic() + within_s
+    while (left := _with_marker(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def test_kill_9_of_a_run_leaves_no_child_and_resume_completes(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    rng = random.Random(29)
+    for attempt in range(KILLS):
+        # Unique per attempt (and per test run): a survivor of another attempt is never counted.
+        escaped = f"1.{os.getpid()}{attempt}1"
+        waiting = f"1.{os.getpid()}{attempt}"
+        wf = tmp_path / f"orphans{attempt}.relavium.yaml"
+        wf.write_text(_workflow(escaped, waiting))
+        proc = start_run(wf, cli_env, tmp_path)
+        try:
+            events = read_until(proc, "node:started", "wait")
+            run_id = events[0]["runId"]
+            deadline = time.monotonic() + 20
+            while not (_with_marker(waiting) and _with_marker(escaped)):
+                assert time.monotonic() < deadline, "the run never started its sleep"
+                time.sleep(0.02)
+            leader = [p for p in psutil.Process(proc.pid).children() if p.name() == "setsid"]
+            sleeper = [pid for pid in _with_marker(escaped) if psutil.Process(pid).name() == "sleep"]
+            assert leader and sleeper and os.getsid(sleeper[0]) != os.getsid(leader[0].pid)  # it did escape
+            time.sleep(rng.uniform(0.0, 0.8))  # a random moment of the child's life
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+        # The direct child (parent-death signal) and the one that left the group (watcher) are gone.
+        assert _gone(waiting) == [], f"attempt {attempt}: the step's child outlived the killed run"
+        assert _gone(escaped) == [], f"attempt {attempt}: the setsid'ed grandchild outlived the killed run"
+
+        # --resume alone is accepted only for an interrupted run: the kill was recorded as one.
+        done = subprocess.run(
+            [*relavium_cmd(), "run", "--resume", run_id, "--json"],
+            check=False,
+            env=cli_env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        resumed = [json.loads(line) for line in done.stdout.splitlines()]
+        assert sorted(e["nodeId"] for e in resumed if e["type"] == "node:started") == ["bg", "out", "wait"]
+        assert resumed[-1]["type"] == "run:completed"
+        assert runs_from_a_new_process(cli_env)[run_id]["status"] == "completed"
+
+
+def test_resume_refuses_while_an_earlier_attempt_of_the_step_still_runs(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """A survivor the watcher could not end (say it was killed too) blocks the step it belongs to."""
+    waiting = f"2.{os.getpid()}9"
+    wf = tmp_path / "survivor.relavium.yaml"
+    wf.write_text(_workflow(f"2.{os.getpid()}91", waiting))
+    proc = start_run(wf, cli_env, tmp_path)
+    survivor: subprocess.Popen[bytes] | None = None
+    try:
+        run_id = read_until(proc, "node:started", "wait")[0]["runId"]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        # Stand-in for a survivor: a live process recorded as the `wait` step's child.
+        survivor = subprocess.Popen(["sleep", "60"])
+        started = psutil.Process(survivor.pid).create_time()
+        code = (
+            "from relavium_desktop.host.datadir import data_dir; from relavium_desktop.store.runs import RunStore; "
+            f"s = RunStore.open(data_dir()); s.child_started({run_id!r}, 'wait', {survivor.pid}, {started!r}); "
+            "s.close()"
+        )
+        subprocess.run([sys.executable, "-c", code], env=cli_env, check=True, timeout=60)
+
+        done = subprocess.run(
+            [*relavium_cmd(), "run", "--resume", run_id],
+            check=False,
+            env=cli_env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2
+        assert f"step 'wait' of run '{run_id}' still has a process running" in done.stderr
+        assert f"pid {survivor.pid}" in done.stderr and "Traceback" not in done.stderr
+        assert runs_from_a_new_process(cli_env)[run_id]["status"] == "interrupted"  # nothing was claimed
+
+        survivor.kill()
+        survivor.wait()
+        done = subprocess.run(
+            [*relavium_cmd(), "run", "--resume", run_id, "--json"],
+            check=False,
+            env=cli_env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    finally:
+        for p in (proc, survivor):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()

@@ -306,7 +306,12 @@ class SessionsPanel(QWidget):
         self._attach(item, now)
 
     def _attach(self, item: QListWidgetItem, now: float) -> None:
-        row = SessionRow(item.text(), when(float(item.data(USED_ROLE)), now))
+        # The stored title, not the item's: Qt drops a leading BOM from every string it is handed,
+        # and the display rule must see it to show its marker.
+        sid = item.data(ID_ROLE)
+        text = item.text()
+        title = next((s.title for s in self._all if s.id == sid and s.title.removeprefix("\ufeff") == text), text)
+        row = SessionRow(title, when(float(item.data(USED_ROLE)), now))
         # Width 0: the row takes the list's width, so a long title is elided, never scrolled.
         item.setSizeHint(QSize(0, row.sizeHint().height()))
         self.list.setItemWidget(item, row)

@@ -84,7 +84,16 @@ def _plugins_path(home: Path) -> Path:
 
 
 def enabled_names(home: Path) -> list[str]:
-    """The names the user enabled (an absent file: none)."""
+    """The names the user enabled (an absent file: none); a broken file points to its last good ``.bak``."""
+    from relavium_desktop.host.atomic import backup_note
+
+    try:
+        return _enabled_names(home)
+    except PluginsFileError as exc:
+        raise PluginsFileError(f"{exc}{backup_note(_plugins_path(home))}") from None
+
+
+def _enabled_names(home: Path) -> list[str]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 

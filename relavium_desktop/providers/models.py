@@ -127,7 +127,7 @@ def _write_record(home: Path, name: str, base_url: str, models: tuple[ModelInfo,
                        "models": [{"id": m.id, "display_name": m.display_name} for m in models]}
     path = _cache_path(home)
     with contextlib.suppress(OSError):
-        write_text_atomic(path, json.dumps({"version": 1, "providers": providers}))
+        write_text_atomic(path, json.dumps({"version": 1, "providers": providers}), keep_backup=False)  # a cache
 
 
 def _when(ts: float) -> str:

@@ -7,12 +7,19 @@ point leaves either no object or a complete one (plus a temp for
 bit flip on disk is refused instead of being handed to a model as if it
 were the published bytes.  The 25 MiB ceiling bounds every publish and
 every read before and while bytes move.
+
+:meth:`MediaStore.verify` re-hashes every object and moves the ones that no
+longer match their digest (garbled, truncated) to ``media/quarantine/``:
+kept for inspection, out of the store, so nothing hands them out and a
+re-publish of the same bytes lays down a good copy.  ``stats`` counts them
+apart from intact objects, and ``gc`` verifies before it collects.
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
+import errno
 import hashlib
 import os
 import stat
@@ -20,7 +27,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from relavium_desktop.host.media import fsfloor
@@ -44,6 +51,7 @@ MEDIA_OBJECT_CEILING = 25 * 1024 * 1024
 READ_CHUNK = 1024 * 1024
 FILE_CHUNK = 256 * 1024  # publish_file's read size: keeps peak RSS growth well under 2 MiB
 GC_MIN_AGE_S = 3600.0  # an object published this recently may not be referenced *yet*
+QUARANTINE = "quarantine"  # under the root: corrupt objects moved out of the store, kept for inspection
 
 
 def default_media_root() -> Path:
@@ -89,6 +97,22 @@ def _remember(ref: MediaRef) -> None:
             _recent.popitem(last=False)
 
 
+@dataclass
+class VerifyReport:
+    """What :meth:`MediaStore.verify` found: intact digests, corrupt ones (with why) and where they went."""
+
+    intact: list[str] = field(default_factory=list)
+    corrupt: dict[str, str] = field(default_factory=dict)
+    moved: dict[str, str] = field(default_factory=dict)  # digest -> path under the media root
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "intact": len(self.intact),
+            "corrupt": [{"sha256": sha, "reason": why, "quarantined_to": self.moved.get(sha)}
+                        for sha, why in sorted(self.corrupt.items())],
+        }
+
+
 def published_here(sha256: str) -> MediaRef | None:
     """The ref of an object this process published recently, else None."""
     with _recent_lock:
@@ -109,7 +133,21 @@ class MediaStore:
     # -- publication -------------------------------------------------------
 
     def publish_stream(self, chunks: Iterable[bytes], mime: str) -> MediaRef:
-        """Hash-and-write ``chunks`` to a temp, then make it the object named by its hash."""
+        """Hash-and-write ``chunks`` to a temp, then make it the object named by its hash.
+
+        A full disk leaves nothing behind (the temp is removed) and says so in
+        words, not as ``[Errno 28]``.
+        """
+        try:
+            return self._publish_stream(chunks, mime)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+                raise
+            from relavium_desktop.engine.errors import ToolFailedError
+
+            raise ToolFailedError("cannot keep the file in the media store: the disk is full (nothing was kept)") from None
+
+    def _publish_stream(self, chunks: Iterable[bytes], mime: str) -> MediaRef:
         self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         with fsfloor.dir_fd(self.root) as root_fd:
             temp = new_temp_name()
@@ -217,14 +255,61 @@ class MediaStore:
     # -- maintenance -------------------------------------------------------
 
     def stats(self) -> dict[str, int]:
-        objects = total = 0
-        for _, st in self._walk():
-            objects += 1
-            total += st.st_size
-        temps = 0
+        """Intact objects and their bytes; objects that fail their digest are counted as ``corrupt``.
+
+        Re-hashes every object (a garbled object's size looks normal);
+        nothing is moved: ``verify`` does that.
+        """
+        objects = total = corrupt = 0
+        for sha, st in self._walk():
+            if self._check(sha) is None:
+                objects += 1
+                total += st.st_size
+            else:
+                corrupt += 1
+        temps = quarantined = 0
         with contextlib.suppress(MediaNotFoundError), fsfloor.dir_fd(self.root) as root_fd:
             temps = sum(1 for name in os.listdir(root_fd) if is_temp_candidate(name))
-        return {"objects": objects, "bytes": total, "temps": temps}
+        with contextlib.suppress(OSError):
+            quarantined = sum(1 for _ in (self.root / QUARANTINE).iterdir())
+        return {"objects": objects, "bytes": total, "temps": temps, "corrupt": corrupt, "quarantined": quarantined}
+
+    def verify(self, *, quarantine: bool = True) -> VerifyReport:
+        """Re-hash every object; move each one that fails to ``quarantine/`` (unless ``quarantine`` is False)."""
+        report = VerifyReport()
+        for sha, _st in self._walk():
+            problem = self._check(sha)
+            if problem is None:
+                report.intact.append(sha)
+                continue
+            report.corrupt[sha] = problem
+            if quarantine:
+                report.moved[sha] = self._quarantine(sha)
+        return report
+
+    def _check(self, sha256: str) -> str | None:
+        """None for an intact object, else why not (in words)."""
+        try:
+            with self._shard(sha256) as shard:
+                _read_verified_at(shard, sha256, self.ceiling, sink=None)
+        except MediaCorruptError:
+            return "its bytes do not match its digest (garbled or truncated)"
+        except MediaTooLargeError:
+            return f"it is larger than the {self.ceiling}-byte limit"
+        except (MediaNotFoundError, MediaUnsafeError):
+            return None  # gone meanwhile, or not an object entry: not ours to judge here
+        return None
+
+    def _quarantine(self, sha256: str) -> str:
+        """Move one object to ``quarantine/<digest>-<UTC time>``; the new path, relative to the root."""
+        folder = self.root / QUARANTINE
+        folder.mkdir(mode=0o700, exist_ok=True)
+        name = f"{sha256}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+        with self._shard(sha256) as shard, fsfloor.dir_fd(folder) as target:
+            os.rename(sha256, name, src_dir_fd=shard, dst_dir_fd=target)
+            fsfloor.fsync_dir(target)
+            fsfloor.fsync_dir(shard)
+        return f"{QUARANTINE}/{name}"
 
     def sweep_temporaries(self, now: float | None = None, min_age_s: float = DEFAULT_MIN_AGE_S) -> SweepReport:
         try:
@@ -241,7 +326,7 @@ class MediaStore:
         now: float | None = None,
         dry_run: bool = False,
     ) -> dict[str, builtins.list[str]]:
-        """Delete objects nobody references and that are older than ``min_age_s``.
+        """Delete objects nobody references and that are older than ``min_age_s``; quarantine corrupt ones.
 
         The grace period covers a producer that has published but not yet
         stored its reference; the caller supplies ``referenced`` (digests).
@@ -250,12 +335,16 @@ class MediaStore:
         now = time.time() if now is None else now
         removed: list[str] = []
         kept: list[str] = []
+        # A corrupt object is never kept as if it were good, referenced or not: out it goes, to quarantine.
+        damaged = self.verify(quarantine=not dry_run)
         for sha, st in self._walk():
+            if sha in damaged.corrupt:
+                continue
             if sha in referenced or now - st.st_mtime < min_age_s:
                 kept.append(sha)
             elif dry_run or self.delete(sha):
                 removed.append(sha)
-        return {"removed": removed, "kept": kept}
+        return {"removed": removed, "kept": kept, "quarantined": sorted(damaged.corrupt)}
 
     # -- internals ---------------------------------------------------------
 

@@ -12,6 +12,15 @@ While a call runs, the server's progress notifications and log lines become
 ``agent:tool_progress`` / ``agent:tool_log`` events -- masked and clipped,
 because a server's log is outside text that may quote a credential.
 
+Binary content in a result arrives as media handles (the host published the
+bytes); dispatch admits every handle in the result -- ``structuredContent``
+included -- into the call's media scope, so ``read_media`` can show it.  The
+media capability admits only handles its own host published, so a server
+naming some other object's handle gains nothing.
+
+A tool with an empty name is refused (its id would be a bare
+``mcp_<server>_``), as is one whose schema is unusable or whose id clashes.
+
 The engine never talks to the server: dispatch goes through the host's
 ``McpCapability`` (``host.mcp.call``).  Which servers exist and what they
 list is the host's discovery; this module only shapes its answers.
@@ -30,6 +39,7 @@ from relavium_desktop.engine.host import LogSink, ProgressSink, ToolHost
 from relavium_desktop.engine.llm.schema_dialect import SchemaDialectError, check_portable
 from relavium_desktop.engine.tools.json_schema import InputSchemaError, validate_input_schema
 from relavium_desktop.engine.tools.masking import clip, mask_text
+from relavium_desktop.engine.tools.media_turn import media_scope_of
 from relavium_desktop.engine.tools.registry import require
 from relavium_desktop.engine.tools.tooldef import PolicyClass, RawArgs, ToolDef, ToolDispatchContext
 
@@ -40,6 +50,9 @@ MAX_LOGS_PER_CALL = 200  # a chatty server must not flood the run log
 PREFIX = "mcp_"
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_HANDLE = re.compile(r"media://sha256-[0-9a-f]{64}")
+MAX_HANDLES_PER_RESULT = 256
+MAX_WALK_DEPTH = 70  # the host cuts structured content deeper than 64 levels
 
 
 def mcp_tool_id(server: str, tool: str) -> str:
@@ -102,6 +115,33 @@ def _log_sink(ctx: ToolDispatchContext, tool_id: str) -> LogSink | None:
     return on_log
 
 
+def result_media_handles(result: Any) -> list[str]:
+    """Every handle the host placed in an MCP result (``"media": "media://..."`` anywhere), bounded."""
+    found: list[str] = []
+    stack: list[tuple[Any, int]] = [(result, 0)]
+    while stack and len(found) < MAX_HANDLES_PER_RESULT:
+        value, depth = stack.pop()
+        if depth > MAX_WALK_DEPTH:
+            continue
+        if isinstance(value, dict):
+            handle = value.get("media")
+            if isinstance(handle, str) and _HANDLE.fullmatch(handle) and handle not in found:
+                found.append(handle)
+            stack.extend((v, depth + 1) for v in value.values() if isinstance(v, dict | list))
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value if isinstance(v, dict | list))
+    return found
+
+
+async def _admit_media(result: Any, host: ToolHost, ctx: ToolDispatchContext) -> None:
+    media = host.media
+    if media is None:
+        return
+    scope = media_scope_of(ctx)
+    for handle in result_media_handles(result):
+        await media.admit(handle, scope)
+
+
 def make_mcp_tool(
     server: str,
     name: str,
@@ -116,6 +156,8 @@ def make_mcp_tool(
     arguments against) and expressible to every provider (no recursion, only
     local references): a tool that fails either is refused at discovery.
     """
+    if not name.strip():
+        raise InputSchemaError("the tool's name is empty")
     validate_input_schema(input_schema)
     try:
         check_portable(input_schema)
@@ -125,8 +167,10 @@ def make_mcp_tool(
 
     async def dispatch(args: Any, host: ToolHost, ctx: ToolDispatchContext) -> Any:
         mcp = require(host.mcp, tool_id, "MCP client")
-        return await mcp.call(server, name, dict(args),
-                              on_progress=_progress_sink(ctx, tool_id), on_log=_log_sink(ctx, tool_id))
+        result = await mcp.call(server, name, dict(args),
+                                on_progress=_progress_sink(ctx, tool_id), on_log=_log_sink(ctx, tool_id))
+        await _admit_media(result, host, ctx)
+        return result
 
     return ToolDef(
         id=tool_id,
@@ -183,6 +227,9 @@ def build_mcp_tools(infos: Iterable[McpToolLike], *, reserved: Iterable[str] = (
     out = McpToolSet()
     taken: dict[str, str] = {tid: "a built-in tool" for tid in reserved}
     for info in infos:
+        if not info.name.strip():
+            out.refused.append(RefusedTool(info.server, info.name, "its name is empty"))
+            continue
         tool_id = mcp_tool_id(info.server, info.name)
         if tool_id in taken:
             out.refused.append(RefusedTool(info.server, info.name,

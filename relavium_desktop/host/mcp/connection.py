@@ -36,6 +36,7 @@ class McpConnection:
         self._task: asyncio.Task[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.client: Client | None = None
+        self.tools_listed = False  # the session knows the server's tools (see discovery.prime_tool_listing)
 
     async def open(self, timeout_s: float) -> Client:
         """Connect and handshake; raises what the connect raised (owner task then gone)."""

@@ -64,6 +64,7 @@ from relavium_desktop.host.secrets import SecretStore, SecretStoreError
 if TYPE_CHECKING:
     from relavium_desktop.host.mcp.client_callbacks import SessionCallbacks
     from relavium_desktop.host.mcp.connection import McpConnection
+    from relavium_desktop.host.mcp.stdio import StdioFault
 
 ServerEntry = StdioServer | HttpServer
 Origin = Literal["user", "workflow"]
@@ -155,6 +156,7 @@ class McpHost:
         self._http_options = dict(http_options or {})
         self._servers: dict[str, ServerEntry] | None = None
         self._connections: dict[str, McpConnection] = {}
+        self._faults: dict[str, StdioFault] = {}  # per stdio server: why its reader ended the stream
         self._credentials: dict[str, str] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -243,14 +245,22 @@ class McpHost:
                 reason=reason,
             )
 
-    def _stdio(self, entry: StdioServer) -> AbstractAsyncContextManager[Any]:
-        from relavium_desktop.host.mcp.stdio import prepare_launch, stdio_transport
+    def _stdio(self, name: str, entry: StdioServer) -> AbstractAsyncContextManager[Any]:
+        from relavium_desktop.host.mcp.stdio import StdioFault, prepare_launch, stdio_transport
 
         cwd = self._cwd(entry)
         if not os.path.isdir(cwd):
             raise ToolFailedError("the MCP server's working folder does not exist")
         launch = prepare_launch(entry.command, entry.args, entry.env, cwd, self._search_path)
-        return stdio_transport(launch)
+        fault = self._faults[name] = StdioFault()
+        return stdio_transport(launch, fault)
+
+    def _detail(self, name: str, exc: BaseException) -> str:
+        """Why a request to ``name`` failed: a stream fault the transport saw, else the exception's short form."""
+        fault = self._faults.get(name)
+        if fault is not None and fault.reason:
+            return f"{fault.reason}; the server was stopped"
+        return _short(exc, tuple(self._credentials.values()))
 
     async def _credential_header(self, name: str, entry: HttpServer) -> dict[str, str]:
         if entry.credential_ref is None:
@@ -312,7 +322,7 @@ class McpHost:
 
             if isinstance(entry, StdioServer):
                 await self._ensure_consent(name, entry)  # before anything is spawned
-                transport = self._stdio(entry)
+                transport = self._stdio(name, entry)
             else:
                 transport = await self._http(name, entry)
             conn = McpConnection(transport, self._session_callbacks(name, entry).client_kwargs())
@@ -327,7 +337,7 @@ class McpHost:
                 found = _first_tool_error(exc)
                 if found is not None:
                     raise found from None
-                detail = _short(exc, tuple(self._credentials.values()))
+                detail = self._detail(name, exc)
                 raise ToolFailedError(f"could not connect to MCP server {name!r} ({detail})") from None
             self._connections[name] = conn
             await self._subscribe_logs(conn)
@@ -391,6 +401,11 @@ class McpHost:
             client = conn.client
             assert client is not None
             async with asyncio.timeout(entry.timeout_ms / 1000):
+                if not conn.tools_listed:
+                    from relavium_desktop.host.mcp.discovery import prime_tool_listing
+
+                    await prime_tool_listing(client)
+                    conn.tools_listed = True
                 return await client.call_tool(tool, dict(arguments), progress_callback=progress)
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
@@ -403,7 +418,7 @@ class McpHost:
             raise
         except Exception as exc:  # noqa: BLE001 - the session is in an unknown state: drop it
             await self._drop(server)
-            detail = _short(exc, tuple(self._credentials.values()))
+            detail = self._detail(server, exc)
             raise ToolFailedError(f"MCP server {server!r}: calling {tool!r} failed ({detail})") from None
 
     # -- resources and prompts -------------------------------------------------------
@@ -422,9 +437,10 @@ class McpHost:
         except ToolError:
             raise
         except Exception as exc:  # noqa: BLE001 - protocol errors name themselves; others drop the session
-            if type(exc).__name__ != "MCPError":
+            fault = self._faults.get(server)
+            if type(exc).__name__ != "MCPError" or (fault is not None and fault.reason):
                 await self._drop(server)
-            detail = _short(exc, tuple(self._credentials.values()))
+            detail = self._detail(server, exc)
             raise ToolFailedError(f"MCP server {server!r}: {what} failed ({detail})") from None
 
     async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
@@ -525,6 +541,7 @@ class McpHost:
                 conn = await self._connect(name, entry, timeout_s=min(timeout_s, entry.connect_timeout_ms / 1000))
                 assert conn.client is not None
                 listing = await list_server(conn.client, name, entry)
+                conn.tools_listed = True
         except TimeoutError:
             await self._drop(name)
             return ServerReport(server=name, origin=origin, ok=False, error=f"MCP server {name!r} did not answer within {timeout_s:g} s")
@@ -532,12 +549,12 @@ class McpHost:
             return ServerReport(server=name, origin=origin, ok=False, error=str(exc))
         except Exception as exc:  # noqa: BLE001 - a broken server is a report, never a crash
             await self._drop(name)
-            detail = _short(exc, tuple(self._credentials.values()))
+            detail = self._detail(name, exc)
             return ServerReport(server=name, origin=origin, ok=False, error=f"MCP server {name!r}: listing failed ({detail})")
         return ServerReport(
             server=name, origin=origin, ok=True, tools=listing.tools, all_tool_names=listing.all_tool_names,
             resources=listing.resources, prompts=listing.prompts, warnings=listing.warnings,
-            latency_ms=int((time.monotonic() - started) * 1000),
+            skipped=listing.skipped, latency_ms=int((time.monotonic() - started) * 1000),
         )
 
     async def aclose(self) -> None:

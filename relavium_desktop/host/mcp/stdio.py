@@ -6,8 +6,17 @@ The SDK's own stdio client merges the app's ``HOME``/``PATH``/``USER``/
 the entry's declared variables, after the same refusal predicate -- and the
 command is found only on the host's own search path.  The child leads its
 own process group; closing the transport (normally, on timeout or on
-cancellation) closes stdin, gives the server a moment to exit, then kills the
-whole tree with the process host's ``kill_tree``.
+cancellation) first notes every descendant of the server -- including one
+that left the group with ``setsid`` -- then closes stdin, gives the server a
+moment to exit, and kills the whole tree with the process host's
+``kill_tree`` plus the descendants noted before the server could exit and
+orphan them (as ``run_command``'s kill walks the tree before the leader dies).
+
+A line that is not a JSON-RPC message (or one over :data:`MAX_LINE_BYTES`)
+means the stream can no longer be trusted to pair answers with requests: the
+reader records why in the connection's :class:`StdioFault` and ends the read
+stream, so every pending request fails at once (the SDK's "connection
+closed") instead of waiting for its timeout, and the host reports the fault.
 
 stderr goes to ``/dev/null``: a server's diagnostics can echo its arguments
 and environment, and nothing reads them here.
@@ -25,6 +34,7 @@ from dataclasses import dataclass, field
 import anyio
 import anyio.abc
 import mcp_types as types
+import psutil
 from mcp.shared.message import SessionMessage
 
 from relavium_desktop.host.process.environment import base_environment, child_environment
@@ -54,7 +64,32 @@ def prepare_launch(
     return StdioLaunch(resolve_executable(command, search_path, cwd), tuple(args), env, cwd)
 
 
+@dataclass(slots=True)
+class StdioFault:
+    """Why a stdio server's stream was ended by the reader (None while it is healthy)."""
+
+    reason: str | None = None
+
+
+def _descendants(pid: int) -> list[psutil.Process]:
+    try:
+        found: list[psutil.Process] = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
+    return found
+
+
+def _kill_noted(processes: list[psutil.Process]) -> None:
+    for proc in processes:
+        # psutil compares the create time, so a pid reused since it was noted is never hit.
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+
+
 async def _stop(process: anyio.abc.Process) -> None:
+    # Noted while the server still runs: once it exits, a child it moved to its own session is
+    # re-parented and no tree walk from the server's pid finds it again.
+    noted = _descendants(process.pid)
     with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         if process.stdin is not None:
             await process.stdin.aclose()
@@ -62,14 +97,19 @@ async def _stop(process: anyio.abc.Process) -> None:
         await process.wait()
     # Even a leader that exited may have left children in its group.
     kill_tree(process.pid)
+    _kill_noted(noted)
     with anyio.move_on_after(REAP_WAIT_S):
         await process.wait()
     await process.aclose()
 
 
 @asynccontextmanager
-async def stdio_transport(launch: StdioLaunch) -> AsyncIterator[tuple[object, object]]:
-    """Yield the (read, write) message streams ``mcp.client.Client`` speaks over."""
+async def stdio_transport(launch: StdioLaunch, fault: StdioFault | None = None) -> AsyncIterator[tuple[object, object]]:
+    """Yield the (read, write) message streams ``mcp.client.Client`` speaks over.
+
+    ``fault`` receives the reason when the server's output ends the stream (a malformed line).
+    """
+    fault = fault if fault is not None else StdioFault()
     process = await anyio.open_process(
         [launch.executable, *launch.args],
         env=launch.env,
@@ -90,18 +130,19 @@ async def stdio_transport(launch: StdioLaunch) -> AsyncIterator[tuple[object, ob
             try:
                 async for chunk in process.stdout:
                     buffer += chunk
-                    if len(buffer) > MAX_LINE_BYTES:
-                        return
                     *lines, buffer = buffer.split(b"\n")
+                    if any(len(line) > MAX_LINE_BYTES for line in lines) or len(buffer) > MAX_LINE_BYTES:
+                        fault.reason = f"the server sent a message longer than {MAX_LINE_BYTES} bytes"
+                        return
                     for line in lines:
                         if not line.strip():
                             continue
                         try:
-                            message: SessionMessage | Exception = SessionMessage(
-                                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                            )
-                        except ValueError as exc:
-                            message = exc
+                            message = SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+                        except ValueError:
+                            # Ending the stream fails every pending request now (never the text: it may echo input).
+                            fault.reason = "the server sent a line that is not a valid JSON-RPC message"
+                            return
                         await read_writer.send(message)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 return

@@ -12,7 +12,7 @@ from relavium_desktop.host.mcp.discovery import McpPromptInfo, McpResourceInfo
 from tests.host.mcp.conftest import FIXTURE, PYTHON, HttpServer, make_host, stdio_entry
 
 FIXTURE_TOOLS = {"add", "echo", "env_names", "env_value", "pid", "fail", "sleep", "progress", "chatty",
-                 "ask_name", "ask_model", "roots", "image"}
+                 "ask_name", "ask_model", "roots", "image", "spawn_escaped"}
 
 
 def _entry(kind: str, http_server: HttpServer | None, **extra: Any) -> dict[str, Any]:

@@ -34,8 +34,10 @@ EVERYTHING_TOOLS = {
     "echo", "get-annotated-message", "get-env", "get-resource-links", "get-resource-reference",
     "get-structured-content", "get-sum", "get-tiny-image", "gzip-file-as-resource", "toggle-simulated-logging",
     "toggle-subscriber-updates", "trigger-long-running-operation", "get-roots-list",
-    "trigger-elicitation-request", "trigger-url-elicitation", "trigger-sampling-request", "simulate-research-query",
+    "trigger-elicitation-request", "trigger-url-elicitation", "trigger-sampling-request",
 }
+# Listed by the server, but callable only as an MCP task (execution.taskSupport "required"): not offered.
+TASK_ONLY_TOOLS = {"simulate-research-query"}
 
 
 def _host(home: Path, entry: dict[str, Any], project: Path, **hooks: Any) -> McpHost:
@@ -55,6 +57,11 @@ async def test_every_tool_is_discovered_once_the_capabilities_are_declared(
     assert report.ok, report.error
     assert report.origin == "user"
     assert {t.name for t in report.tools} == EVERYTHING_TOOLS
+    assert {t.name: t.reason for t in report.skipped} == {
+        name: 'it declares execution.taskSupport "required" (callable only as an MCP task), '
+              "and Relavium does not support MCP tasks" for name in TASK_ONLY_TOOLS
+    }
+    assert set(report.all_tool_names) >= TASK_ONLY_TOOLS
     assert report.resources and report.prompts
     assert "simple-prompt" in {p.name for p in report.prompts}
 

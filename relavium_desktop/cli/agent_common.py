@@ -33,12 +33,14 @@ def policy_of(raw: str | None) -> Any:
         raise UsageError(f"--policy: {exc}") from None
 
 
-def tool_config_of(raw: str | None, lookup: Any) -> Any:
+def tool_config_of(raw: str | None, lookup: Any, allowed_env: Any = None) -> Any:
     """``--tool-config JSON|@file``: chat's per-tool parameters, checked against the registry.
 
     The same ``{tool_id: {"parameters": {...}}}`` shape and rules as Settings ->
     Chat tools and an agent's ``tool_config``; returns the dispatch context's
-    ``tool_configs``.  Errors name the tool and field, never a value.
+    ``tool_configs``.  ``allowed_env`` is ``--policy``'s ``allowedEnv``, so a
+    pinned env name outside the allowlist is refused before the session
+    starts.  Errors name the tool and field, never a value.
     """
     from relavium_desktop.engine.agent.tool_config import (
         ToolConfigError,
@@ -47,7 +49,8 @@ def tool_config_of(raw: str | None, lookup: Any) -> Any:
     )
 
     try:
-        return node_tool_configs(parse_tool_config(load_json_object("--tool-config", raw), lookup))
+        return node_tool_configs(parse_tool_config(load_json_object("--tool-config", raw), lookup,
+                                                   allowed_env=allowed_env))
     except ToolConfigError as exc:
         raise UsageError(f"--tool-config: {exc}") from None
 

@@ -147,7 +147,7 @@ def _checked_tool_configs(args: argparse.Namespace, spec: object) -> object:
     if problems:
         where = args.agent or "agent"
         raise UsageError(f"{where}: tool_config.{'.'.join(problems[0].path)}: {problems[0].message}")
-    return tool_config_of(args.tool_config, lookup)
+    return tool_config_of(args.tool_config, lookup, policy_of(args.policy).allowed_env or ())
 
 
 async def _readline() -> str | None:

@@ -93,6 +93,8 @@ class SpawnOptions:
     timeout_ms: int = 120_000
     # Byte ceiling of stdout/stderr kept in memory; the rest is spilled by the host.
     capture_ceiling: int = 51_200
+    # The policy's allowedEnv: declared names beyond the inert set the host may pass (env_policy).
+    allowed_env: tuple[str, ...] = ()
 
 
 @runtime_checkable

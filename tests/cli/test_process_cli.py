@@ -44,8 +44,8 @@ def test_shell_metacharacters_are_literal(cli_env: dict[str, str], tmp_path: Pat
 def test_child_env_has_only_base_and_declared_variables(cli_env: dict[str, str], tmp_path: Path) -> None:
     cli_env["RELAVIUM_TEST_SECRET"] = "hunter2-secret"
     cli_env["GITHUB_TOKEN"] = "ghp_notforchildren"
-    code, out, _ = call(cli_env, tmp_path, {"allowedCommands": ["env"]}, {"command": "env"},
-                        {"env": {"GREETING": "hello"}})
+    code, out, _ = call(cli_env, tmp_path, {"allowedCommands": ["env"], "allowedEnv": ["GREETING"]},
+                        {"command": "env"}, {"env": {"GREETING": "hello"}})
     assert code == 0, out
     stdout = out["result"]["stdout"]
     names = {line.split("=", 1)[0] for line in stdout.splitlines()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from relavium_desktop.host.secrets import SecretStore
-from relavium_desktop.ui.chat.backend import KEY_TOOL_CONFIG, tool_configs_from
+from relavium_desktop.ui.chat.backend import KEY_POLICY, KEY_TOOL_CONFIG, policy_from, tool_configs_from
 from relavium_desktop.ui.settings.chat_tool_config import ToolConfigSection
 from tests.fixtures.desktop_bus import desktop_bus_env_fixture, desktop_bus_fixture  # noqa: F401
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
@@ -102,8 +102,27 @@ def test_credentials_per_host_and_command_settings_are_validated_and_stored(
     section.env_edit.setText("LD_PRELOAD=/tmp/x.so")
     section.env_add.click()
     assert "'LD_PRELOAD' may not be passed" in section.error.text()
+    # A hijack name can never be listed, in any case spelling; a harmless one must be listed first.
+    section.allowed_env_edit.setText("ld_preload")
+    section.allowed_env.clear()
+    section.allowed_env_add.click()
+    assert "can never be allowed" in section.error.text() and section.allowed_env.count() == 0
     section.env_edit.setText("GREETING=hi there")
     section.env_add.click()
+    assert "'GREETING' is not on the allowlist" in section.error.text()
+    assert "Allowed variables" in section.error.text()
+    assert section.env.count() == 0
+    section.allowed_env_edit.setText("GREETING")
+    with qtbot.waitSignal(section.saved, timeout=15_000):
+        section.allowed_env_add.click()
+    assert json.loads(window.context.settings.value(KEY_POLICY))["allowedEnv"] == ["GREETING"]
+    assert policy_from(window.context.settings).allowed_env == ("GREETING",)
+    section.env_edit.setText("GREETING=hi there")
+    section.env_add.click()
+    # An inert name needs no listing.
+    section.env_edit.setText("TZ=Europe/Berlin")
+    section.env_add.click()
+    assert section.error.text() == ""
     section.cwd.setText("/srv/build")
     section.timeout.setValue(30)
     assert save(qtbot, section) == ""
@@ -112,7 +131,8 @@ def test_credentials_per_host_and_command_settings_are_validated_and_stored(
     assert json.loads(stored) == {
         "http_request": {"parameters": {"credentialRefs": {
             "api.example.com": "secret:CHAT_HTTP_API_EXAMPLE_COM", "status.example.org:8443": "secret:STATUS_TOKEN"}}},
-        "run_command": {"parameters": {"cwd": "/srv/build", "timeoutMs": 30_000, "env": {"GREETING": "hi there"}}},
+        "run_command": {"parameters": {"cwd": "/srv/build", "timeoutMs": 30_000,
+                                       "env": {"GREETING": "hi there", "TZ": "Europe/Berlin"}}},
     }
     # What the chat view hands the session each turn, checked by the engine's rules.
     registry_tools = {"http_request", "run_command", "web_search"}
@@ -126,6 +146,7 @@ def test_credentials_per_host_and_command_settings_are_validated_and_stored(
     window.close()
     again = make_window().show_settings("chat_tools").chat_tools.tool_config
     assert again.cwd.text() == "/srv/build" and again.timeout.value() == 30
+    assert [again.allowed_env.item(i).text() for i in range(again.allowed_env.count())] == ["GREETING"]
     assert [again.credentials.item(i).text() for i in range(again.credentials.count())] == [
         "api.example.com  →  secret:CHAT_HTTP_API_EXAMPLE_COM", "status.example.org:8443  →  secret:STATUS_TOKEN"]
     assert again.env.item(0).text() == "GREETING=hi there"

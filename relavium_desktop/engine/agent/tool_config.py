@@ -67,12 +67,18 @@ def _fields_of(tool: ToolDef) -> set[str] | None:
 
 
 def parameter_problems(
-    tool_config: Mapping[str, ToolConfigEntry], lookup: Callable[[str], ToolDef | None]
+    tool_config: Mapping[str, ToolConfigEntry],
+    lookup: Callable[[str], ToolDef | None],
+    *,
+    allowed_env: Collection[str] | None = None,
 ) -> list[ToolConfigProblem]:
     """Every parameter that is not a field of its tool, or has the wrong type for it.
 
     An unknown tool id is left to the unknown-tool check that already runs on
-    ``tools`` (the key check guarantees each key is one of them).
+    ``tools`` (the key check guarantees each key is one of them).  A pinned
+    ``env`` is checked against the env allowlist with ``allowed_env`` (the
+    policy's ``allowedEnv``) when the caller knows the policy; with None only
+    the hijack families are refused here and the allowlist applies at the call.
     """
     problems: list[ToolConfigProblem] = []
     for tool_id, entry in tool_config.items():
@@ -89,17 +95,19 @@ def parameter_problems(
                     ))
         if tool.input_schema is None:
             problems.extend(_type_problems(tool, entry.parameters))
-        problems.extend(_env_problems(tool, entry.parameters))
+        problems.extend(_env_problems(tool, entry.parameters, allowed_env))
     return problems
 
 
-def _env_problems(tool: ToolDef, parameters: Mapping[str, Any]) -> list[ToolConfigProblem]:
+def _env_problems(
+    tool: ToolDef, parameters: Mapping[str, Any], allowed_env: Collection[str] | None
+) -> list[ToolConfigProblem]:
     """A pinned ``env`` naming a refused variable is an authored error now, not a denial at the first call."""
     env = parameters.get("env")
     if "env" not in tool.config_only or not isinstance(env, Mapping):
         return []
     try:
-        check_declared_env(tool.id, env)
+        check_declared_env(tool.id, env, allowed=allowed_env)
     except ToolDeniedError as exc:
         return [ToolConfigProblem((tool.id, "parameters", "env"), exc.message)]
     return []
@@ -133,7 +141,7 @@ class ToolConfigError(ValueError):
 
 
 def parse_tool_config(
-    data: Any, lookup: Callable[[str], ToolDef | None] | None = None
+    data: Any, lookup: Callable[[str], ToolDef | None] | None = None, *, allowed_env: Collection[str] | None = None
 ) -> dict[str, ToolConfigEntry]:
     """Validate a JSON ``{tool_id: {parameters: {...}}}`` block (chat's form of ``tool_config``).
 
@@ -156,7 +164,7 @@ def parse_tool_config(
             where = ".".join(str(p) for p in err.get("loc", ())) or "(entry)"
             raise ToolConfigError(f"tool config {tool_id}: {where}: {err.get('msg', 'invalid')}") from None
     if lookup is not None:
-        problems = parameter_problems(entries, lookup)
+        problems = parameter_problems(entries, lookup, allowed_env=allowed_env)
         if problems:
             raise ToolConfigError(f"tool config: {problems[0].message}")
     return entries

@@ -14,7 +14,8 @@ them.  Each tool declares:
   capability it did not declare is ``None``, so a plugin cannot reach the
   process runner by declaring only ``fs``.  The ones it did declare keep the
   workflow's guardrails: ``fs`` is the host's path-policed capability, each
-  ``process`` spawn must match ``allowedCommands`` like run_command (and git
+  ``process`` spawn must match ``allowedCommands`` and its env ``allowedEnv``
+  like run_command (and git
   is not offered: git_commit's gate cannot be enforced through it), each
   ``egress`` fetch must pass ``allowedDomains`` like http_request;
 - ``handler(args, caps)``: async, returns a JSON-able value.
@@ -49,6 +50,7 @@ from relavium_desktop.engine.host import (
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.command_policy import check_command
 from relavium_desktop.engine.tools.domain_policy import check_url
+from relavium_desktop.engine.tools.env_policy import check_declared_env
 from relavium_desktop.engine.tools.tooldef import PolicyClass, ToolDef, ToolDispatchContext, ToolPolicy
 
 CAPABILITIES: frozenset[str] = frozenset({"fs", "process", "egress", "os", "output_store"})
@@ -106,7 +108,10 @@ class _GuardedProcess:
         self, command: str, args: Sequence[str], declared_env: Mapping[str, str], opts: SpawnOptions
     ) -> JsonDict:
         check_command((command, *args), self._policy)
-        return await self._inner.spawn(command, args, declared_env, opts)
+        # The workflow's allowedEnv, never one the plugin put in its own options.
+        allowed = tuple(self._policy.allowed_env or ())
+        check_declared_env(self._tool, declared_env, allowed=allowed)
+        return await self._inner.spawn(command, args, declared_env, dataclasses.replace(opts, allowed_env=allowed))
 
     async def git(self, args: Sequence[str], opts: SpawnOptions) -> JsonDict:
         raise ToolDeniedError(f"{self._tool}: plugins cannot run git (use the git tools)",

@@ -20,6 +20,7 @@ from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.command_policy import validate_command_entries
 from relavium_desktop.engine.tools.domain_policy import validate_domain_entry
+from relavium_desktop.engine.tools.env_policy import validate_allowed_env
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.tools.media_turn import MediaTurn
@@ -97,6 +98,9 @@ class ToolPolicy:
     allowed_commands: tuple[str, ...] | None = None
     allowed_command_globs: tuple[str, ...] | None = None
     allowed_domains: tuple[str, ...] | None = None
+    # Harmless environment variable names a declared ``env`` may use beyond the inert set
+    # (env_policy); names in a hijack family are refused here and at every call.
+    allowed_env: tuple[str, ...] | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> ToolPolicy:
@@ -110,10 +114,10 @@ class ToolPolicy:
                 raise ValueError(f"policy field {key!r} must be a list of strings")
             return tuple(value)
 
-        unknown = set(data) - {"allowedCommands", "allowedCommandGlobs", "allowedDomains"}
+        unknown = set(data) - {"allowedCommands", "allowedCommandGlobs", "allowedDomains", "allowedEnv"}
         if unknown:
             raise ValueError(f"unknown policy field(s): {', '.join(sorted(unknown))}")
-        policy = cls(seq("allowedCommands"), seq("allowedCommandGlobs"), seq("allowedDomains"))
+        policy = cls(seq("allowedCommands"), seq("allowedCommandGlobs"), seq("allowedDomains"), seq("allowedEnv"))
         policy.validate()
         return policy
 
@@ -123,6 +127,7 @@ class ToolPolicy:
         validate_command_entries(self.allowed_command_globs or (), field="allowedCommandGlobs")
         for entry in self.allowed_domains or ():
             validate_domain_entry(entry)
+        validate_allowed_env(self.allowed_env or ())
 
 
 @dataclass(frozen=True, slots=True)

@@ -175,6 +175,7 @@ class ToolsBlock(Strict):
     allowedCommands: list[str] | None = None
     allowedCommandGlobs: list[str] | None = None
     allowedDomains: list[str] | None = None
+    allowedEnv: list[str] | None = None
 
     @model_validator(mode="after")
     def _entries_valid(self) -> ToolsBlock:

@@ -9,9 +9,10 @@ Base variables (the complete list; nothing else from the app leaks through):
   ``USERPROFILE``, ``HOME``, ``TEMP``, ``TMP``.
 
 On top of these come only the variables the node declared, each name having
-passed the engine's refusal predicate (checked again here, since a host must
+passed the engine's env allowlist (inert names plus the policy's
+``allowedEnv``, never a hijack family; checked again here, since a host must
 not trust that every caller went through the registry).  A declared name can
-never replace ``PATH`` or ``HOME``: the predicate refuses both.
+never replace ``PATH`` or ``HOME``: both are in a hijack family.
 
 Git gets the same base plus switches that keep it from prompting, paging,
 reading the user's global/system config (and with it credential helpers) or
@@ -23,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from relavium_desktop.engine.tools.env_policy import check_declared_env
@@ -67,10 +68,21 @@ def base_environment(search_path: Sequence[str]) -> dict[str, str]:
 
 
 def child_environment(
-    base: Mapping[str, str], declared: Mapping[str, str], *, tool_id: str = "run_command"
+    base: Mapping[str, str],
+    declared: Mapping[str, str],
+    *,
+    tool_id: str = "run_command",
+    allowed: Collection[str] | None = None,
 ) -> dict[str, str]:
-    """Base plus the declared variables, after the refusal predicate."""
-    check_declared_env(tool_id, declared)
+    """Base plus the declared variables, after the env allowlist.
+
+    ``allowed`` is the policy's ``allowedEnv`` (run_command passes it, empty
+    when the policy lists none).  ``None`` is for a declaration that is itself
+    the user's explicit listing -- an MCP server entry the user or workflow
+    author wrote, whose ``env`` names exist only to start that server -- where
+    only the hijack families apply.
+    """
+    check_declared_env(tool_id, declared, allowed=allowed)
     env = dict(base)
     env.update(declared)
     return env

@@ -58,7 +58,7 @@ class ProcessHost:
         declared_env: Mapping[str, str],
         opts: SpawnOptions,
     ) -> dict[str, Any]:
-        env = child_environment(self.base_env, declared_env)
+        env = child_environment(self.base_env, declared_env, allowed=opts.allowed_env)
         cwd = self._resolve_cwd(opts.cwd)
         executable = resolve_executable(command, self.search_path, cwd)
         result = await run_process(

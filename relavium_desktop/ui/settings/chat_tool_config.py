@@ -6,6 +6,13 @@ credential per HTTP host, and run_command's working folder, timeout and
 environment.  It is stored as the engine's own ``tool_config`` JSON under
 ``chat/tool_config`` and read by the chat view every turn.
 
+run_command's environment passes the engine's env allowlist: inert names
+(CI, TZ, LANG, ...) always, any other harmless name once it is listed under
+"Allowed variables" -- chat's ``allowedEnv``, stored in the chat policy
+(``chat/policy``) beside the command and domain allowlists, the same field
+a workflow's ``tools.allowedEnv`` and ``--policy`` use.  Names in a hijack
+family (LD_PRELOAD, PYTHONPATH, proxies, tokens, ...) cannot be listed.
+
 A key typed here goes straight to the OS keyring (the host's SecretStore, in
 a worker thread, as Settings → Providers does); the stored config holds only
 its ``secret:NAME`` reference, and the field is cleared at once.  Every save
@@ -26,10 +33,14 @@ from relavium_desktop.engine.errors import ToolError
 from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
 from relavium_desktop.engine.tools.command_policy import AllowlistEntryError
 from relavium_desktop.engine.tools.domain_policy import validate_domain_entry
-from relavium_desktop.engine.tools.env_policy import env_name_refused
+from relavium_desktop.engine.tools.env_policy import (
+    AllowedEnvEntryError,
+    env_refusal,
+    validate_allowed_env_entry,
+)
 from relavium_desktop.host.egress.base_url import check_base_url_scheme
 from relavium_desktop.host.secrets import SecretStore, SecretStoreError
-from relavium_desktop.ui.chat.backend import KEY_TOOL_CONFIG
+from relavium_desktop.ui.chat.backend import KEY_POLICY, KEY_TOOL_CONFIG
 from relavium_desktop.ui.qt import (
     QCheckBox,
     QComboBox,
@@ -80,6 +91,39 @@ def read_tool_config(settings: QSettings) -> tuple[dict[str, Any], str | None]:
     except ToolConfigError as exc:
         return data, f"{exc}; chat ignores these settings until this is fixed"
     return data, None
+
+
+def read_allowed_env(settings: QSettings) -> list[str]:
+    """Chat's ``allowedEnv`` from the stored chat policy (entries the engine refuses are dropped)."""
+    raw = settings.value(KEY_POLICY)
+    try:
+        data = json.loads(str(raw)) if raw else {}
+    except ValueError:
+        return []
+    names = data.get("allowedEnv") if isinstance(data, dict) else None
+    out: list[str] = []
+    for name in names if isinstance(names, list) else []:
+        try:
+            out.append(validate_allowed_env_entry(name))
+        except AllowedEnvEntryError:
+            continue
+    return out
+
+
+def write_allowed_env(settings: QSettings, names: list[str]) -> None:
+    """Store ``names`` as the chat policy's ``allowedEnv``, keeping its other lists as they are."""
+    raw = settings.value(KEY_POLICY)
+    try:
+        data = json.loads(str(raw)) if raw else {}
+    except ValueError:
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    if names:
+        data["allowedEnv"] = names
+    else:
+        data.pop("allowedEnv", None)
+    settings.setValue(KEY_POLICY, json.dumps(data))
 
 
 def _params(data: dict[str, Any], tool_id: str) -> dict[str, Any]:
@@ -171,15 +215,34 @@ class ToolConfigSection(QWidget):
         env_row.addWidget(self.env_edit, 1)
         env_row.addWidget(self.env_add)
         env_row.addWidget(self.env_remove)
+        # allowedEnv: harmless names beyond the inert set (CI, TZ, LANG, ...), one per line.
+        self.allowed_env = QListWidget()
+        self.allowed_env_edit = QLineEdit()
+        self.allowed_env_edit.setPlaceholderText("a harmless variable name, e.g. MY_APP_MODE")
+        self.allowed_env_add = QPushButton("Allow")
+        self.allowed_env_remove = QPushButton("Remove")
+        allowed_row = QHBoxLayout()
+        allowed_row.addWidget(self.allowed_env_edit, 1)
+        allowed_row.addWidget(self.allowed_env_add)
+        allowed_row.addWidget(self.allowed_env_remove)
+        allowed_help = QLabel("Inert names (CI, NODE_ENV, TZ, LANG, LC_*, TERM, NO_COLOR, FORCE_COLOR, COLUMNS) "
+                              "are always passed; list any other harmless name here first. Loader, interpreter, "
+                              "proxy and credential variables (LD_PRELOAD, PYTHONPATH, HTTPS_PROXY, *_TOKEN, ...) "
+                              "can never be allowed.")
+        allowed_help.setWordWrap(True)
+        set_tone(allowed_help, "muted")
         cmd_form = QFormLayout(commands)
         cmd_form.addRow("Working folder", self.cwd)
         cmd_form.addRow("Timeout", self.timeout)
         cmd_form.addRow("Environment", self.env)
         cmd_form.addRow("", env_row)
+        cmd_form.addRow("Allowed variables", self.allowed_env)
+        cmd_form.addRow("", allowed_row)
+        cmd_form.addRow("", allowed_help)
 
         self.save_button = QPushButton("Save tool settings")
         for b in (self.cred_add, self.cred_remove, self.env_add, self.env_remove, self.save_button,
-                  self.search_key_forget):
+                  self.search_key_forget, self.allowed_env_add, self.allowed_env_remove):
             b.setAutoDefault(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -199,6 +262,9 @@ class ToolConfigSection(QWidget):
         self.env_add.clicked.connect(self.add_env)
         self.env_edit.returnPressed.connect(self.add_env)
         self.env_remove.clicked.connect(self._remove_env)
+        self.allowed_env_add.clicked.connect(self.add_allowed_env)
+        self.allowed_env_edit.returnPressed.connect(self.add_allowed_env)
+        self.allowed_env_remove.clicked.connect(self._remove_allowed_env)
         self.load()
 
     # -- load ------------------------------------------------------------------------
@@ -225,6 +291,8 @@ class ToolConfigSection(QWidget):
         env = command.get("env")
         for name, value in (env.items() if isinstance(env, dict) else ()):
             self._add_env_item(str(name), str(value))
+        self.allowed_env.clear()
+        self.allowed_env.addItems(read_allowed_env(self._settings))
         self.error.setText(problem or "")
 
     # -- edits -----------------------------------------------------------------------
@@ -271,9 +339,9 @@ class ToolConfigSection(QWidget):
         if not sep or not name:
             self.error.setText("type an environment variable as NAME=value")
             return
-        if env_name_refused(name):
-            self.error.setText(f"the environment variable {name!r} may not be passed to a command "
-                               "(credential or hijack redirect)")
+        refusal = env_refusal("run_command", name, self.allowed_names())
+        if refusal is not None:
+            self.error.setText(refusal)
             return
         for i in range(self.env.count()):
             if self.env.item(i).data(VALUE_ROLE)[0] == name:
@@ -293,6 +361,30 @@ class ToolConfigSection(QWidget):
         if 0 <= row < self.env.count():
             self.env.takeItem(row)
 
+    def allowed_names(self) -> list[str]:
+        return [self.allowed_env.item(i).text() for i in range(self.allowed_env.count())]
+
+    def add_allowed_env(self) -> None:
+        """List a harmless name in chat's allowedEnv (stored at once, like the command allowlist)."""
+        try:
+            name = validate_allowed_env_entry(self.allowed_env_edit.text().strip(), field="Allowed variables")
+        except AllowedEnvEntryError as exc:
+            self.error.setText(str(exc))
+            return
+        if name.upper() not in {n.upper() for n in self.allowed_names()}:
+            self.allowed_env.addItem(name)
+        self.allowed_env_edit.clear()
+        self.error.setText("")
+        write_allowed_env(self._settings, self.allowed_names())
+        self.saved.emit()
+
+    def _remove_allowed_env(self) -> None:
+        row = self.allowed_env.currentRow()
+        if 0 <= row < self.allowed_env.count():
+            self.allowed_env.takeItem(row)
+            write_allowed_env(self._settings, self.allowed_names())
+            self.saved.emit()
+
     # -- save ------------------------------------------------------------------------
 
     def save(self) -> None:
@@ -311,7 +403,7 @@ class ToolConfigSection(QWidget):
         data = self.config()
         try:
             self._check_search_url()
-            parse_tool_config(data, _TOOLS.get)
+            parse_tool_config(data, _TOOLS.get, allowed_env=self.allowed_names())
         except (ToolConfigError, ToolError) as exc:
             self.error.setText(str(exc))
             self.status.setText("")

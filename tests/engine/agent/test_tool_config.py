@@ -140,7 +140,8 @@ async def test_an_agent_loop_applies_run_command_config_over_the_model(rig: Rig,
     rig.server.script(Reply.call("run_command", {"command": "sh", "args": ["-c", "pwd; echo $GREETING"],
                                                  "cwd": "/"}),
                       Reply.call("run_command", {"command": "sleep", "args": ["5"]}))
-    loop = rig.loop(tools=["run_command"], policy=ToolPolicy(allowed_command_globs=("sh -c *", "sleep *")))
+    loop = rig.loop(tools=["run_command"], policy=ToolPolicy(allowed_command_globs=("sh -c *", "sleep *"),
+                                                              allowed_env=("GREETING",)))
     loop.ctx = _with_configs(loop.ctx, {"run_command": NodeToolConfig(
         parameters={"cwd": str(sub), "env": {"GREETING": "hello-from-config"}, "timeoutMs": 300})})
     result = await loop.run([_user("go")])

@@ -71,12 +71,12 @@ async def test_config_wins_and_model_supplied_config_only_keys_are_ignored() -> 
         {"command": "echo", "args": ["hello"], "cwd": "/", "timeoutMs": 1, "env": {"LD_PRELOAD": "x.so"}},
         host=ToolHost(process=proc),
         policy=ECHO_POLICY,
-        config=NodeToolConfig(parameters={"timeoutMs": 5000, "env": {"GREETING": "hi"}}),
+        config=NodeToolConfig(parameters={"timeoutMs": 5000, "env": {"TZ": "UTC"}}),
     )
     assert outcome.ok, outcome.error
     (command, args, env, opts) = proc.spawned[0]
     assert (command, args) == ("echo", ["hello"])
-    assert env == {"GREETING": "hi"}
+    assert env == {"TZ": "UTC"}
     assert opts.timeout_ms == 5000
     assert opts.cwd is None
 

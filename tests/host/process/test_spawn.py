@@ -35,7 +35,8 @@ async def test_child_env_is_built_not_copied(host: ProcessHost, monkeypatch: pyt
     monkeypatch.setenv("RELAVIUM_TEST_SECRET", "hunter2")
     monkeypatch.setenv("LD_PRELOAD", "/nonexistent/evil.so")
     monkeypatch.setenv("PATH", "/tmp/attacker-bin:" + os.environ["PATH"])
-    result = await host.spawn("env", [], {"FOO": "bar", "LANG": "en_US.UTF-8"}, OPTS)
+    listed = SpawnOptions(run_id="run-1", allowed_env=("FOO",))
+    result = await host.spawn("env", [], {"FOO": "bar", "LANG": "en_US.UTF-8"}, listed)
     env = env_lines(result["stdout"])
     # Plus the orphan watcher's marker (a random per-process token, no secret): see host/process/guard.py.
     assert set(env) == {*POSIX_BASE_NAMES, "FOO", "RELAVIUM_CHILD_GUARD"}
@@ -48,6 +49,12 @@ async def test_host_refuses_a_hijack_name_even_without_the_registry(host: Proces
     with pytest.raises(ToolDeniedError) as info:
         await host.spawn("env", [], {"LD_PRELOAD": "/tmp/x.so"}, OPTS)
     assert info.value.reason == DenyReason.ENV_NOT_ALLOWED
+    # Listing a hijack name does not lift it; an unlisted harmless name is refused by the host too.
+    with pytest.raises(ToolDeniedError):
+        await host.spawn("env", [], {"gconv_path": "/tmp/x"}, SpawnOptions(run_id="run-1", allowed_env=("gconv_path",)))
+    with pytest.raises(ToolDeniedError) as info:
+        await host.spawn("env", [], {"FOO": "bar"}, OPTS)
+    assert "allowedEnv" in info.value.message
 
 
 async def test_exit_code_and_stderr_are_reported(host: ProcessHost) -> None:

@@ -4,8 +4,9 @@ The model supplies ``command`` and ``args``; the registry checks
 ``[command, *args]`` against the workflow's allowlist (argv against argv).
 ``cwd``, ``timeoutMs`` and ``env`` are config-only: pinned by the author,
 invisible to the model, and a model-sent value is dropped before validation.
-Declared ``env`` names pass the refusal predicate here (``env_not_allowed``)
-and again in the host.  A timeout is a ``tool_failed`` error that says
+Declared ``env`` names pass the env allowlist here (inert names plus the
+policy's ``allowedEnv``, never a hijack family: ``env_not_allowed``) and
+again in the host, which gets the same ``allowedEnv``.  A timeout is a ``tool_failed`` error that says
 "timed out after N ms" (the tree is killed); cancellation is ``cancelled``.
 """
 
@@ -66,12 +67,13 @@ class RunCommandArgs(ToolArgs):
 
 
 def _guard(args: RunCommandArgs, ctx: ToolDispatchContext) -> None:
-    check_declared_env("run_command", args.env)
+    check_declared_env("run_command", args.env, allowed=ctx.policy.allowed_env or ())
 
 
 async def _dispatch(args: RunCommandArgs, host: ToolHost, ctx: ToolDispatchContext) -> Any:
     process = require(host.process, "run_command", "process")
-    opts = SpawnOptions(run_id=ctx.run_id, cwd=args.cwd, timeout_ms=args.timeoutMs)
+    opts = SpawnOptions(run_id=ctx.run_id, cwd=args.cwd, timeout_ms=args.timeoutMs,
+                        allowed_env=tuple(ctx.policy.allowed_env or ()))
     return await process.spawn(args.command, args.args, args.env, opts)
 
 

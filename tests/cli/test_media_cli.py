@@ -25,9 +25,9 @@ def test_absent_store_reports_zero_and_is_not_created(cli_env: dict[str, str], r
     for action in ("stats", "sweep", "gc"):
         code, out, err = run_cli("media", action, "--json", env=cli_env)
         assert code == 0, err
-    assert out == {"removed": [], "kept": [], "dry_run": False}
+    assert out == {"removed": [], "kept": [], "quarantined": [], "dry_run": False}
     code, out, _ = run_cli("media", "stats", "--json", env=cli_env)
-    assert out == {"objects": 0, "bytes": 0, "temps": 0}
+    assert out == {"objects": 0, "bytes": 0, "temps": 0, "corrupt": 0, "quarantined": 0}
     assert not (relavium_home / "media").exists()
 
 
@@ -53,7 +53,8 @@ def test_stats_sweep_and_gc(cli_env: dict[str, str], relavium_home: Path) -> Non
 
     code, out, err = run_cli("media", "stats", "--json", env=cli_env)
     assert code == 0, err
-    assert out == {"objects": 3, "bytes": kept.size + orphan.size + fresh.size, "temps": 2}
+    assert out == {"objects": 3, "bytes": kept.size + orphan.size + fresh.size, "temps": 2, "corrupt": 0,
+                   "quarantined": 0}
     code, out, err = run_cli("media", "stats", env=cli_env)
     assert out.strip() == f"3 objects, {kept.size + orphan.size + fresh.size} bytes, 2 temporaries"
 

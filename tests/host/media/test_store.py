@@ -56,7 +56,7 @@ def test_same_bytes_publish_once(store: MediaStore, tmp_path: Path) -> None:
     assert again == first
     assert store.list() == [first.sha256]
     assert _object_path(store, first.sha256).stat().st_ino == inode  # the winner was kept, not rewritten
-    assert store.stats() == {"objects": 1, "bytes": len(data), "temps": 0}
+    assert store.stats() == {"objects": 1, "bytes": len(data), "temps": 0, "corrupt": 0, "quarantined": 0}
 
 
 def test_republishing_repairs_a_corrupt_object(store: MediaStore) -> None:
@@ -128,7 +128,7 @@ def test_oversize_publish_is_refused_and_leaves_nothing(store: MediaStore, tmp_p
     with pytest.raises(MediaTooLargeError) as info:
         store.publish_stream(stream(), "video/mp4")  # type: ignore[arg-type]
     assert str(MEDIA_OBJECT_CEILING) in str(info.value) and str(MEDIA_OBJECT_CEILING + 1) in str(info.value)
-    assert store.stats() == {"objects": 0, "bytes": 0, "temps": 0}
+    assert store.stats() == {"objects": 0, "bytes": 0, "temps": 0, "corrupt": 0, "quarantined": 0}
 
     big = tmp_path / "big.bin"
     with open(big, "wb") as fh:
@@ -158,8 +158,8 @@ def test_delete_is_idempotent_and_missing_reads_refuse(store: MediaStore) -> Non
 
 def test_reads_never_create_the_store(tmp_path: Path) -> None:
     store = MediaStore(tmp_path / "absent")
-    assert store.list() == [] and store.stats() == {"objects": 0, "bytes": 0, "temps": 0}
-    assert store.gc(set(), min_age_s=0) == {"removed": [], "kept": []}
+    assert store.list() == [] and store.stats() == {"objects": 0, "bytes": 0, "temps": 0, "corrupt": 0, "quarantined": 0}
+    assert store.gc(set(), min_age_s=0) == {"removed": [], "kept": [], "quarantined": []}
     assert store.sweep_temporaries(min_age_s=0).to_json()["removed"] == []
     with pytest.raises(MediaNotFoundError):
         store.open_verified("0" * 64)

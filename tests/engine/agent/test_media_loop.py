@@ -101,7 +101,7 @@ async def test_the_next_request_carries_the_image_in_the_providers_wire_form(
     assert HANDLE.encode() in db_bytes and SHOT_B64[:40].encode() not in db_bytes
 
 
-async def test_a_pdf_is_a_document_block_for_anthropic(rig: Rig) -> None:
+async def test_a_pdf_is_never_inlined_by_read_media_even_for_a_model_that_reads_documents(rig: Rig) -> None:
     doc = pdf("quarterly numbers")
     (rig.workspace / "report.pdf").write_bytes(doc)
     handle = "media://sha256-" + hashlib.sha256(doc).hexdigest()
@@ -109,9 +109,11 @@ async def test_a_pdf_is_a_document_block_for_anthropic(rig: Rig) -> None:
                       Reply.say("ok"))
     result = await _loop(rig, "anthropic", MODELS["anthropic"]).run([Message.user("read report.pdf")])
     assert result.status == "completed", result.failure
-    blocks = [b for b in rig.server.requests[2].body["messages"][-1]["content"] if b["type"] == "document"]
-    assert blocks == [{"type": "document", "source": {
-        "type": "base64", "media_type": "application/pdf", "data": base64.b64encode(doc).decode()}}]
+    last = rig.server.requests[2].body
+    assert [b for b in last["messages"][-1]["content"] if b["type"] == "document"] == []
+    text = _last_tool_result("anthropic", last)
+    assert "invalid_args" in text and "a PDF is never inlined" in text
+    assert base64.b64encode(doc).decode()[:40] not in json.dumps(last)
 
 
 async def test_a_text_only_model_refuses_the_turn(rig: Rig) -> None:
@@ -141,7 +143,7 @@ def _last_tool_result(kind: str, body: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize(("name", "data", "provider", "needle"), [
     ("clip.mp4", b"\x00\x00\x00\x18ftypmp42" + bytes(64), "anthropic", "a video"),
-    ("report.pdf", pdf(), "openai", "cannot take PDF documents"),
+    ("report.pdf", pdf(), "openai", "a PDF document"),
     ("huge.png", png(2, 2) + bytes(5 * 1024 * 1024), "anthropic", "over the 5242880-byte limit"),
 ])
 async def test_correctable_refusals_are_fed_back_and_nothing_is_attached(

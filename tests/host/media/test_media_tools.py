@@ -139,3 +139,21 @@ async def test_publish_bytes_trusts_an_image_type_only_when_the_bytes_agree(tmp_
     assert audio["mimeType"] == "audio/mpeg"
     assert await media.admit(real["handle"], "run:paste") is True
     assert (await media.describe(real["handle"], "run:paste"))["sizeBytes"] == len(png(2, 2))
+
+
+async def test_read_media_refuses_a_pdf_at_any_size_and_an_oversized_image_as_too_large(
+    ws: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    host = _host(ws, home)
+    (ws / "big.png").write_bytes(png(2, 2) + bytes(5 * 1024 * 1024))
+    for name in ("manual.pdf", "big.png"):
+        out = await dispatch("read_file", {"path": name}, host=host, run_id="chat-one")
+        assert out.ok, out.error
+        handle = out.result["media"]["handle"]
+        refused = await dispatch("read_media", {"handle": handle}, host=host, run_id="chat-one")
+        assert refused.error is not None and refused.error.code == "invalid_args"
+        if name == "manual.pdf":  # a small PDF, still never inlined
+            assert "a PDF is never inlined" in refused.error.message and refused.error.reason == "schema"
+        else:
+            assert refused.error.reason == "too_large" and "5242880-byte limit" in refused.error.message

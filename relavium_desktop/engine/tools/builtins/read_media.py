@@ -7,9 +7,12 @@ attaches it to the next request on a synthesised message; the checks that
 depend on the answering model happen here, so the refusal is the result of
 this call:
 
-- video, audio or another non-image, non-PDF type, or an object over its
-  inline ceiling: ``invalid_args`` naming the limit (pick another handle);
-- a PDF for a model that takes images but not documents: ``invalid_args``;
+- a PDF, at any size (the spec: a PDF is never inlined through this rail),
+  video, audio or another non-image type: ``invalid_args`` saying what can
+  be shown (pick another handle);
+- an image over its inline ceiling: ``invalid_args`` with reason
+  ``too_large``, naming the limit;
+- an image for a model that takes no images: ``invalid_args``;
 - a model that accepts no media at all: ``tool_unavailable``, which ends
   the turn -- it must not be handed a descriptor of something it never saw;
 - more than the per-response cap: ``invalid_args`` (ask again next turn).
@@ -21,7 +24,7 @@ from typing import Any
 
 from pydantic import Field
 
-from relavium_desktop.engine.errors import InvalidArgsError, ToolUnavailableError
+from relavium_desktop.engine.errors import InvalidArgsError, InvalidReason, ToolUnavailableError
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.llm.messages import MediaPart
@@ -42,21 +45,28 @@ class ReadMediaArgs(ToolArgs):
     handle: str = Field(pattern=r"^media://sha256-[0-9a-f]{64}$", description="A media://sha256-… handle.")
 
 
+# What read_media may attach: images only.  A PDF rides the media-input rail only when
+# the user attaches it to a chat message, never through a tool call (the spec).
+_ATTACHABLE = ("image",)
+
+
 def _check_kind(described: JsonDict) -> tuple[str, str]:
     mime = str(described.get("mimeType") or "application/octet-stream")
     kind = media_kind(mime)
-    if kind not in INLINE_MEDIA_CEILING:
-        what = {"video": "a video", "audio": "audio"}.get(kind, f"a {mime} file")
+    if kind not in _ATTACHABLE:
+        what = {"video": "a video", "audio": "audio", "pdf": "a PDF document"}.get(kind, f"a {mime} file")
+        never = " (a PDF is never inlined into a model request by read_media, at any size)" if kind == "pdf" else ""
         raise InvalidArgsError(
-            f"read_media: the handle is {what}; only images (PNG, JPEG, GIF, WebP) and PDF documents "
-            "can be shown to the model"
+            f"read_media: the handle is {what}{never}; only images (PNG, JPEG, GIF, WebP) can be shown to "
+            "the model; pick another handle"
         )
     size = int(described.get("sizeBytes") or 0)
     ceiling = INLINE_MEDIA_CEILING[kind]
     if size > ceiling:
         raise InvalidArgsError(
             f"read_media: the {kind} is {size} bytes, over the {ceiling}-byte limit for one attachment; "
-            "pick a smaller one"
+            "pick a smaller one",
+            reason=InvalidReason.TOO_LARGE,
         )
     return kind, mime
 
@@ -93,7 +103,7 @@ async def _dispatch(args: ReadMediaArgs, host: ToolHost, ctx: ToolDispatchContex
 TOOL = ToolDef(
     id="read_media",
     description=(
-        "Look at an image or PDF by its media://sha256-… handle (from read_file or a pasted image). "
+        "Look at an image by its media://sha256-… handle (from read_file or a pasted image). "
         "Returns a short description; the media itself is attached to the next message."
     ),
     args_model=ReadMediaArgs,

@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.workflows.runner import WorkflowRunner
 
 COLUMNS = ["Workflow", "Status", "Started", "Duration", "Tokens (in / out)", "Cost"]
-LIST_LIMIT = 500
+PAGE_SIZE = 200  # rows read at a time; "Load more" reads the next page
 INTERRUPTED_HINT = ("It did not finish. If it was cut off between steps, continue it with "
                     "relavium run --resume {run_id} (finished steps are kept); otherwise run the workflow again.")
 
@@ -102,12 +102,13 @@ def status_tooltip(run: JsonDict) -> str:
     return f"Interrupted: {why}. {INTERRUPTED_HINT.format(run_id=run.get('id', 'RUN_ID'))}"
 
 
-def _read_runs(home: Path) -> list[JsonDict]:
+def _read_runs(home: Path, limit: int) -> tuple[list[JsonDict], int]:
+    """The newest ``limit`` runs and how many there are in all (for "showing N of M")."""
     from relavium_desktop import services
 
     store = services.run_store(home)
     try:
-        return store.list_runs(limit=LIST_LIMIT)
+        return store.list_runs(limit=limit), store.count_runs()
     finally:
         store.close()
 
@@ -165,6 +166,16 @@ class RunsView(QWidget):
             self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._selected)
         self.empty_label = QLabel("")
+        self.total_runs = 0
+        self._wanted = PAGE_SIZE  # how many rows the list shows; grows with "Load more"
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("runsCount")
+        set_tone(self.count_label, "muted")
+        self.more_button = QPushButton("Load more")
+        self.more_button.setObjectName("runsLoadMore")
+        self.more_button.setAutoDefault(False)
+        self.more_button.setVisible(False)
+        self.more_button.clicked.connect(self.load_more)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setAutoDefault(False)
         self.refresh_button.clicked.connect(self.refresh)
@@ -204,6 +215,11 @@ class RunsView(QWidget):
         top_col.addLayout(row)
         top_col.addWidget(self.table, 1)
         top_col.addWidget(self.empty_label)
+        count_row = QHBoxLayout()
+        count_row.addWidget(self.count_label)
+        count_row.addStretch(1)
+        count_row.addWidget(self.more_button)
+        top_col.addLayout(count_row)
         bottom = QWidget()
         bottom_col = QVBoxLayout(bottom)
         bottom_col.setContentsMargins(0, 0, 0, 0)
@@ -235,10 +251,20 @@ class RunsView(QWidget):
     def refresh(self) -> None:
         spawn(self.reload())
 
+    def load_more(self) -> None:
+        """Show the next page of older runs (the list keeps its selection)."""
+        self._wanted += PAGE_SIZE
+        self.refresh()
+
     async def reload(self) -> None:
-        runs = await asyncio.to_thread(_read_runs, _home())
+        runs, total = await asyncio.to_thread(_read_runs, _home(), self._wanted)
         keep = self.shown_run
         self.runs = runs
+        self.total_runs = total
+        self.count_label.setText(f"showing {len(runs)} of {total} runs" if runs else "")
+        self.more_button.setVisible(len(runs) < total)
+        if len(runs) < total:
+            self.more_button.setText(f"Load {min(PAGE_SIZE, total - len(runs))} more")
         self.table.blockSignals(True)
         self.table.setRowCount(len(runs))
         for i, run in enumerate(runs):

@@ -16,9 +16,11 @@ import uuid
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.agent_common import (
+    UsageTally,
     add_common,
     describe_error,
     emit_json_line,
+    headless_approval,
     policy_of,
     providers_of,
     workspace_of,
@@ -44,12 +46,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.agent.loop import AgentLoop
-    from relavium_desktop.engine.agent.modes import headless_regime
     from relavium_desktop.engine.agent.runner import run_agent
     from relavium_desktop.engine.agent.tool_config import node_tool_configs, parameter_problems
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.tools.mcp_tools import server_prefix
-    from relavium_desktop.engine.tools.tooldef import ActionClass, ToolDispatchContext
+    from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
     from relavium_desktop.host.mcp.config import McpConfigError
     from relavium_desktop.services import (
         add_mcp_tools,
@@ -78,9 +79,11 @@ def run(args: argparse.Namespace) -> int:
 
     run_id = f"agent-{uuid.uuid4().hex[:12]}"
     bus = EventBus(clock=time.time, run_id=run_id)
+    tally = UsageTally()
     if args.json:
         bus.subscribe(emit_json_line)
     else:
+        bus.subscribe(tally.add)
         bus.subscribe(_human)
     try:
         agent_servers = workflow_mcp_servers(spec.mcp_servers, source=f"{args.agent_file}: mcp_servers")
@@ -116,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     ctx = ToolDispatchContext(
         run_id=run_id, node_id=spec.id, granted_tool_ids=frozenset(spec.tools), policy=policy,
-        fs_scope=args.tier, approval=headless_regime(frozenset(ActionClass(r) for r in risks)), emit=bus.emit,
+        fs_scope=args.tier, approval=headless_approval(risks), emit=bus.emit,
         tool_configs=node_tool_configs(spec.tool_config),
     )
     loop = AgentLoop(spec=spec, providers=providers, registry=registry, ctx=ctx, emit=bus.emit)
@@ -135,6 +138,9 @@ def run(args: argparse.Namespace) -> int:
         return result.status
 
     status = asyncio.run(main())
+    if not args.json:
+        # The answer is stdout; the one-line usage summary ends the plain output on stderr.
+        print(f"relavium agent: {tally.line()}", file=sys.stderr)
     return EXIT_OK if status == "completed" else EXIT_FAILED
 
 
@@ -150,6 +156,13 @@ def _human(event: dict[str, object]) -> None:
     elif kind == "agent:tool_result" and not event.get("success"):
         print(f"[tool] {show_line(str(event['toolId']))} failed: {show_line(describe_error(event.get('error')))}",
               file=sys.stderr)
+    elif kind == "agent:retrying":
+        # Shown live: "rate limited, retrying in 5 s".
+        print(f"\nrelavium agent: {event['message']}", file=sys.stderr, flush=True)
+    elif kind == "node:retrying":
+        seconds = int(str(event.get("delayMs") or 0)) / 1000
+        print(f"\nrelavium agent: {describe_error(event.get('error'))}; attempt {event.get('attemptNumber')} "
+              f"in {seconds:g} s", file=sys.stderr, flush=True)
     elif kind == "run:completed":
         print()
     elif kind in ("run:failed", "run:cancelled"):

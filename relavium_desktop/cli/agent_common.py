@@ -84,3 +84,62 @@ def describe_error(error: object) -> str:
     message = error.get("message")
     head = f"{code}/{reason}" if reason else code
     return f"{head}: {message}" if message else head
+
+
+class UsageTally:
+    """The tokens and cost of a run or a chat turn, from its ``cost:updated`` events.
+
+    Plain output ends with :meth:`line`, so a person sees what a run used
+    without ``--json``; the cost is given only when every model's price is
+    known (a guessed price would mislead).
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cost_microcents = 0
+        self.cost_known = True
+        self.turns = 0
+
+    def add(self, event: dict[str, Any]) -> None:
+        if event.get("type") != "cost:updated":
+            return
+        self.turns += 1
+        self.input_tokens += int(event.get("inputTokens") or 0)
+        self.output_tokens += int(event.get("outputTokens") or 0)
+        cost = event.get("costMicrocents")
+        if isinstance(cost, int):
+            self.cost_microcents += cost
+        else:
+            self.cost_known = False
+
+    def line(self) -> str:
+        """``usage: 1,234 input + 56 output tokens, $0.0012`` (or ``cost unknown``)."""
+        text = f"usage: {self.input_tokens:,} input + {self.output_tokens:,} output tokens"
+        if not self.turns:
+            return text
+        if self.cost_known:
+            return f"{text}, ${self.cost_microcents / 100_000_000:.4f}"
+        return f"{text}, cost unknown (no price for this model)"
+
+
+def headless_approval(risks: set[str]) -> Any:
+    """``agent run``'s approval regime: what ``--approve-all`` names runs, the rest is refused.
+
+    The refusal names the flag that would allow the action, so the person
+    reading it knows the next command to type.
+    """
+    import dataclasses
+
+    from relavium_desktop.engine.agent.modes import headless_regime
+    from relavium_desktop.engine.tools.tooldef import ActionClass
+
+    def refused(tool_id: str, action: ActionClass) -> str:
+        return (f"{tool_id}: {action} actions are not allowed in a headless run; "
+                f"rerun with --approve-all {action} to allow them")
+
+    regime = headless_regime(frozenset(ActionClass(r) for r in risks))
+    return dataclasses.replace(regime, deny_message=refused)

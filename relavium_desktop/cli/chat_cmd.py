@@ -21,6 +21,7 @@ from typing import Any
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.agent_common import (
+    UsageTally,
     add_common,
     describe_error,
     policy_of,
@@ -209,6 +210,7 @@ async def _repl(args: argparse.Namespace, spec: object, store: object, tool_conf
     in_project = functools.partial(inside_workspace, workspace)
     bus = EventBus(clock=time.time, session_id=info.id)
     bus.subscribe(_render)
+    bus.subscribe(functools.partial(_provider_status, UsageTally()))
     registry = tool_registry(host)
     # The user's MCP servers (mcp.yaml) join the chat as mcp_<server>_<tool>, as in the app;
     # the built-in agent is offered them, an agent file keeps its own list.
@@ -254,12 +256,14 @@ async def _converse(args: argparse.Namespace, *, spec: Any, store: Any, info: An
     )
     _say(f"relavium chat: session {info.id} ({'resumed, ' + str(info.message_count) + ' messages' if args.session else 'new'}); mode {_mode_line(mode)}; /exit to quit")
     titled = info.title != "New chat"
+    empty_answer = False
     while True:
         _say("> ", end="")
         line = await _readline()
         if line is None:
             _say()
-            return EXIT_OK
+            # A piped conversation whose last answer was empty says so in its exit status.
+            return EXIT_FAILED if empty_answer else EXIT_OK
         text = line.strip()
         if not text:
             continue
@@ -292,7 +296,8 @@ async def _converse(args: argparse.Namespace, *, spec: Any, store: Any, info: An
             titled = True
         task = asyncio.create_task(session.send(text))
         try:
-            await asyncio.shield(task)
+            failure = (await asyncio.shield(task)).failure
+            empty_answer = failure is not None and failure.reason == "empty_answer"
         except asyncio.CancelledError:
             task.cancel()
             await task
@@ -316,6 +321,17 @@ def _shown(shown: Shown) -> str:
     if not sys.stdout.isatty():
         return shown.text
     return "".join(f"\x1b[7m{piece}\x1b[27m" if marker else piece for piece, marker in shown.parts)
+
+
+def _provider_status(tally: UsageTally, event: dict[str, Any]) -> None:
+    """A retry's wait, live on stderr ("rate limited, retrying in 5 s"), and each turn's usage line."""
+    kind = event["type"]
+    tally.add(event)
+    if kind == "agent:retrying":
+        print(f"\n[retrying] {event.get('message')}", file=sys.stderr, flush=True)
+    elif kind in ("chat:turn_completed", "chat:turn_failed"):
+        _say(f"[{tally.line()}]")
+        tally.reset()
 
 
 def _render(event: dict[str, object]) -> None:

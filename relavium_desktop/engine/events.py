@@ -6,7 +6,7 @@ one serialiser, :meth:`WireModel.to_wire`, writes the camelCase wire form
 that the CLI prints, the store keeps and the UI reads.  The names follow the
 upstream run-event schema (``sse-event-schema``); events the upstream schema
 does not have (``node:skipped``, ``node:retrying``, ``agent:reasoning``,
-``agent:provider_fallback``, ``agent:tool_progress``,
+``agent:provider_fallback``, ``agent:retrying``, ``agent:tool_progress``,
 ``agent:tool_log``, ``chat:turn_*``) are additive local extensions,
 which the schema allows.  Every error on the wire — a tool's, a node's, a
 provider's, a run's — is one :class:`ErrorInfo`.
@@ -329,6 +329,29 @@ class AgentProviderFallback(RunEvent):
     from_: ModelRoute = Field(validation_alias=AliasChoices("from", "from_"), serialization_alias="from")
     to: ModelRoute
     error: ErrorInfo | None
+
+
+@_register()
+class AgentRetrying(RunEvent):
+    """A model request failed in a passing way and is sent again after ``delayMs``.
+
+    ``message`` is the sentence a surface shows while it waits ("rate
+    limited, retrying in 5 s"); ``retryAfter`` is what the server asked and
+    ``capped`` says the wait was cut to the policy's cap.  ``attemptNumber``
+    is the 1-based attempt about to start, as in ``node:retrying``.
+    """
+
+    TYPE: ClassVar[str] = "agent:retrying"
+    node_id: str
+    attempt_number: int
+    max_attempts: int
+    delay_ms: int
+    message: str
+    provider: str
+    model: str
+    error: ErrorInfo
+    retry_after: float | None = None
+    capped: bool | None = None
 
 
 @_register(emitted=False)

@@ -117,6 +117,11 @@ SCHEMA: dict[str, tuple[str, bool, dict[str, tuple[str, bool]]]] = {
                                      "level": ("string", REQ), "message": ("string", REQ)}),
     "agent:provider_fallback": (LOCAL, True, {"nodeId": ("string", REQ), "from": ("ModelRoute", REQ),
                                               "to": ("ModelRoute", REQ), "error": ("ErrorInfo|null", REQ)}),
+    "agent:retrying": (LOCAL, True, {
+        "nodeId": ("string", REQ), "attemptNumber": ("integer", REQ), "maxAttempts": ("integer", REQ),
+        "delayMs": ("integer", REQ), "message": ("string", REQ), "provider": ("string", REQ),
+        "model": ("string", REQ), "error": ("ErrorInfo", REQ), "retryAfter": ("number", OPT),
+        "capped": ("boolean", OPT)}),
     "agent:file_patch_proposed": (UPSTREAM, False, {"nodeId": ("string", REQ),
                                                     "patches": ("array[FilePatch]", REQ),
                                                     "attemptNumber": ("integer", OPT)}),
@@ -452,6 +457,10 @@ async def _agent_run_events(server: ScriptedLLMServer, workspace: Path, home: Pa
     assert (await run_agent(loop, "hi", emit=bus.emit)).status == "completed"
     server.script(Reply.error(401))
     assert (await run_agent(loop, "hi", emit=bus.emit)).status == "failed"
+    # Without retry settings the default policy waits out a 429 within the turn (agent:retrying).
+    loop.spec = _spec()
+    server.script(Reply.error(429, retry_after="0"), Reply.say("after the wait"))
+    assert (await run_agent(loop, "hi", emit=bus.emit)).status == "completed"
     return bus.history
 
 

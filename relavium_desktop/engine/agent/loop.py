@@ -36,6 +36,7 @@ from relavium_desktop.engine.events import AgentToolCall, AgentToolResult, CostU
 from relavium_desktop.engine.llm.errors import ProviderError
 from relavium_desktop.engine.llm.messages import MediaBlob, MediaPart, Message, NoticePart, ToolResultPart
 from relavium_desktop.engine.llm.provider import MediaInputAware
+from relavium_desktop.engine.llm.retry import DEFAULT_PROVIDER_RETRY, ProviderRetry
 from relavium_desktop.engine.llm.stream import ToolCallEvent
 from relavium_desktop.engine.llm.tools import tool_specs
 from relavium_desktop.engine.tools.masking import clip, mask_text
@@ -68,6 +69,10 @@ class AgentLoop:
     sleep: Sleep = asyncio.sleep
     on_message: Callable[[Message], object] | None = None
     on_usage: Callable[[UsageRecord], object] | None = None
+    # The retry policy for passing provider failures (429, 5xx, resets) within a turn.
+    # An agent file's own ``retry:`` replaces it (the node-level retry then waits
+    # at least the server's Retry-After); a workflow node with ``retry:`` passes None.
+    provider_retry: ProviderRetry | None = DEFAULT_PROVIDER_RETRY
     # The tools described to the model; None: every granted tool.  Chat's
     # read-only mode offers fewer than it grants, so a call to a write tool the
     # model guessed at reaches the mode's refusal (which says how to allow it)
@@ -87,16 +92,25 @@ class AgentLoop:
             offered = offered & self.offered_tool_ids
         specs = tool_specs(self.registry.describe(), offered)
         corrections = 0
+        retry = None if "retry" in self.spec.model_fields_set else self.provider_retry
         while True:
             try:
                 turn = await stream_turn(
                     self.spec, self.providers, history, specs,
                     emit=self.emit, node_id=self.ctx.node_id, sleep=self.sleep,
-                    media=await self._resolve_media(history),
+                    media=await self._resolve_media(history), retry=retry,
                 )
             except ProviderError as exc:
-                return self._fail(AgentFailure(str(exc.code), exc.message, retryable=exc.retryable))
+                return self._fail(AgentFailure(str(exc.code), exc.message, retryable=exc.retryable,
+                                               retry_after=exc.retry_after, partial_text=exc.partial_text))
             self._record_usage(turn)
+            if not turn.calls and not turn.message.text:
+                # Nothing to show and nothing to do: said as such, and never kept in the
+                # history (an assistant message without content or calls is not valid to send back).
+                return self._fail(AgentFailure(
+                    "provider_unavailable", f"{turn.route.provider}: the model returned an empty answer",
+                    reason="empty_answer", retryable=True,
+                ))
             self._append(history, turn.message)
             if not turn.calls:
                 self._result.text = turn.message.text

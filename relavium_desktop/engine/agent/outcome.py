@@ -17,9 +17,13 @@ class AgentFailure:
     message: str
     reason: str | None = None
     retryable: bool = False
+    # A provider's Retry-After: a configured retry never waits less (engine/llm/retry.py).
+    retry_after: float | None = None
+    # The text a stream had shown before it was cut (provider StreamCutError), kept for the surface.
+    partial_text: str = ""
 
     def info(self) -> ErrorInfo:
-        return ErrorInfo(code=self.code, reason=self.reason, message=self.message)
+        return ErrorInfo(code=self.code, reason=self.reason, message=self.message, retry_after=self.retry_after)
 
     def to_json(self) -> dict[str, Any]:
         return self.info().to_wire()

@@ -1,15 +1,25 @@
 """Stream one model turn through the agent's route: primary, then fallbacks.
 
-A retryable provider error (rate limit, unavailable) moves on to the next
-entry of ``fallback_chain`` within the same attempt; an entry with
-``max_attempts > 1`` is retried first, waiting ``Retry-After`` when the
-provider sent one.  Non-retryable errors (auth, validation, content filter)
-stop at once: another model would not fix a bad key or a refused prompt.
+A passing failure (429, 500, 502, 503, 529, a connection reset) is first
+sent again on the same route under the retry policy (``engine/llm/retry``:
+the server's ``Retry-After`` up to a cap, else capped exponential backoff
+with jitter), each wait announced as ``agent:retrying`` so the user sees
+"rate limited, retrying in 5 s".  An entry with ``max_attempts > 1`` gets at
+least that many attempts.  Nothing is sent again once part of the answer
+was shown (the user already read it).  Then a retryable error (rate limit,
+unavailable) moves on to the next entry of ``fallback_chain``.
+Non-retryable errors (auth, validation, content filter) stop at once:
+another model would not fix a bad key or a refused prompt.  With no policy
+(the agent or workflow set its own ``retry:``) only ``max_attempts`` retries
+here, and the node-level retry does the rest.  With a ``fallback_chain``
+the default policy applies to its last entry only: until then, the next
+entry is the author's own answer to a failing model.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -17,6 +27,7 @@ from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.events import (
     AgentProviderFallback,
     AgentReasoning,
+    AgentRetrying,
     AgentToken,
     Emit,
     ModelRoute,
@@ -31,6 +42,12 @@ from relavium_desktop.engine.llm.messages import (
     ToolCallPart,
 )
 from relavium_desktop.engine.llm.provider import ChatRequest, Provider
+from relavium_desktop.engine.llm.retry import (
+    DEFAULT_PROVIDER_RETRY,
+    ProviderRetry,
+    retry_message,
+    wait_before,
+)
 from relavium_desktop.engine.llm.stream import (
     ReasoningDelta,
     StopEvent,
@@ -42,7 +59,7 @@ from relavium_desktop.engine.llm.tools import ToolSpec
 
 ProviderLookup = Callable[[str], Provider]
 Sleep = Callable[[float], Awaitable[None]]
-MAX_RETRY_AFTER_S = 30.0
+MAX_RETRY_AFTER_S = DEFAULT_PROVIDER_RETRY.retry_after_cap_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,26 +83,33 @@ class StreamedTurn:
     input_tokens: int = 0
     output_tokens: int = 0
     stop: str = "end_turn"
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    # Set as soon as a token was shown: such a request is never sent again.
+    shown: bool = False
 
 
 async def _stream_once(
-    provider: Provider, route: Route, request: ChatRequest, emit: Emit, node_id: str
+    provider: Provider, route: Route, request: ChatRequest, emit: Emit, node_id: str, *, turn: StreamedTurn
 ) -> StreamedTurn:
     text: list[str] = []
     reasoning: list[str] = []
-    turn = StreamedTurn(route=route, message=Message("assistant", ()))
     async for ev in provider.stream(request):
         if isinstance(ev, TextDelta):
             text.append(ev.text)
+            turn.shown = True
             emit(AgentToken(node_id=node_id, token=ev.text, model=route.model))
         elif isinstance(ev, ReasoningDelta):
             reasoning.append(ev.text)
+            turn.shown = True
             emit(AgentReasoning(node_id=node_id, token=ev.text, model=route.model))
         elif isinstance(ev, ToolCallEvent):
             turn.calls.append(ev)
         elif isinstance(ev, UsageEvent):
             turn.input_tokens += ev.input_tokens
             turn.output_tokens += ev.output_tokens
+            turn.cache_read_tokens += ev.cache_read_tokens
+            turn.cache_write_tokens += ev.cache_write_tokens
         elif isinstance(ev, StopEvent):
             turn.stop = ev.reason
     if turn.stop == "content_filter":
@@ -112,9 +136,12 @@ async def stream_turn(
     node_id: str,
     sleep: Sleep = asyncio.sleep,
     media: Mapping[str, MediaBlob] | None = None,
+    retry: ProviderRetry | None = DEFAULT_PROVIDER_RETRY,
+    rand: Callable[[], float] = random.random,
 ) -> StreamedTurn:
     last: ProviderError | None = None
     routes = routes_of(spec)
+    policy = retry or ProviderRetry(retries=0)
     for index, route in enumerate(routes):
         request = ChatRequest(
             model=route.model,
@@ -125,15 +152,30 @@ async def stream_turn(
             max_tokens=spec.max_tokens,
             media=media or {},
         )
-        for attempt in range(route.max_attempts):
+        # With a fallback_chain the next entry is the author's own answer to a failing model:
+        # the default policy waits only on the last one (max_attempts still counts everywhere).
+        last_route = index + 1 == len(routes)
+        attempts = max(route.max_attempts, 1 + policy.retries if last_route else 1)
+        attempt = 1
+        while True:
+            turn = StreamedTurn(route=route, message=Message("assistant", ()))
             try:
-                return await _stream_once(lookup(route.provider), route, request, emit, node_id)
+                return await _stream_once(lookup(route.provider), route, request, emit, node_id, turn=turn)
             except ProviderError as exc:
                 if not exc.retryable:
                     raise
                 last = exc
-                if attempt + 1 < route.max_attempts:
-                    await sleep(min(exc.retry_after or 1.0, MAX_RETRY_AFTER_S))
+                again = exc.transient or attempt < route.max_attempts
+                if turn.shown or exc.partial_text or not again or attempt >= attempts:
+                    break
+                wait = wait_before(policy, attempt, exc, rand)
+                attempt += 1
+                emit(AgentRetrying(
+                    node_id=node_id, attempt_number=attempt, max_attempts=attempts, delay_ms=wait.ms(),
+                    message=retry_message(exc, wait, policy.retry_after_cap_s), provider=route.provider,
+                    model=route.model, error=exc.info(), retry_after=wait.asked, capped=wait.capped or None,
+                ))
+                await sleep(wait.seconds)
         if index + 1 < len(routes):
             nxt = routes[index + 1]
             emit(AgentProviderFallback(

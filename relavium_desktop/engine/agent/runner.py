@@ -2,7 +2,10 @@
 
 Retry re-runs the whole node from the original prompt (a clean slate, the
 same as a workflow node retry) when the failure is retryable and its code is
-in ``retry.retry_on``.  Cancellation — the caller cancelling this task —
+in ``retry.retry_on``, never sooner than a provider's ``Retry-After``
+(capped; ``engine/llm/retry.py``).  Without ``retry:`` in the agent file
+the loop's default policy retries passing provider failures within the
+turn instead.  Cancellation — the caller cancelling this task —
 ends the run with ``run:cancelled``; ``cancelled`` wins over any error
 already in flight.  ``node:retrying`` names the 1-based attempt about to
 start (2 for the first retry), the same ``attemptNumber`` a workflow node
@@ -25,6 +28,7 @@ from relavium_desktop.engine.events import (
     RunStarted,
 )
 from relavium_desktop.engine.llm.messages import Message
+from relavium_desktop.engine.llm.retry import retry_after_floor_ms
 
 
 async def run_agent(
@@ -46,7 +50,8 @@ async def run_agent(
                 and attempt < spec.retry.max
             ):
                 attempt += 1
-                delay = spec.retry.delay_ms(attempt)
+                # The agent's own retry wins, but never sooner than the server asked.
+                delay = max(spec.retry.delay_ms(attempt), retry_after_floor_ms(failure.retry_after))
                 emit(NodeRetrying(node_id=loop.ctx.node_id, attempt_number=attempt + 1,
                                   delay_ms=delay, error=failure.info()))
                 await loop.sleep(delay / 1000)

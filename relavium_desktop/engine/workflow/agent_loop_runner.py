@@ -230,6 +230,8 @@ class AgentLoopRunner:
             emit=forward,
             turn_limit=request.agent.max_turns or self.default_turn_limit,
         )
+        if request.own_retry:
+            loop.provider_retry = None  # the workflow's retry: wins (and waits at least Retry-After)
         if self.sleep is not None:
             loop.sleep = self.sleep
         result = await loop.run([Message.user(request.prompt)])
@@ -244,7 +246,7 @@ class AgentLoopRunner:
                 raise AgentNodeError(cause.code, f"invoke_agent: {cause.message}", usage=spent,
                                      retryable=cause.retryable, reason=cause.reason)
             raise AgentNodeError(failure.code, failure.message, usage=spent, retryable=failure.retryable,
-                                 reason=failure.reason)
+                                 reason=failure.reason, retry_after=failure.retry_after)
         try:
             return _result(request, spec, result)
         except AgentNodeError:

@@ -39,6 +39,8 @@ class AgentNodeRequest:
     tool_context: ToolDispatchContext
     # Set when another agent called this node through invoke_agent.
     invoked_by: str | None = None
+    # The node or its agent sets ``retry:``: that retry wins over the default provider policy.
+    own_retry: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +62,9 @@ class AgentNodeError(NodeError):
 
     def __init__(
         self, code: str, message: str, *, usage: AgentNodeResult, retryable: bool = False,
-        reason: str | None = None,
+        reason: str | None = None, retry_after: float | None = None,
     ) -> None:
-        super().__init__(code, message, retryable=retryable, reason=reason)
+        super().__init__(code, message, retryable=retryable, reason=reason, retry_after=retry_after)
         self.usage = usage
 
 

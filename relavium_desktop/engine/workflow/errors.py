@@ -42,17 +42,21 @@ class NodeError(Exception):
     """One node's failure, in the closed run-event ErrorCode vocabulary."""
 
     def __init__(
-        self, code: str, message: str, *, retryable: bool = False, reason: str | None = None
+        self, code: str, message: str, *, retryable: bool = False, reason: str | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.retryable = retryable
         self.reason = reason
+        # A provider's Retry-After: the node's own retry never waits less.
+        self.retry_after = retry_after
         self.attempt = 1  # the attempt that failed, set by the scheduler
 
     def info(self) -> ErrorInfo:
-        return ErrorInfo(code=self.code, reason=self.reason, message=self.message, retryable=self.retryable)
+        return ErrorInfo(code=self.code, reason=self.reason, message=self.message, retryable=self.retryable,
+                         retry_after=self.retry_after)
 
     def to_json(self) -> JsonDict:
         return self.info().to_wire()

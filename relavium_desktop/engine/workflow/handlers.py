@@ -221,7 +221,7 @@ def _agent_request(
         run_id=env.run_id, node_id=node.id, agent=agent, prompt=prompt, system_prompt_append=append,
         tools=tools, model=node.model, temperature=node.temperature, max_tokens=node.max_tokens,
         output_schema=node.output_schema, attempt=attempt, registry=env.registry, tool_context=ctx,
-        invoked_by=invoked_by,
+        invoked_by=invoked_by, own_retry=getattr(node, "retry", None) is not None or agent.retry is not None,
     )
 
 

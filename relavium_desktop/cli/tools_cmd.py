@@ -4,7 +4,9 @@ MCP tools are discovered from the user's ``mcp.yaml`` servers (each under its
 own timeout) and listed as ``mcp_{server}_{tool}`` with ``"server"`` naming
 where they come from.  A server that is down, hung or misconfigured does not
 fail the listing: its reason goes to stderr, and with ``--json`` stdout stays
-exactly the list.
+exactly the list.  A tool a server lists that is not offered (no or an
+unusable schema, an empty name, one callable only as an MCP task, an id
+clash) is a row with ``"skipped": true`` and its ``"reason"``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON only")
 
 
-async def _discover(workspace: Path, timeout_s: float) -> tuple[list[Any], dict[str, str], list[str]]:
-    """(MCP tools, tool id -> server, problems); every started server is stopped before returning."""
+async def _discover(workspace: Path, timeout_s: float) -> tuple[list[Any], dict[str, str], list[str], list[Any]]:
+    """(MCP tools, tool id -> server, problems, skipped tools); every started server is stopped before returning."""
     from relavium_desktop.engine.tools.mcp_tools import mcp_tool_id
     from relavium_desktop.services import cli_mcp_hooks, discover_mcp, surface_host
 
@@ -41,7 +43,8 @@ async def _discover(workspace: Path, timeout_s: float) -> tuple[list[Any], dict[
         if aclose is not None:
             await aclose()
     servers = {mcp_tool_id(t.server, t.name): t.server for r in found.reports if r.ok for t in r.tools}
-    return found.tools, servers, found.problems()
+    skipped = [*(t for r in found.reports if r.ok for t in getattr(r, "skipped", ())), *found.refused]
+    return found.tools, servers, found.problems(), skipped
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,8 +59,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--workspace: {workspace} is not a folder")
     mcp_tools: list[Any] = []
     servers: dict[str, str] = {}
+    skipped: list[Any] = []
     if not args.no_mcp:
-        mcp_tools, servers, problems = asyncio.run(_discover(workspace.resolve(), args.mcp_timeout))
+        mcp_tools, servers, problems, skipped = asyncio.run(_discover(workspace.resolve(), args.mcp_timeout))
         for line in problems:
             print(f"relavium: {line}", file=sys.stderr)
     # Listing needs no capability: a bare registry describes the same tools.
@@ -65,10 +69,23 @@ def run(args: argparse.Namespace) -> int:
     for row in tools:
         if row["id"] in servers:
             row["server"] = servers[row["id"]]
+    tools += [_skipped_row(t) for t in skipped]
     if args.json:
         print_json(tools)
     else:
         width = max(len(t["id"]) for t in tools)
         for t in tools:
-            print(f"{t['id']:<{width}}  {t['policy']['actionClass']:<8}  {t['description']}")
+            if t.get("skipped"):
+                print(f"{t['id']:<{width}}  {'skipped':<8}  {t['reason']}")
+            else:
+                print(f"{t['id']:<{width}}  {t['policy']['actionClass']:<8}  {t['description']}")
     return EXIT_OK
+
+
+def _skipped_row(tool: Any) -> dict[str, Any]:
+    """A listed MCP tool that is not offered, and why."""
+    from relavium_desktop.engine.tools.mcp_tools import mcp_tool_id, server_prefix
+
+    tool_id = mcp_tool_id(tool.server, tool.name) if tool.name.strip() else server_prefix(tool.server) + "(no name)"
+    return {"id": tool_id, "source": "mcp", "server": tool.server, "name": tool.name, "skipped": True,
+            "reason": tool.reason}

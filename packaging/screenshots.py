@@ -14,7 +14,8 @@ and the tool calls it answers with run on the real host in the demo
 project.  The Workflows shot is a real run of the no-LLM example
 ``folder-todos``.  Writes main-window.png, workflows.png,
 permission-dialog.png and settings-permissions.png into
-packaging/screenshots/ (or OUTDIR).  The MCP servers shot tests the repo's own
+packaging/screenshots/ (or OUTDIR).  permission-dialog-spoof.png is the same dialog for a path whose
+name hides a right-to-left override (``report<U+202E>gpj.sh``): it shows the marker, not "reporths.jpg".  The MCP servers shot tests the repo's own
 SDK fixture server (tests/fixtures/mcp_server.py) over stdio, and a local
 address nothing listens on for the failing one; the chat-mcp shot is a real
 chat turn calling a discovered MCP tool, caught while it reports progress; the
@@ -46,7 +47,7 @@ EXAMPLES = REPO / "resources" / "examples"
 WINDOW_SIZE = (1440, 900)
 THEMES = ("light", "dark")
 SHOTS = ("identity.png", "welcome.png", "welcome-models.png", "main-window.png", "tool-card.png", "model-picker.png",
-         "workflows.png", "history.png", "history-waterfall.png", "permission-dialog.png",
+         "workflows.png", "history.png", "history-waterfall.png", "permission-dialog.png", "permission-dialog-spoof.png",
          "settings-permissions.png", "settings-providers.png", "settings-appearance.png", "settings-mcp.png",
          "chat-mcp.png", "chat-image.png")
 # What the scripted server lists at GET /v1/models, as a local Ollama would.
@@ -351,6 +352,26 @@ async def _permission(window: Any, project: Path, out: Shots) -> None:
     await pending
 
 
+async def _permission_spoof(window: Any, out: Shots) -> None:
+    """The dialog for a name with a right-to-left override: the marker shows, the shell script is named."""
+    from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
+
+    path = "scripts/report\u202egpj.sh"
+    request = ApprovalRequest(
+        tool_id="write_file", action_class=ActionClass.FS_WRITE, target=path,
+        masked_args={"path": path, "content": "#!/bin/sh\necho 'quarterly report'\n"}, node_id="chat",
+    )
+    assert window.context.approvals is not None
+    opened: list[Any] = []
+    window.context.approvals.dialog_opened.connect(opened.append)
+    pending = asyncio.ensure_future(window.context.approvals.confirm(request))
+    await _until(lambda: opened, "the permission dialog for a spoofed name")
+    await _settle()
+    opened[0].grab().save(str(out.path("permission-dialog-spoof.png")))
+    opened[0].deny_button.click()
+    await pending
+
+
 def _grant_demo_permissions(window: Any, project: Path) -> None:
     """"Always allow in this project" answers a user gave earlier (Settings → Permissions lists them)."""
     from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
@@ -595,6 +616,7 @@ async def _shoot(out: Shots, project: Path, model: ScriptedModel, home: Path) ->
     run_id = await _workflows(window, out)
     await _history(window, out, run_id)
     await _permission(window, project, out)
+    await _permission_spoof(window, out)
 
     window.show_settings("permissions")
     await _settle()

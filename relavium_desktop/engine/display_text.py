@@ -44,7 +44,7 @@ MARK_CLOSE = "⟧"
 ELLIPSIS = "…"
 MARKERS_NOTICE = (
     "This name contains hidden or control characters, shown as ⟦markers⟧. "
-    "The approval is for the exact name, markers' characters included."
+    "Allowing it allows the name exactly as the agent wrote it, hidden characters included."
 )
 
 # Short names for the characters people meet in spoofing attempts.

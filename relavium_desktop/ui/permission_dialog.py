@@ -220,7 +220,7 @@ class PermissionDialog(QDialog):
         self.project_button = QPushButton("Always allow in this project")
         self.deny_button = QPushButton("Deny")
         if grant_label:
-            self.project_button.setToolTip(f"Remembered for this project: {grant_label}")
+            self.project_button.setToolTip(f"Remembered for this project: {show_line(grant_label)}")
         else:
             self.project_button.setEnabled(False)
             self.project_button.setToolTip("This action cannot be allowed permanently; it will always ask.")

@@ -4,7 +4,8 @@ The same ``$RELAVIUM_HOME/providers.yaml`` (or ``--providers FILE``) that
 workflows, ``relavium agent`` and the desktop read, edited in place with its
 comments kept.  Keys are only ever references (``secret:NAME``, ``env:NAME``):
 ``add`` refuses a key value without repeating it.  ``test`` sends one real
-one-token request, ``models`` asks the provider for its live model list
+one-token request to a model the server lists (or ``--model``) and says
+which, ``models`` asks the provider for its live model list
 (cached for a day; offline it falls back to the cache or the known models,
 with a note).  Exit 0 ok, 1 failed (a test that did not pass, an unknown
 provider, a settings problem), 2 usage.
@@ -41,8 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="add: allow a local or private address (and plain http), for a server you run")
     p.add_argument("--timeout", type=float, metavar="S", help="add: request timeout in seconds")
     p.add_argument("--replace", action="store_true", help="add: replace an existing entry of that name")
-    p.add_argument("--model", help="test: the model to ask (default: a cheap one of the kind, or the first "
-                   "model the provider listed when it lacks that one)")
+    p.add_argument("--model", help="test: the model to ask (default: one the provider lists -- the kind's "
+                   "cheap model when listed, else the first chat model of its list)")
     p.add_argument("--refresh", action="store_true", help="models: fetch even when the cached list is fresh")
     p.add_argument("--json", action="store_true", help="print JSON only")
 
@@ -156,10 +157,10 @@ def _test(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str, 
     from relavium_desktop.providers import check
 
     entry = _lookup(store, args.name)
-    model = args.model or check.default_test_model(_home(), args.name, entry)
-    result = asyncio.run(check.test_provider(_home(), args.name, entry, model))
+    # Without --model: one the server itself lists (check.choose_test_model); the result names it.
+    result = asyncio.run(check.test_provider(_home(), args.name, entry, args.model, surface="cli"))
     return ({"ok": result.ok, "name": args.name, "outcome": result.outcome, "message": result.message,
-             "model": model}, result.message, result.ok)
+             "model": result.model}, result.message, result.ok)
 
 
 def _models(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str, str | None]:

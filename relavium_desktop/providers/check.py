@@ -5,14 +5,23 @@ work (revoked key, wrong path, server down).  The test goes through exactly
 what a chat turn uses -- the entry (kind, key reference, base URL, local
 opt-in, timeout), the keyring/env key resolver, the base-URL gate and the
 SSRF-guarded egress client -- and asks for a one-token reply.  The outcome
-(ok / auth / unreachable / local opt-in missing / rejected / rate limited /
-config) is built from the providers' secret-free messages and masked once
-more.  Shared by Settings → Providers and ``relavium providers test``.
+(ok / auth / unreachable / server error / local opt-in missing / rejected /
+rate limited / config) is built from the providers' secret-free messages and
+masked once more.  Shared by Settings → Providers and ``relavium providers test``.
+
+The model asked is one the server itself lists (the cheap default of the
+kind when listed, else the first chat model of the list), unless the user
+picked one; the result says which it tried.  "Unreachable" is said only
+when the server was not reached: a server that answered and failed, cut
+the answer or was too slow is "reached, but…".  The surface decides the
+advice: the app points at the key field above, the CLI at the command that
+stores a key.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -29,7 +38,10 @@ from relavium_desktop.providers.config import (
 if TYPE_CHECKING:
     from relavium_desktop.providers.http_base import HttpProvider
 
-Outcome = Literal["ok", "auth", "unreachable", "opt_in", "rejected", "rate_limited", "config"]
+Outcome = Literal["ok", "auth", "unreachable", "server_error", "opt_in", "rejected", "rate_limited", "config"]
+Surface = Literal["app", "cli"]
+# Listed ids that cannot answer a chat request (OpenAI-format lists include them).
+_NOT_CHAT = re.compile(r"embed|whisper|tts|dall-e|moderation|rerank|transcri|image|realtime|audio", re.IGNORECASE)
 TEST_TIMEOUT_S = 20.0
 # A cheap model per wire format when no model is named (nor picked in the chat for this provider).
 DEFAULT_TEST_MODELS = {"anthropic": "claude-3-5-haiku-latest", "openai": "gpt-4o-mini", "gemini": "gemini-2.5-flash"}
@@ -43,6 +55,7 @@ OPT_IN_HINT = (
 class ConnectionResult:
     outcome: Outcome
     message: str
+    model: str | None = None  # the model the test asked
 
     @property
     def ok(self) -> bool:
@@ -66,13 +79,13 @@ def effective_entry(home: Path, name: str, base_url: str, allow_local: bool) -> 
     })
 
 
-def pick_test_model(entry: ProviderEntry, name: str, chat_route: str | None) -> str:
-    """The chat's picked model when it is on this provider, else a cheap default of its kind."""
+def pick_test_model(entry: ProviderEntry, name: str, chat_route: str | None) -> str | None:
+    """The chat's picked model when it is on this provider (else None: one the server lists is chosen)."""
     if chat_route and "/" in chat_route:
         provider, model = chat_route.split("/", 1)
         if provider.strip() == name and model.strip():
             return model.strip()
-    return DEFAULT_TEST_MODELS[entry.kind]
+    return None
 
 
 def default_test_model(home: Path, name: str, entry: ProviderEntry) -> str:
@@ -90,17 +103,51 @@ def default_test_model(home: Path, name: str, entry: ProviderEntry) -> str:
     return listed.models[0].id
 
 
-def _say(outcome: Outcome, detail: str) -> ConnectionResult:
-    return ConnectionResult(outcome, clip(mask_text(detail), 400))
+async def choose_test_model(home: Path, name: str, entry: ProviderEntry) -> tuple[str, str]:
+    """A model the server lists, and how it was chosen (said in the result).
+
+    The kind's cheap default when the server lists it, else the first model
+    of the list that can chat; the kind's default only when no list could be
+    read (live or cached).  Why: a gateway or a local server serves only what
+    its owner configured, so a built-in default would fail a working server.
+    """
+    from relavium_desktop.providers.models import fetch_models
+
+    default = DEFAULT_TEST_MODELS[entry.kind]
+    listed = await fetch_models(name, entry, home=home)
+    if listed.source != "defaults" and listed.models:
+        chat = [m.id for m in listed.models if not _NOT_CHAT.search(m.id)] or [m.id for m in listed.models]
+        if default in chat:
+            return default, "the kind's cheap default, which the server lists"
+        return chat[0], "the first chat model the server lists"
+    return default, "the kind's default: the server's model list could not be read"
 
 
-def classify(exc: ProviderError, allow_local: bool) -> ConnectionResult:
-    """A provider error as the sentence the page shows."""
+def _say(outcome: Outcome, detail: str, model: str | None = None) -> ConnectionResult:
+    return ConnectionResult(outcome, clip(mask_text(detail), 600), model)
+
+
+def _key_advice(surface: Surface, key_ref: str | None) -> str:
+    if surface == "app":
+        return "Add or replace the API key above."
+    if key_ref and key_ref.startswith("secret:"):
+        return f"Store the key with 'relavium secret set {key_ref.removeprefix('secret:')}' and test again."
+    if key_ref and key_ref.startswith("env:"):
+        return f"Set the environment variable {key_ref.removeprefix('env:')} to a valid key and test again."
+    return "Give the provider a key with 'relavium providers add NAME --api-key secret:NAME --replace …'."
+
+
+def classify(
+    exc: ProviderError, allow_local: bool, surface: Surface = "app", key_ref: str | None = None
+) -> ConnectionResult:
+    """A provider error as the sentence the page (or the CLI) shows."""
     msg = exc.message
     if exc.code is ProviderErrorCode.AUTH:
-        return _say("auth", f"Authentication failed: {msg}. Add or replace the API key above.")
-    if exc.code is ProviderErrorCode.UNAVAILABLE:
+        return _say("auth", f"Authentication failed: {msg}. {_key_advice(surface, key_ref)}")
+    if exc.code is ProviderErrorCode.UNAVAILABLE and exc.unreached:
         return _say("unreachable", f"Unreachable: {msg}. Check the base URL and that the server is running.")
+    if exc.code is ProviderErrorCode.UNAVAILABLE:
+        return _say("server_error", f"Reached, but the request did not complete: {msg}")
     if exc.code is ProviderErrorCode.RATE_LIMIT:
         return _say("rate_limited", f"Reached, and the key was accepted, but the provider is rate-limiting: {msg}")
     if not allow_local and ("address is blocked" in msg or "address is refused" in msg or "https" in msg):
@@ -120,7 +167,15 @@ def _build(name: str, entry: ProviderEntry) -> HttpProvider:
     return providers(name)
 
 
-async def _request(name: str, entry: ProviderEntry, model: str) -> ConnectionResult:
+async def _request(
+    name: str, entry: ProviderEntry, model: str, surface: Surface = "app", how: str = ""
+) -> ConnectionResult:
+    result = await _send(name, entry, model, surface)
+    tried = f" (model {model}{': ' + how if how else ''})" if not result.ok else ""
+    return ConnectionResult(result.outcome, clip(result.message + tried, 700), model)
+
+
+async def _send(name: str, entry: ProviderEntry, model: str, surface: Surface) -> ConnectionResult:
     """One one-token request through ``entry``; never raises for a provider problem."""
     from relavium_desktop.engine.llm.messages import Message
     from relavium_desktop.engine.llm.provider import ChatRequest
@@ -143,20 +198,21 @@ async def _request(name: str, entry: ProviderEntry, model: str) -> ConnectionRes
 
         await asyncio.wait_for(consume(), TEST_TIMEOUT_S + 5)
     except ProviderError as exc:
-        return classify(exc, entry.allow_local)
+        return classify(exc, entry.allow_local, surface, entry.api_key)
     except ProviderConfigError as exc:
         return _say("config", f"The provider settings are not usable: {exc}")
     except TimeoutError:
-        return _say("unreachable", "Unreachable: no answer within the test's time limit.")
+        return _say("server_error", "Reached, but no answer came within the test's time limit.")
     return _say("ok", f"Connected: {name} answered a test request with model {model}.")
 
 
 async def test_provider(
-    home: Path, name: str, entry: ProviderEntry | None = None, model: str | None = None
+    home: Path, name: str, entry: ProviderEntry | None = None, model: str | None = None,
+    surface: Surface = "app",
 ) -> ConnectionResult:
     """Test provider ``name`` (its entry from ``home``'s providers.yaml unless given) with ``model``.
 
-    Without a model, :func:`default_test_model`.  Never raises for a
+    Without a model, :func:`choose_test_model` (one the server lists).  Never raises for a
     provider or settings problem: an unknown name or a broken file is a
     ``config`` result.
     """
@@ -168,7 +224,10 @@ async def test_provider(
         entry = entries.get(name)
         if entry is None:
             return _say("config", f"No provider named {name!r}; configured: {', '.join(sorted(entries)) or 'none'}.")
-    return await _request(name, entry, model or default_test_model(home, name, entry))
+    how = "the model asked for"
+    if model is None:
+        model, how = await choose_test_model(home, name, entry)
+    return await _request(name, entry, model, surface, how)
 
 
 test_provider.__test__ = False  # type: ignore[attr-defined]  # a name pytest would collect where imported
@@ -182,4 +241,8 @@ async def run_connection_test(
         entry = await asyncio.to_thread(effective_entry, home, name, base_url.strip(), allow_local)
     except ProviderConfigError as exc:
         return _say("config", f"The provider settings are not usable: {exc}")
-    return await _request(name, entry, pick_test_model(entry, name, chat_route))
+    picked = pick_test_model(entry, name, chat_route)
+    if picked is not None:
+        return await _request(name, entry, picked, "app", "the model picked in the chat")
+    model, how = await choose_test_model(home, name, entry)
+    return await _request(name, entry, model, "app", how)

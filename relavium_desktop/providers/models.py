@@ -252,6 +252,7 @@ async def _fetch_live(name: str, entry: ProviderEntry, resolve: SecretResolver, 
         key = await asyncio.to_thread(resolve, entry.api_key) if entry.api_key else None
     except ProviderConfigError as exc:
         raise ListFailed(f"no key: {exc}") from None
+    key = key.strip() if key else key  # a pasted key's trailing newline is never part of it
     try:
         outcome = validate(entry.base_url, entry.allow_local)
         if inspect.isawaitable(outcome):

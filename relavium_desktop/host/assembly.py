@@ -101,12 +101,16 @@ def _build_process(
     resolve_cwd: CwdResolver = (
         fs.resolve_cwd if isinstance(fs, FsHost) else workspace_cwd_resolver(settings.workspace)
     )
+    # The git tools see what the file tools see at this tier: the same path policy.
+    from relavium_desktop.host.process.git_scope import PolicyGitScope
+
     # Commands are looked up only on the host's own search path; the user may
     # replace it explicitly (RELAVIUM_COMMAND_PATH), never via the app's PATH.
     return ProcessHost(
         store=store,
         resolve_cwd=resolve_cwd,
         search_path=default_search_path(os.environ.get(COMMAND_PATH_VAR)),
+        git_scope=PolicyGitScope(fs.policy) if isinstance(fs, FsHost) else None,
     )
 
 

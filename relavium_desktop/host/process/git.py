@@ -11,6 +11,13 @@ pager, no global/system config, no lazy fetch):
 * for the read-only views, ``core.hooksPath`` pointed at nothing, and for
   ``diff``/``log`` ``--no-ext-diff --no-textconv`` ahead of the author's flags.
 
+The repository is located by the host inside the tool's file scope (never
+above the scope root, never through a ``.git`` pointer leading out) and git
+runs with ``GIT_DIR``/``GIT_WORK_TREE`` set to it; submodules are not
+entered; a read-only view's output is held whole and every diff section of a
+read-floor path loses its content before the model or a spill file sees it
+(git_scope.py, git_view.py).
+
 ``git commit`` never stages.  Without pathspecs it commits the index as it
 is.  With pathspecs, plain ``git commit -- PATHS`` would take the paths'
 *working-tree* content (git's ``--only``), i.e. stage behind the user's back;
@@ -45,13 +52,16 @@ GLOBAL_OPTIONS = (
     "-c", "log.showSignature=false",
 )
 READ_ONLY_OPTIONS = ("-c", f"core.hooksPath={os.devnull}")
+# Submodules are never entered: a submodule's git data may live outside the scope.
 SUBCOMMAND_OPTIONS: Mapping[str, tuple[str, ...]] = {
-    "status": (),
+    "status": ("--ignore-submodules=all",),
     "log": ("--no-ext-diff", "--no-textconv"),
-    "diff": ("--no-ext-diff", "--no-textconv"),
+    "diff": ("--no-ext-diff", "--no-textconv", "--ignore-submodules=all"),
 }
 # Plumbing output can be large (every staged path); it stays in memory up to this.
 PLUMBING_CEILING = 64 * 1024 * 1024
+# A read-only view is held whole up to this, so protected content is withheld before anything is kept.
+VIEW_CEILING = 64 * 1024 * 1024
 
 class GitRun(Protocol):
     """Runs ``git <hardening> *git_args`` in the workspace.

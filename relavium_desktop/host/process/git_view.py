@@ -8,14 +8,15 @@ holds at every tier, and git must not become a way around it:
   line (the path may be listed) and loses its body, replaced by one line
   saying the content is withheld and why.  A section ends at the next diff
   header or the next ``commit <id>`` line; anything between is withheld (the
-  safe side).  ANSI colour is ignored when finding headers.
+  safe side).  ANSI colour and ``--graph`` columns are ignored when finding
+  headers.
 * **author flags** (git_status's config-only ``flags``) that would escape
   this are refused: ``--no-index`` and paths outside the work tree (git's
   implicit no-index diff of arbitrary files), ``--output`` (writes a file),
   submodule recursion (a submodule's git data may live outside the scope),
   and the flags that print or probe content outside a diff section
   (``--check``, ``--line-prefix``, ``-S`` / ``-G`` / ``--pickaxe-*``,
-  ``--find-object``).  A long flag is refused in any abbreviation too.
+  ``--find-object``, and ``--ext-diff``, whose program prints what it likes).  A long flag is refused in any abbreviation too.
 * **git_commit pathspecs** must name paths inside the repository's work tree
   and scope, clear of the floor, in their literal spelling (``..`` folded, as
   git folds it) and with their parent folder's symlinks resolved.
@@ -35,13 +36,22 @@ from relavium_desktop.host.process.git_scope import GitScope, Repository
 
 # Long flags refused in any spelling that git could read as them (abbreviations included).
 ESCAPING_FLAGS = ("--no-index", "--output", "--submodule", "--ignore-submodules", "--recurse-submodules")
-CONTENT_FLAGS = ("--check", "--line-prefix", "--pickaxe-regex", "--pickaxe-all", "--find-object")
+CONTENT_FLAGS = (
+    "--check",
+    "--line-prefix",
+    "--pickaxe-regex",
+    "--pickaxe-all",
+    "--find-object",
+    "--ext-diff",
+)
 SAFE_SPELLINGS = frozenset({"--submodule=short", "--ignore-submodules=all"})
 CONTENT_SHORT = ("-S", "-G")
 
 _ANSI = re.compile(rb"\x1b\[[0-9;]*[A-Za-z]")
-_HEADER = re.compile(rb"^diff (?:--git|--cc|--combined) (.*)$")
-_COMMIT = re.compile(rb"^commit [0-9a-f]{7,64}(?:\s|$)")
+# ``log --graph`` draws its columns ahead of every line; those characters are skipped.
+_GRAPH = rb"[|*/\\_ .\-]*"
+_HEADER = re.compile(rb"^" + _GRAPH + rb"diff (?:--git|--cc|--combined) (.*)$")
+_COMMIT = re.compile(rb"^" + _GRAPH + rb"commit [0-9a-f]{7,64}(?:\s|$)")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 

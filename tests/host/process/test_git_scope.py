@@ -226,6 +226,9 @@ async def test_protected_content_is_withheld_in_every_view_and_spelling(
         ("-p", "--no-prefix"),
         ("--format=%s", "-p"),
         ("-p", "--word-diff"),
+        ("-p", "--graph"),
+        ("-p", "--graph", "--color=always"),
+        ("-p", "--cc"),
     ):
         out = await view(th, "log", *flags)
         assert out.ok, (flags, out.error)
@@ -282,6 +285,7 @@ async def test_a_huge_view_is_filtered_before_it_is_spilled(secret_repo: Path, m
         (("--submodule=diff",), DenyReason.OUTSIDE_SCOPE),
         (("--ignore-submodules=none",), DenyReason.OUTSIDE_SCOPE),
         (("--check",), DenyReason.PROTECTED_PATH),
+        (("--ext-diff",), DenyReason.PROTECTED_PATH),
         (("--line-prefix=> ",), DenyReason.PROTECTED_PATH),
         (("-Ssk-live",), DenyReason.PROTECTED_PATH),
         (("-G", "API_TOKEN"), DenyReason.PROTECTED_PATH),

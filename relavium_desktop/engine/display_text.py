@@ -177,6 +177,19 @@ def _marked(text: str, mode: Mode) -> tuple[tuple[tuple[str, bool], ...], tuple[
     return tuple(parts), tuple(markers)
 
 
+_LAYOUT_SPACE = re.compile(r"[ \t\n]+")
+
+
+def one_spaced(text: str) -> str:
+    """``text`` with runs of spaces, tabs and newlines as one space, for a one-line summary.
+
+    Unlike ``" ".join(text.split())`` it leaves CR, U+2028 and the other
+    characters ``str.split`` treats as whitespace in place, so the display
+    rule still marks them instead of their vanishing into a space.
+    """
+    return _LAYOUT_SPACE.sub(" ", text).strip(" ")
+
+
 def show_line(text: str) -> str:
     """The one-line display form of ``text`` as plain text."""
     return show(text, "line").text

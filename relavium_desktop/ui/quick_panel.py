@@ -199,7 +199,7 @@ class QuickPanel(QDialog):
         self._busy = False
         self._result = result
         fill_shown(self.result_view, result)
-        self.status.setText(f"“{action.title}” finished.")
+        self.status.setText(f"“{show_line(action.title)}” finished.")
         self.run_button.setEnabled(True)
         self.copy_button.setEnabled(True)
         self.chat_button.setEnabled(True)

@@ -23,8 +23,12 @@ from relavium_desktop.store.sessions import SqliteSessionStore
 from relavium_desktop.ui.approval import ALLOW_ONCE, DENY
 from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
 from relavium_desktop.ui.chat.tool_cards import ToolCard
+from relavium_desktop.ui.clipboard_actions import ClipboardAction
 from relavium_desktop.ui.permission_dialog import HEADLINE_CHARS, PermissionDialog
-from relavium_desktop.ui.qt import QLabel, Qt, QTextDocument
+from relavium_desktop.ui.qt import QApplication, QLabel, Qt, QTextDocument
+from relavium_desktop.ui.quick_panel import QuickPanel
+from relavium_desktop.ui.runs.run_story import story
+from relavium_desktop.ui.runs.story_view import StoryView
 from relavium_desktop.ui.theme.palette import LIGHT
 from relavium_desktop.ui.workflows.gate import APPROVE, NOTIFICATION_TITLE, REJECT, GatePrompter
 from tests.fixtures.desktop_bus import desktop_bus  # noqa: F401
@@ -182,3 +186,56 @@ def test_chat_titles_in_the_sessions_list_are_marked(qtbot, relavium_home: Path)
     for name in NAMES:
         for marker in SPOOFS[name].markers:
             assert any(marker in title for title in painted_titles), (name, marker)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_history_rows_show_markers_never_raw_characters(qtbot, name: str) -> None:
+    spoof = SPOOFS[name]
+    events = [
+        {"type": "agent:tool_call", "nodeId": "draft", "toolId": "write_file", "toolInput": {"path": spoof.raw}},
+        {"type": "agent:tool_result", "nodeId": "draft", "toolId": "write_file", "success": False,
+         "error": {"code": "tool_failed", "message": f"cannot write {spoof.raw}"}},
+        {"type": "human_gate:paused", "nodeId": "review", "message": f"Ship {spoof.raw}?"},
+    ]
+    view = StoryView(LIGHT)
+    qtbot.addWidget(view)
+    view.set_rows(story(events))
+    texts = view.texts()
+    assert len(texts) == 3
+    for row in range(view.table.rowCount()):
+        item = view.table.item(row, 1)
+        assert_clean("history row", item.text() + item.toolTip())
+    for marker in spoof.markers:
+        assert all(marker in text for text in texts[1:]), (marker, texts)  # the whole message is there
+        assert marker in view.table.item(0, 1).toolTip()  # the call's full preview
+
+
+@pytest.mark.parametrize("name", ["ansi-erase-cr", "rtl-override", "tags"])
+def test_the_quick_panel_shows_markers_and_copies_what_the_model_wrote(qtbot, qloop, name: str) -> None:
+    spoof = SPOOFS[name]
+    result = f"Saved as {spoof.raw}"
+
+    async def runner(_action: ClipboardAction, _text: str) -> str:
+        return result
+
+    action = ClipboardAction("summarize", f"Summarize {spoof.raw}", "One paragraph", "Summarize {{clipboard}}")
+    panel = QuickPanel(f"notes about {spoof.raw}", [action], runner)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.run_button.click()
+    qtbot.waitUntil(panel.copy_button.isEnabled, timeout=10_000)
+    shown = [panel.preview.toPlainText(), panel.result_view.toPlainText(), panel.status.text(),
+             panel.action_list.item(0).text()]
+    for text in shown:
+        assert_clean("quick panel", text)
+        for marker in spoof.markers:
+            assert marker in text, (marker, text)
+    panel.copy_button.click()
+    assert QApplication.clipboard().text() == result  # Copy gives the model's text, not the display form
+
+
+def test_a_command_card_marks_a_carriage_return_instead_of_hiding_it(qtbot) -> None:
+    card = ToolCard("run_command", {"command": "rm", "args": ["-rf\rsafe-looking"]})
+    qtbot.addWidget(card)
+    assert "⟦\\r⟧" in painted(card.summary)
+    assert_clean("summary", painted(card.summary))

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from relavium_desktop.engine.display_text import show_line
+from relavium_desktop.engine.display_text import one_spaced, show_line
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui.runs.local_time import parse_wire_time
 
@@ -55,7 +55,7 @@ class NodeSpan:
 
 def one_line(text: Any, limit: int = 120) -> str:
     """``text`` on one line, shortened with an ellipsis."""
-    flat = " ".join(str(text).split())
+    flat = one_spaced(str(text))  # a CR stays, for the display rule to mark
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from relavium_desktop.engine.display_text import one_spaced
+
 _CLIP_MARK = re.compile(r"… \[[\d,]+ more characters\]$")
 _SCALAR = r'"{key}"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*"|true|false|null)'
 
@@ -152,5 +154,5 @@ def line_count(text: str) -> int:
 
 
 def short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
+    text = one_spaced(text)  # a CR stays, for the display rule to mark
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from relavium_desktop.engine.errors import DenyReason, ToolDeniedError, ToolFailedError
-from relavium_desktop.engine.tools.fs_floors import read_floor
+from relavium_desktop.engine.tools.fs_floors import read_floor, split_components
 from relavium_desktop.host.fs.policy import PathPolicy, outside_scope, protected
 from relavium_desktop.host.fs.roots import components, join
 
@@ -61,10 +61,15 @@ def check_path(scope: GitScope, path: str) -> None:
         scope.admit(comps)
 
 
+def path_components(path: str) -> tuple[str, ...]:
+    """An absolute path's components; both separators split (stricter, and right on Windows)."""
+    return tuple(split_components(path))
+
+
 def _spellings(path: str) -> list[tuple[str, ...]]:
     """The lexical and the canonical (symlink-free) spelling of an absolute path."""
-    lexical = components(os.path.abspath(path))
-    canonical = components(os.path.realpath(path))
+    lexical = path_components(os.path.abspath(path))
+    canonical = path_components(os.path.realpath(path))
     return [lexical] if canonical == lexical else [lexical, canonical]
 
 
@@ -88,7 +93,7 @@ class WorkspaceGitScope:
 
     def __init__(self, root: str) -> None:
         self.root = os.path.realpath(root)
-        self.base = components(self.root)
+        self.base = path_components(self.root)
 
     def search_root(self, cwd: str) -> str:
         return self.root

@@ -25,14 +25,12 @@ holds at every tier, and git must not become a way around it:
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 from collections.abc import Sequence
 
 from relavium_desktop.engine.errors import DenyReason, ToolDeniedError
 from relavium_desktop.engine.tools.fs_floors import read_floor, split_components
-from relavium_desktop.host.fs.roots import components
-from relavium_desktop.host.process.git_scope import GitScope, Repository
+from relavium_desktop.host.process.git_scope import GitScope, Repository, path_components
 
 # Long flags refused in any spelling that git could read as them (abbreviations included).
 ESCAPING_FLAGS = ("--no-index", "--output", "--submodule", "--ignore-submodules", "--recurse-submodules")
@@ -93,11 +91,11 @@ def vet_view_flags(flags: Sequence[str], cwd: str, repo: Repository) -> None:
 
 def _inside_worktree(arg: str, cwd: str, repo: Repository, *, must_exist: bool) -> None:
     """A path argument outside the work tree (git would diff it with --no-index) is refused."""
-    path = posixpath.normpath(os.path.join(cwd, arg))
+    path = os.path.normpath(os.path.join(cwd, arg))
     if must_exist and not os.path.lexists(path):
         return  # a revision, not a path
-    worktree = components(repo.worktree)
-    for spelling in (components(path), components(os.path.realpath(path))):
+    worktree = path_components(repo.worktree)
+    for spelling in (path_components(path), path_components(os.path.realpath(path))):
         if spelling[: len(worktree)] != worktree:
             raise ToolDeniedError(
                 f"git_status: the author argument {arg!r} is a path outside the repository's work tree",
@@ -107,11 +105,11 @@ def _inside_worktree(arg: str, cwd: str, repo: Repository, *, must_exist: bool) 
 
 def check_pathspecs(pathspecs: Sequence[str], cwd: str, repo: Repository, scope: GitScope) -> None:
     """Refuse a git_commit pathspec outside the work tree or scope, or into a protected file."""
-    worktree = components(repo.worktree)
+    worktree = path_components(repo.worktree)
     for spec in pathspecs:
-        lexical = components(posixpath.normpath(os.path.join(cwd, spec)))
-        parent = os.path.realpath("/" + "/".join(lexical[:-1])) if lexical else "/"
-        canonical = components(parent) + lexical[-1:]
+        path = os.path.normpath(os.path.join(cwd, spec))  # '..' folded as git folds it
+        lexical = path_components(path)
+        canonical = path_components(os.path.realpath(os.path.dirname(path))) + lexical[-1:]
         for spelling in (lexical, canonical):
             if spelling[: len(worktree)] != worktree:
                 raise ToolDeniedError(

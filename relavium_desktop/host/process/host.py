@@ -9,7 +9,6 @@ from typing import Any, BinaryIO
 
 from relavium_desktop.engine.errors import ToolFailedError
 from relavium_desktop.engine.host import SpawnOptions
-from relavium_desktop.host.fs.roots import components
 from relavium_desktop.host.output_store import FileOutputStore
 from relavium_desktop.host.process import git as gitrun
 from relavium_desktop.host.process.capture import SpillOpener, StreamCapture
@@ -20,7 +19,12 @@ from relavium_desktop.host.process.environment import (
     git_environment,
 )
 from relavium_desktop.host.process.executables import default_search_path, resolve_executable
-from relavium_desktop.host.process.git_scope import GitScope, WorkspaceGitScope, locate_repository
+from relavium_desktop.host.process.git_scope import (
+    GitScope,
+    WorkspaceGitScope,
+    locate_repository,
+    path_components,
+)
 from relavium_desktop.host.process.git_view import check_pathspecs, vet_view_flags, withhold_protected
 from relavium_desktop.host.process.runner import STDERR, STDOUT, ProcessResult, run_process
 
@@ -133,7 +137,7 @@ class ProcessHost:
                     f"git {sub}: the output passed {gitrun.VIEW_CEILING // (1024 * 1024)} MiB; narrow it with "
                     "author flags (a pathspec, -n, --stat)"
                 ) from None
-            bases = (components(repo.worktree), components(cwd))
+            bases = (path_components(repo.worktree), path_components(cwd))
             result = await self._bounded(withhold_protected(result.stdout_raw or b"", bases), result, opts, sub)
         elif sub == "commit":
             message, pathspecs = gitrun.parse_commit(args)

@@ -14,6 +14,7 @@ from relavium_desktop.engine.display_text import (
     elide_middle,
     kinds_sentence,
     mixed_script_warnings,
+    one_spaced,
     show,
     show_block,
     show_line,
@@ -148,3 +149,8 @@ def test_compact_is_one_unescaped_line() -> None:
     )
     shown = show_value({"content": "one\ntwo"}, "line")
     assert shown.text == '{content: "one⟦\\n⟧two"}'
+
+
+def test_one_spaced_collapses_layout_space_but_keeps_what_the_rule_marks() -> None:
+    assert one_spaced("  a \n\t b\rc\u2028d  ") == "a b\rc\u2028d"
+    assert show_line(one_spaced("rm\r-rf")) == "rm⟦\\r⟧-rf"

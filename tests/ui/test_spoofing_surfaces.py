@@ -239,3 +239,15 @@ def test_a_command_card_marks_a_carriage_return_instead_of_hiding_it(qtbot) -> N
     qtbot.addWidget(card)
     assert "⟦\\r⟧" in painted(card.summary)
     assert_clean("summary", painted(card.summary))
+
+
+@pytest.mark.parametrize(("target", "kinds"), [
+    ("../elsewhere/deploy.sh", "This is a shell script, outside the project."),
+    ("config/.hidden-settings", "This is a hidden file."),
+])
+def test_the_dialog_names_the_kind_of_target(window, qtbot, target: str, kinds: str) -> None:
+    dialog, task = open_dialog(window, qtbot, write_request(target))
+    assert painted(dialog.target_notes).splitlines()[0] == kinds
+    assert dialog.target_notes.isVisibleTo(dialog)
+    dialog.deny_button.click()
+    qtbot.waitUntil(task.done)

@@ -11,7 +11,10 @@ from whoever wrote the server.  Providers differ in what they take:
 - ``gemini`` (OpenAPI-3.0 flavoured function declarations) takes a closed
   set of keywords: anything else is dropped, ``["x", "null"]`` types and
   ``anyOf``/``oneOf`` with a ``null`` branch become ``nullable``, ``const``
-  becomes a one-value ``enum``;
+  becomes a one-value ``enum``.  ``default`` is kept: Gemini's Schema object
+  accepts it (a ``google.protobuf.Value``, documented as accepted so schemas
+  carrying it don't fail), and dropping it would hide a default the
+  description does not always repeat;
 - ``openai`` and ``anthropic`` take JSON Schema as written once references
   are inlined.
 
@@ -47,7 +50,7 @@ _DEFS = ("$defs", "definitions")
 _GEMINI_KEYWORDS = frozenset({
     "type", "format", "description", "nullable", "enum", "items", "properties", "required",
     "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern", "anyOf",
-    "minProperties", "maxProperties", "propertyOrdering",
+    "minProperties", "maxProperties", "propertyOrdering", "default",
 })
 
 

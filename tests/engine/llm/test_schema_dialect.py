@@ -51,8 +51,9 @@ def test_gemini_drops_keywords_but_never_a_property_named_like_one() -> None:
     props = out["properties"]
     assert set(props) == {"title", "default", "where", "note", "mode", "level"}
     assert props["title"] == {"type": "string", "description": "The page title."}
-    assert props["default"] == {"type": "integer", "nullable": True}
-    assert props["note"] == {"type": "string", "nullable": True}
+    # ``default`` the keyword is kept (Gemini's Schema accepts it); the property named "default" stays a property.
+    assert props["default"] == {"type": "integer", "nullable": True, "default": None}
+    assert props["note"] == {"type": "string", "nullable": True, "default": None}
     assert props["mode"] == {"enum": ["fast"]}
     assert "enum" not in props["level"] and "One of: 1, 2, 3" in props["level"]["description"]
     assert props["where"]["properties"] == {"x": {"type": "number"}} and props["where"]["required"] == ["x"]
@@ -116,7 +117,7 @@ async def test_each_provider_sends_the_schema_in_its_dialect(llm_server: Scripte
     assert "$ref" not in json.dumps(sent)
     assert set(sent["properties"]) == set(SERVER_SCHEMA["properties"])
     if kind == "gemini":
-        assert sent["properties"]["note"] == {"type": "string", "nullable": True}
+        assert sent["properties"]["note"] == {"type": "string", "nullable": True, "default": None}
 
 
 @pytest.mark.parametrize("dialect", ["anthropic", "openai", "gemini"])

@@ -286,8 +286,11 @@ class OutputNode(_NodeBase):
     def _relative(cls, value: str | None) -> str | None:
         if value is None:
             return value
-        if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", value):
+        if value.startswith(("/", "\\")):
             raise ValueError("save_to must be a relative path")
+        if re.match(r"^[A-Za-z]:", value):
+            # C:\x, C:/x and the drive-relative C:x alike: each names a place on a Windows drive.
+            raise ValueError("save_to must be a relative path, without a drive prefix such as 'C:'")
         if any(part == ".." for part in re.split(r"[\\/]", value)):
             raise ValueError("save_to may not contain a '..' segment")
         stripped = re.sub(r"\{\{\s*run\.id\s*\}\}", "", value)

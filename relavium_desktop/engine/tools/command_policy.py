@@ -57,11 +57,7 @@ def validate_command_entry(entry: str, *, field: str = "allowedCommands") -> tup
         argv = tuple(shlex.split(entry, posix=True))
     except ValueError as exc:
         raise AllowlistEntryError(f"{field}: cannot split {entry!r} into arguments ({exc})") from None
-    lexer = shlex.shlex(entry, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    operators = [t for t in lexer if t and set(t) <= _OPERATOR_CHARS]
-    if not operators and any("`" in token and token[0] not in "'\"" for token in _raw_tokens(entry)):
-        operators = ["`"]
+    operators = _unquoted_operators(entry)
     if operators:
         shown = "$(" if operators[0] in ("(", ")") and "$(" in entry else operators[0]
         raise AllowlistEntryError(
@@ -71,11 +67,47 @@ def validate_command_entry(entry: str, *, field: str = "allowedCommands") -> tup
     return argv
 
 
-def _raw_tokens(entry: str) -> list[str]:
-    """Tokens with their quotes kept, so a quoted backtick can be told from a bare one."""
-    lexer = shlex.shlex(entry, posix=False)
-    lexer.whitespace_split = True
-    return list(lexer)
+def _unquoted_operators(entry: str) -> list[str]:
+    """The shell operators of ``entry`` outside quotes (``&&``, ``>``, ``(``, a backtick), in order.
+
+    Scanned by hand because a posix shlex strips the quotes before a token
+    can be told apart: ``echo '>'`` is a literal ``>`` argument, ``echo >``
+    a redirection.  A backslash-escaped character is literal too; inside
+    double quotes a backslash escapes the next character, inside single
+    quotes nothing does (POSIX shell rules, which ``shlex.split`` follows).
+    """
+    operators: list[str] = []
+    run = ""
+    quote: str | None = None
+    i = 0
+    while i < len(entry):
+        c = entry[i]
+        if quote is None and (c in _OPERATOR_CHARS or c == "`"):
+            if c == "`":
+                if run:
+                    operators.append(run)
+                    run = ""
+                operators.append("`")
+            else:
+                run += c
+            i += 1
+            continue
+        if run:
+            operators.append(run)
+            run = ""
+        if quote is None:
+            if c == "\\":
+                i += 1  # the next character is literal
+            elif c in "'\"":
+                quote = c
+        elif c == quote:
+            quote = None
+        elif c == "\\" and quote == '"':
+            i += 1
+        i += 1
+    if run:
+        operators.append(run)
+    return operators
 
 
 def validate_command_entries(entries: Sequence[str], *, field: str = "allowedCommands") -> None:

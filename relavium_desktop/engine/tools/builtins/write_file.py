@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.tools.builtins.base import ToolArgs
@@ -25,6 +25,16 @@ class WriteFileArgs(ToolArgs):
     content: str = Field(description="Text to write (UTF-8).")
     append: bool = Field(default=False, description="Append instead of replacing the file.")
     createParents: bool = Field(default=False, description="Create missing parent folders.")
+
+    @field_validator("path")
+    @classmethod
+    def _names_a_file(cls, value: str) -> str:
+        # "notes/" names a folder: writing it as a file called "notes" (createParents or not)
+        # is never what the caller meant.
+        if value.replace("\\", "/").rsplit("/", 1)[-1] in ("", ".", ".."):
+            raise ValueError("names a folder, not a file (it ends with '/', '.' or '..', or is empty); "
+                             "give a file name")
+        return value
 
 
 async def _dispatch(args: WriteFileArgs, host: ToolHost, ctx: ToolDispatchContext) -> Any:

@@ -129,6 +129,17 @@ def _unavailable(tool_id: str, reason: str) -> ToolDef:
                policy=PolicyClass(egress="mcp"), input_schema={"type": "object"})
 
 
+def _drop_empty_spill_folder(run_id: str) -> None:
+    """A call that spilled nothing leaves no ``runs/<run_id>/`` behind (rmdir removes only an empty one)."""
+    import contextlib
+    import os
+
+    from relavium_desktop.host.datadir import data_dir
+
+    with contextlib.suppress(OSError):
+        os.rmdir(data_dir() / "runs" / run_id)
+
+
 def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.tools.tooldef import ToolCall, ToolDispatchContext, ToolPolicy
@@ -173,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
                 await aclose()
 
     outcome = asyncio.run(main())
+    _drop_empty_spill_folder(run_id)
     out = outcome.to_json()
     # The events exactly as a run would emit them: stamped by the bus.
     out["events"] = bus.history

@@ -9,10 +9,14 @@ The child is the real ``env`` program, so what it prints is what it got.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.cli.llm_cli import write_agent
+from tests.conftest import relavium_cmd
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.helpers import run_cli
 
 # The variables the issue found passing the old refusal list, and the spellings an attacker tries next.
@@ -120,3 +124,28 @@ def test_a_workflows_tools_allowed_env(cli_env: dict[str, str], tmp_path: Path) 
     assert code == 2, (out, err)
     messages = [i["message"] for i in out["error"]["issues"]]
     assert any("'Ld_Preload' can never be allowed" in m for m in messages), messages
+
+
+def test_relavium_chat_tool_config_env_meets_the_policys_allowed_env(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    agent = write_agent(tmp_path / "c.agent.yaml", tools=["run_command"])
+    config = json.dumps({"run_command": {"parameters": {"env": {"GREETING": "hello-from-chat"}}}})
+    base = ["chat", "--agent", str(agent), "--workspace", str(tmp_path), "--tool-config", config]
+    # Not listed: refused before a session starts, naming the variable and the fix.
+    code, out, err = run_cli(*base, "--policy", '{"allowedCommands": ["env"]}', env=env, input="hi\n")
+    assert code == 2, (out, err)
+    assert "'GREETING' is not on the allowlist" in err and "allowedEnv" in err
+    assert llm_server.requests == []
+    # A hijack name cannot be listed at all.
+    code, _, err = run_cli(*base, "--policy", '{"allowedCommands": ["env"], "allowedEnv": ["Ld_Audit"]}',
+                           env=env, input="hi\n")
+    assert code == 2 and "'Ld_Audit' can never be allowed" in err
+    # Listed: the command runs with it (after the user approves it at the prompt).
+    llm_server.script(Reply.call("run_command", {"command": "env"}), Reply.say("done"))
+    proc = subprocess.run(
+        [*relavium_cmd(), *base, "--policy", '{"allowedCommands": ["env"], "allowedEnv": ["GREETING"]}'],
+        input="show env\ny\n/exit\n", env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "GREETING=hello-from-chat" in json.dumps(llm_server.requests[1].body["messages"])

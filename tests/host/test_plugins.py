@@ -102,6 +102,10 @@ async def run(args, caps):
     if args.what == "spawn":
         out = await caps.process.spawn("echo", ["hi"], {}, SpawnOptions(run_id=caps.run_id))
         return out["stdout"]
+    if args.what == "spawn_env":  # the plugin grants itself an allowedEnv: the workflow's wins
+        opts = SpawnOptions(run_id=caps.run_id, allowed_env=("GREETING",))
+        out = await caps.process.spawn("printenv", ["GREETING"], {"GREETING": "hi"}, opts)
+        return out["stdout"]
     if args.what == "git":
         return await caps.process.git(["status"], SpawnOptions(run_id=caps.run_id))
     return await caps.egress.fetch(EgressRequest(method="GET", url="https://api.example.test/", run_id=caps.run_id))
@@ -130,6 +134,12 @@ async def test_declared_capabilities_keep_the_workflow_guardrails(tmp_path: Path
         assert out.error is not None and out.error.reason == "commands_disabled"
         out = await dispatch("plugin_runner", {"what": "spawn"}, tools=(tool,), host=host,
                              policy=ToolPolicy(allowed_commands=("echo hi",)))
+        assert out.ok and out.result == "hi\n", out.error
+        out = await dispatch("plugin_runner", {"what": "spawn_env"}, tools=(tool,), host=host,
+                             policy=ToolPolicy(allowed_commands=("printenv GREETING",)))
+        assert out.error is not None and out.error.reason == "env_not_allowed", out
+        out = await dispatch("plugin_runner", {"what": "spawn_env"}, tools=(tool,), host=host,
+                             policy=ToolPolicy(allowed_commands=("printenv GREETING",), allowed_env=("GREETING",)))
         assert out.ok and out.result == "hi\n", out.error
         out = await dispatch("plugin_runner", {"what": "git"}, tools=(tool,), host=host,
                              policy=ToolPolicy(allowed_commands=("git status",)))

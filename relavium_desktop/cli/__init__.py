@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("relavium_desktop.cli.validate_cmd", "check a workflow file without running it"),
     "media": ("relavium_desktop.cli.media_cmd", "media store stats, temporary sweep and garbage collection"),
     "plugins": ("relavium_desktop.cli.plugins_cmd", "list, enable or disable relavium.tools plugins"),
+    "mcp": ("relavium_desktop.cli.mcp_cmd", "list and read MCP resources, list and render MCP prompts"),
 }
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

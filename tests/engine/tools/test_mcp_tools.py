@@ -112,6 +112,15 @@ def test_clashing_ids_keep_the_first_and_report_the_rest() -> None:
     assert "unusable input schema" in reasons[("calc", "bad")]
 
 
+@pytest.mark.parametrize("name", ["", "   "])
+def test_an_empty_tool_name_is_refused_never_a_bare_prefix_id(name: str) -> None:
+    built = build_mcp_tools([Info("calc", name), Info("calc", "ok")])
+    assert [t.id for t in built.tools] == ["mcp_calc_ok"]
+    assert [(r.name, r.reason) for r in built.refused] == [(name, "its name is empty")]
+    with pytest.raises(InputSchemaError, match="name is empty"):
+        make_mcp_tool("calc", name, "", ADD)
+
+
 def _ctx(tool_id: str, **kw: Any) -> ToolDispatchContext:
     return ToolDispatchContext(run_id="r", node_id="agent", granted_tool_ids=frozenset({tool_id}), **kw)
 

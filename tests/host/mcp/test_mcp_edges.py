@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from relavium_desktop.engine.errors import ToolFailedError
+from relavium_desktop.engine.errors import ToolDeniedError, ToolFailedError
 from tests.fixtures.mcp_raw_server import BLOB, PNG
 from tests.host.mcp.conftest import PYTHON, make_host, process_gone, stdio_entry
 
@@ -138,3 +138,29 @@ async def test_a_stopped_servers_descendant_in_its_own_session_is_killed(
     finally:
         await host.aclose()
     assert await _wait_gone(escaped), "the setsid descendant outlived the stopped server"
+
+
+async def test_a_handle_only_in_structured_content_is_admitted_to_the_calls_media_scope(relavium_home: Path) -> None:
+    from relavium_desktop.engine.host import ToolHost
+    from relavium_desktop.engine.tools.mcp_tools import build_mcp_tools
+    from relavium_desktop.engine.tools.registry import ToolRegistry
+    from relavium_desktop.engine.tools.tooldef import ToolCall, ToolDispatchContext
+    from relavium_desktop.host.media import MediaStore
+    from relavium_desktop.host.media.capability import MediaHost
+
+    store = MediaStore(relavium_home / "media")
+    host = make_host(relavium_home, {"raw": raw_entry()}, media=store)
+    media = MediaHost(store)
+    try:
+        reports = await host.discover(timeout_s=20)
+        tools = build_mcp_tools(t for r in reports for t in r.tools).tools
+        registry = ToolRegistry(tools, ToolHost(mcp=host, media=media))
+        ctx = ToolDispatchContext(run_id="r1", node_id="agent", granted_tool_ids=frozenset({"mcp_raw_binary"}))
+        out = await registry.dispatch(ToolCall("mcp_raw_binary", {}), ctx)
+    finally:
+        await host.aclose()
+    assert out.ok, out.error
+    blob = out.result["structuredContent"]["attachment"]["media"]  # in no content part
+    assert (await media.describe(blob, "run:r1"))["sizeBytes"] == len(BLOB)
+    with pytest.raises(ToolDeniedError, match="was not produced or received in this chat or run"):
+        await media.describe(blob, "run:another")

@@ -16,7 +16,10 @@ holds at every tier, and git must not become a way around it:
   submodule recursion (a submodule's git data may live outside the scope),
   and the flags that print or probe content outside a diff section
   (``--check``, ``--line-prefix``, ``-S`` / ``-G`` / ``--pickaxe-*``,
-  ``--find-object``, and ``--ext-diff``, whose program prints what it likes).  A long flag is refused in any abbreviation too.
+  ``--find-object``, and ``--ext-diff``, whose program prints what it likes),
+  ``-L`` on a protected file (its regex range is a probe), and a revision
+  argument that is a bare blob (a diff of it shows content under an object
+  id, not a path).  A long flag is refused in any abbreviation too.
 * **git_commit pathspecs** must name paths inside the repository's work tree
   and scope, clear of the floor, in their literal spelling (``..`` folded, as
   git folds it) and with their parent folder's symlinks resolved.
@@ -63,17 +66,36 @@ def _hits(flag: str, names: Sequence[str]) -> bool:
     return name != "--" and any(n == name or (len(name) > 3 and n.startswith(name)) for n in names)
 
 
-def vet_view_flags(flags: Sequence[str], cwd: str, repo: Repository) -> None:
-    """Refuse author flags that would see past the scope or the read floor (see module doc)."""
+def vet_view_flags(flags: Sequence[str], cwd: str, repo: Repository) -> list[str]:
+    """Refuse author flags that would see past the scope or the read floor (see module doc).
+
+    Returns the arguments that may name revisions (not options, not existing
+    paths); the host asks git whether one of them is a bare blob, whose
+    content a diff would show under its object id, not under a path the
+    floor could judge.
+    """
+    revisions: list[str] = []
     pathspecs = False
+    line_range = False
     for flag in flags:
+        if line_range:
+            _check_line_range(flag, cwd, repo)
+            line_range = False
+            continue
         if pathspecs or not flag.startswith("-"):
-            _inside_worktree(flag, cwd, repo, must_exist=not pathspecs)
+            if not _inside_worktree(flag, cwd, repo, must_exist=not pathspecs) and not pathspecs:
+                revisions.append(flag)
             continue
         if flag == "--":
             pathspecs = True
             continue
         if flag in SAFE_SPELLINGS:
+            continue
+        if flag.startswith("-L"):
+            if flag == "-L":
+                line_range = True
+            else:
+                _check_line_range(flag[2:], cwd, repo)
             continue
         if flag.startswith("--") and _hits(flag, ESCAPING_FLAGS):
             raise _refuse_flag(
@@ -87,13 +109,38 @@ def vet_view_flags(flags: Sequence[str], cwd: str, repo: Repository) -> None:
                 DenyReason.PROTECTED_PATH,
                 "it would print or probe file content outside a diff, past the read floor",
             )
+    return revisions
 
 
-def _inside_worktree(arg: str, cwd: str, repo: Repository, *, must_exist: bool) -> None:
-    """A path argument outside the work tree (git would diff it with --no-index) is refused."""
+def _check_line_range(value: str, cwd: str, repo: Repository) -> None:
+    """``-L<range>:<file>``: a regex range is a content probe, so a protected file is refused outright."""
+    for base in (path_components(repo.worktree), path_components(cwd)):
+        for piece in value.split(":"):
+            rule = read_floor((*base, *split_components(piece)))
+            if rule is not None:
+                raise _refuse_flag(
+                    f"-L{value}",
+                    DenyReason.PROTECTED_PATH,
+                    f"it names a file protected by the credential read floor ({rule})",
+                )
+
+
+def blob_refusal(revision: str) -> ToolDeniedError:
+    return ToolDeniedError(
+        f"git_status: the author argument {revision!r} names a file's content by object id, so the read "
+        "floor cannot tell which file it is; name a commit or a path instead",
+        reason=DenyReason.PROTECTED_PATH,
+    )
+
+
+def _inside_worktree(arg: str, cwd: str, repo: Repository, *, must_exist: bool) -> bool:
+    """False for a revision; True for a path inside the work tree; a path outside is refused.
+
+    git would diff a path outside the work tree with an implicit --no-index.
+    """
     path = os.path.normpath(os.path.join(cwd, arg))
     if must_exist and not os.path.lexists(path):
-        return  # a revision, not a path
+        return False  # a revision, not a path
     worktree = path_components(repo.worktree)
     for spelling in (path_components(path), path_components(os.path.realpath(path))):
         if spelling[: len(worktree)] != worktree:
@@ -101,6 +148,7 @@ def _inside_worktree(arg: str, cwd: str, repo: Repository, *, must_exist: bool) 
                 f"git_status: the author argument {arg!r} is a path outside the repository's work tree",
                 reason=DenyReason.OUTSIDE_SCOPE,
             )
+    return True
 
 
 def check_pathspecs(pathspecs: Sequence[str], cwd: str, repo: Repository, scope: GitScope) -> None:

@@ -25,7 +25,12 @@ from relavium_desktop.host.process.git_scope import (
     locate_repository,
     path_components,
 )
-from relavium_desktop.host.process.git_view import check_pathspecs, vet_view_flags, withhold_protected
+from relavium_desktop.host.process.git_view import (
+    blob_refusal,
+    check_pathspecs,
+    vet_view_flags,
+    withhold_protected,
+)
 from relavium_desktop.host.process.runner import STDERR, STDOUT, ProcessResult, run_process
 
 
@@ -129,7 +134,12 @@ class ProcessHost:
             )
 
         if sub in gitrun.READ_ONLY_SUBCOMMANDS:
-            vet_view_flags(args[1:], cwd, repo)
+            for revision in vet_view_flags(args[1:], cwd, repo):
+                if ":" in revision:
+                    continue  # rev:path -- git's diff header names the path, and the filter judges it
+                kind = await run(["cat-file", "-t", f"{revision}^{{}}"])
+                if kind.exit_code == 0 and kind.stdout.strip() == "blob":
+                    raise blob_refusal(revision)
             try:
                 result = await run(gitrun.read_only_argv(args), ceiling=gitrun.VIEW_CEILING, whole_stdout=True)
             except _ViewTooLargeError:

@@ -286,6 +286,8 @@ async def test_a_huge_view_is_filtered_before_it_is_spilled(secret_repo: Path, m
         (("--ignore-submodules=none",), DenyReason.OUTSIDE_SCOPE),
         (("--check",), DenyReason.PROTECTED_PATH),
         (("--ext-diff",), DenyReason.PROTECTED_PATH),
+        (("-L", "/API_TOKEN/,+1:.env"), DenyReason.PROTECTED_PATH),
+        (("-L/DB_/,+1:config/.env.production",), DenyReason.PROTECTED_PATH),
         (("--line-prefix=> ",), DenyReason.PROTECTED_PATH),
         (("-Ssk-live",), DenyReason.PROTECTED_PATH),
         (("-G", "API_TOKEN"), DenyReason.PROTECTED_PATH),
@@ -359,3 +361,23 @@ async def test_commit_in_a_folder_inside_a_larger_repository_commits_nothing(
     out = await commit(make_host(parent / "ws"))
     assert out.error is not None and "not a git repository" in out.error.message
     assert commits(parent) == ["initial"]
+
+
+async def test_a_blob_named_by_object_id_is_refused_and_a_path_form_is_filtered(
+    secret_repo: Path, make_host: Any
+) -> None:
+    th = make_host(secret_repo)
+    env_blob = git(secret_repo, "rev-parse", "HEAD:.env").strip()
+    app_blob = git(secret_repo, "rev-parse", "HEAD:app.py").strip()
+    git(secret_repo, "tag", "envblob", env_blob)  # a lightweight tag pointing at the blob
+    for flags in ((env_blob, app_blob), (app_blob, env_blob), ("envblob", app_blob)):
+        out = await view(th, "diff", *flags)
+        assert out.error is not None and out.error.reason == DenyReason.PROTECTED_PATH, flags
+        assert "object id" in out.error.message
+    out = await view(th, "diff", "HEAD:.env", "HEAD:app.py")
+    assert out.ok and "diff --git a/.env b/app.py" in out.result["stdout"]
+    assert "API_TOKEN=old" not in out.result["stdout"] and "content withheld" in out.result["stdout"]
+    out = await view(th, "diff", "HEAD:app.py", "HEAD:app.py")
+    assert out.ok and out.result["exitCode"] == 0
+    out = await view(th, "log", "-L", "1,1:app.py")  # -L on an ordinary file still works
+    assert out.ok and "print('v1')" in out.result["stdout"]

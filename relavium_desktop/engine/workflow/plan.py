@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from relavium_desktop.engine.agent.tool_config import parameter_problems
 from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
+from relavium_desktop.engine.tools.env_policy import env_refusal
 from relavium_desktop.engine.tools.http_tools import HttpToolDecl
 from relavium_desktop.engine.tools.known_ids import KnownTools, as_known
 from relavium_desktop.engine.workflow.errors import Issue, TemplateError
@@ -70,6 +71,9 @@ class PlanEdge:
     # None: unconditional.  Otherwise the condition's branch keys this edge serves.
     keys: set[str] | None = None
     condition: str | None = None  # an authored edge ``condition`` (JS)
+    # Only a template reads the source's output: the edge orders the two nodes but never
+    # makes the target runnable (routing is the condition's alone); see WorkflowRun._ready.
+    data: bool = False
 
 
 @dataclass(slots=True)
@@ -184,15 +188,24 @@ class _PlanBuilder:
     def npath(self, nid: str, *rest: str | int) -> tuple[str | int, ...]:
         return ("workflow", "nodes", self.index.get(nid, 0), *rest)
 
-    def add_edge(self, source: str, target: str, key: str | None, condition: str | None = None) -> None:
-        """One plan edge per (source, target); a second route widens its branch keys."""
+    def add_edge(
+        self, source: str, target: str, key: str | None, condition: str | None = None, *, data: bool = False
+    ) -> None:
+        """One plan edge per (source, target); a second route widens its branch keys.
+
+        ``data`` marks an edge only a template implies; a routed or authored
+        edge for the same pair makes it a control edge.
+        """
         edge = self._pairs.get((source, target))
         if edge is None:
-            edge = PlanEdge(source, target, None if key is None else {key}, condition)
+            edge = PlanEdge(source, target, None if key is None else {key}, condition, data)
             self._pairs[(source, target)] = edge
             self.in_edges[target].append(edge)
             self.out_edges[source].append(edge)
             return
+        if data:
+            return  # a template read adds nothing to an edge that already routes
+        edge.data = False
         if key is None:
             edge.keys = None
         elif edge.keys is not None:
@@ -301,7 +314,7 @@ class _PlanBuilder:
                 for site in found:
                     producer = site.output_node
                     if producer is not None and producer in self.nodes and producer != nid:
-                        self.add_edge(producer, nid, None)
+                        self.add_edge(producer, nid, None, data=True)
                     secret = (site.ref[0] == "inputs" and str(site.ref[1]) in secret_inputs) or (
                         site.ref[0] == "ctx" and str(site.ref[1]) in tainted_ctx
                     )
@@ -318,6 +331,8 @@ class _PlanBuilder:
         that agent only.  An http tool may not take a known tool's id.
         """
         known = None if self.known_tools is None else as_known(self.known_tools)
+        # The workflow's allowedEnv: pinned env names are checked against it now, not at the first call.
+        allowed_env = tuple((self.body.tools.allowedEnv if self.body.tools else None) or ())
         if known is not None:
             known = known.with_servers(_workflow_servers(self.body, self.agents.values()))
             self.check_http_names(known)
@@ -342,6 +357,8 @@ class _PlanBuilder:
                   and node.tool_config.tool_name not in known):
                 self.issue(self.npath(nid, "tool_config", "tool_name"),
                            f"unknown tool {node.tool_config.tool_name!r}{_hint(node.tool_config.tool_name)}")
+            elif isinstance(node, ToolNode):
+                self.check_pinned_env(nid, node, allowed_env)
         if known is not None:
             for a, agent in enumerate(self.agents.values()):
                 mine = known.with_ids(d.name for d in agent.http_tools)
@@ -350,9 +367,21 @@ class _PlanBuilder:
                         self.issue(("workflow", "agents", a, "tools", t),
                                    f"agent {agent.id!r} lists unknown tool {tool_id!r}{_hint(tool_id)}")
                 # tool_config parameters must be fields of their (built-in) tool; values never echoed.
-                for problem in parameter_problems(agent.tool_config, _BUILTIN_TOOLS.get):
+                for problem in parameter_problems(agent.tool_config, _BUILTIN_TOOLS.get, allowed_env=allowed_env):
                     self.issue(("workflow", "agents", a, "tool_config", *problem.path),
                                f"agent {agent.id!r} tool_config: {problem.message}")
+
+    def check_pinned_env(self, nid: str, node: ToolNode, allowed_env: Collection[str]) -> None:
+        """A tool node's pinned ``env`` names pass the env allowlist (names only: values may be templated)."""
+        tool = _BUILTIN_TOOLS.get(node.tool_config.tool_name)
+        env = node.tool_config.parameters.get("env")
+        if tool is None or "env" not in tool.config_only or not isinstance(env, dict):
+            return
+        for name in env:
+            message = env_refusal(tool.id, str(name), allowed_env)
+            if message is not None:
+                self.issue(self.npath(nid, "tool_config", "parameters", "env"), message)
+                return
 
     def check_http_names(self, known: KnownTools) -> None:
         """An http tool's name may not shadow a built-in, plugin or MCP tool id, nor repeat in one scope."""

@@ -18,9 +18,10 @@ from typing import Any
 
 from relavium_desktop.engine.agent.outcome import UsageRecord
 from relavium_desktop.engine.agent.session import SessionInfo, storable_message
-from relavium_desktop.engine.llm.messages import Message
+from relavium_desktop.engine.llm.messages import Message, TextPart
 from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.store.db import migrate, write_tx
+from relavium_desktop.store.runs import owner_alive, this_process
 
 MIGRATIONS = [
     """
@@ -98,6 +99,22 @@ MIGRATIONS = [
     INSERT INTO chat_search(session_id, seq, body)
         SELECT session_id, seq, search_text FROM chat_messages WHERE search_text IS NOT NULL;
     UPDATE chat_messages SET search_text = NULL
+    """,
+    # Partial answers (issue 29).  ``cut_off`` marks an assistant message that
+    # was cut off (the process was killed, the stream died, the user stopped
+    # it).  ``chat_partials`` holds the one answer being streamed per session,
+    # rewritten about once a second, with the process writing it: a draft whose
+    # process is gone is kept as a cut-off message when the session is read.
+    """
+    ALTER TABLE chat_messages ADD COLUMN cut_off INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE chat_partials (
+        session_id TEXT PRIMARY KEY REFERENCES chat_sessions(id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        owner_pid INTEGER NOT NULL,
+        owner_started REAL NOT NULL,
+        owner_host TEXT NOT NULL,
+        updated_at REAL NOT NULL
+    )
     """,
 ]
 
@@ -216,20 +233,88 @@ class SqliteSessionStore:
         return int(row[0])
 
     def append_message(self, session_id: str, message: Message) -> None:
+        """Store ``message``; it supersedes the session's streaming draft (dropped in the same write)."""
+        with self._lock, write_tx(self._conn):
+            self._append_locked(session_id, message, cut_off=False)
+
+    def _append_locked(self, session_id: str, message: Message, *, cut_off: bool) -> None:
         stored = storable_message(message)
         now = self._clock()
-        with self._lock, write_tx(self._conn):
-            seq = self._next_seq("chat_messages", session_id)
+        seq = self._next_seq("chat_messages", session_id)
+        self._conn.execute(
+            "INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at, cut_off) VALUES(?,?,?,?,?,?)",
+            (session_id, seq, stored.role, json.dumps(stored.to_json()["parts"]), now, int(cut_off)),
+        )
+        self._conn.execute("INSERT INTO chat_search(session_id, seq, body) VALUES(?,?,?)",
+                           (session_id, seq, searchable_text(stored)))
+        self._conn.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+        self._conn.execute("DELETE FROM chat_partials WHERE session_id = ?", (session_id,))
+
+    # -- partial answers (PartialAnswerStore) ------------------------------------------
+
+    def save_partial(self, session_id: str, text: str) -> None:
+        """Overwrite the session's streaming draft (masked and bounded as a stored message is)."""
+        owner = this_process()
+        stored = storable_message(Message("assistant", (TextPart(text),))).text
+        with self._lock:
             self._conn.execute(
-                "INSERT INTO chat_messages(session_id, seq, role, parts_json, created_at) VALUES(?,?,?,?,?)",
-                (session_id, seq, stored.role, json.dumps(stored.to_json()["parts"]), now),
+                "INSERT INTO chat_partials(session_id, text, owner_pid, owner_started, owner_host, updated_at) "
+                "VALUES(?,?,?,?,?,?) ON CONFLICT(session_id) DO UPDATE SET text = excluded.text, "
+                "owner_pid = excluded.owner_pid, owner_started = excluded.owner_started, "
+                "owner_host = excluded.owner_host, updated_at = excluded.updated_at",
+                (session_id, stored, owner.pid, owner.started, owner.host, self._clock()),
             )
-            self._conn.execute("INSERT INTO chat_search(session_id, seq, body) VALUES(?,?,?)",
-                               (session_id, seq, searchable_text(stored)))
-            self._conn.execute("UPDATE chat_sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+
+    def keep_cut_off(self, session_id: str, text: str) -> None:
+        """End the draft: ``text`` (when not empty) is kept as an assistant message marked cut off."""
+        with self._lock, write_tx(self._conn):
+            if text:
+                self._append_locked(session_id, Message("assistant", (TextPart(text),)), cut_off=True)
+            else:
+                self._conn.execute("DELETE FROM chat_partials WHERE session_id = ?", (session_id,))
+
+    def _settle_dead_draft_locked(self, session_id: str) -> None:
+        """A draft whose process is gone (killed mid-answer) becomes a cut-off message.
+
+        A draft of a live process is an answer still streaming: left alone.
+        One written on another host cannot be checked from here: left alone too.
+        """
+        row = self._conn.execute("SELECT * FROM chat_partials WHERE session_id = ?", (session_id,)).fetchone()
+        if row is None or row["owner_host"] != this_process().host:
+            return
+        if owner_alive(int(row["owner_pid"]), float(row["owner_started"])):
+            return
+        with write_tx(self._conn):
+            again = self._conn.execute(
+                "SELECT text FROM chat_partials WHERE session_id = ? AND owner_pid = ? AND owner_started = ?",
+                (session_id, row["owner_pid"], row["owner_started"]),
+            ).fetchone()
+            if again is None:  # another reader kept it meanwhile
+                return
+            if again["text"]:
+                self._append_locked(session_id, Message("assistant", (TextPart(again["text"]),)), cut_off=True)
+            else:
+                self._conn.execute("DELETE FROM chat_partials WHERE session_id = ?", (session_id,))
+
+    def partial(self, session_id: str) -> str | None:
+        """The answer being streamed right now (by any live process), if any."""
+        with self._lock:
+            self._settle_dead_draft_locked(session_id)
+            row = self._conn.execute("SELECT text FROM chat_partials WHERE session_id = ?", (session_id,)).fetchone()
+        return str(row["text"]) if row is not None else None
+
+    def cut_off_indexes(self, session_id: str) -> set[int]:
+        """Positions (in :meth:`messages`) of the answers that were cut off."""
+        with self._lock:
+            self._settle_dead_draft_locked(session_id)
+            rows = self._conn.execute(
+                "SELECT cut_off FROM chat_messages WHERE session_id = ? ORDER BY seq", (session_id,)
+            ).fetchall()
+        return {i for i, r in enumerate(rows) if r["cut_off"]}
 
     def messages(self, session_id: str) -> list[Message]:
         with self._lock:
+            self._settle_dead_draft_locked(session_id)
             rows = self._conn.execute(
                 "SELECT role, parts_json FROM chat_messages WHERE session_id = ? ORDER BY seq", (session_id,)
             ).fetchall()

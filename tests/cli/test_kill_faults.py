@@ -13,13 +13,19 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psutil
 import pytest
 
+from tests.chat_kills import KEPT_WITHIN_S, Streamed, check_kept, kill_mid_answer, session_of, shown_answer
+from tests.cli.llm_cli import KEY, write_agent, write_providers
 from tests.cli.run_processes import read_until, runs_from_a_new_process, start_run
 from tests.conftest import relavium_cmd
+from tests.fixtures.llm_server import Reply
+from tests.fixtures.slow_llm import SlowLLMServer, long_answer, slow_llm_server
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, parent-death signal")
 
@@ -183,3 +189,69 @@ def test_resume_refuses_while_an_earlier_attempt_of_the_step_still_runs(
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+CHAT_KILLS = 10
+SIDE_BY_SIDE = 3  # chats at once: the kills overlap with the next chats starting up
+
+
+@pytest.fixture
+def slow_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[SlowLLMServer]:
+    with slow_llm_server(monkeypatch) as server:
+        yield server
+
+
+def test_kill_9_during_a_streamed_chat_answer_keeps_the_question_and_the_partial_answer(
+    cli_env: dict[str, str], relavium_home: Path, slow_server: SlowLLMServer, tmp_path: Path
+) -> None:
+    """``relavium chat`` killed at random moments of a slow streamed answer, 10 times (real CLI, real server).
+
+    The chats run a few at a time (each its own session in one history.db),
+    each killed at its own random moment.
+    """
+    write_providers(relavium_home, slow_server.base_url)
+    env = {**cli_env, "RELAVIUM_TEST_KEY": KEY}
+    agent = write_agent(tmp_path / "helper.agent.yaml", tools=[])
+    answer = long_answer()
+    slow_server.script(*(Reply.say(answer) for _ in range(CHAT_KILLS)))
+
+    def one(attempt: int) -> tuple[str, Streamed, float, float]:
+        question = f"tell me a long story, take {attempt}"
+        proc = subprocess.Popen(
+            [*relavium_cmd(), "chat", "--agent", str(agent), "--workspace", str(tmp_path)],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=(tmp_path / f"err{attempt}").open("wb"),
+        )
+        try:
+            streamed = Streamed(proc).start()
+            assert proc.stdin is not None
+            proc.stdin.write(question.encode() + b"\n")
+            proc.stdin.flush()
+            began, killed_at = kill_mid_answer(streamed, random.Random(2029 + attempt), "word000")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            for stream in (proc.stdin, proc.stdout):
+                if stream is not None:
+                    stream.close()
+        return question, streamed, began, killed_at
+
+    with ThreadPoolExecutor(SIDE_BY_SIDE) as pool:
+        runs = list(pool.map(one, range(CHAT_KILLS)))
+    kept_lengths = []
+    for question, streamed, began, killed_at in runs:
+        shown = shown_answer(streamed.text_at(killed_at - KEPT_WITHIN_S), "word000")
+        kept = check_kept(
+            relavium_home,
+            session_of(streamed.text()),
+            question,
+            answer,
+            shown_before=shown,
+            streamed_for_s=killed_at - began,
+        )
+        kept_lengths.append(len(kept))
+    assert sum(1 for n in kept_lengths if n) >= CHAT_KILLS // 2, kept_lengths

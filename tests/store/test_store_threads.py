@@ -20,6 +20,7 @@ import pytest
 
 from relavium_desktop.engine.workflow.journal import RunInfo
 from relavium_desktop.store.db import history_db_path, open_db, write_tx
+from relavium_desktop.store.runs import MIGRATIONS as RUN_MIGRATIONS
 from relavium_desktop.store.runs import RunStore
 from relavium_desktop.store.sessions import MIGRATIONS as SESSION_MIGRATIONS
 
@@ -159,7 +160,7 @@ def test_first_opens_from_many_connections_migrate_once(tmp_path: Path) -> None:
 
     assert _run_threads([opener(c) for c in conns]) == []
     versions = dict(conns[0].execute("SELECT component, version FROM schema_versions").fetchall())
-    assert versions == {"runs": 2, "sessions": len(SESSION_MIGRATIONS), "grants": 1, "folder_grants": 1}
+    assert versions == {"runs": len(RUN_MIGRATIONS), "sessions": len(SESSION_MIGRATIONS), "grants": 1, "folder_grants": 1}
     for c in conns:
         c.close()
 

@@ -1,25 +1,32 @@
 """One chat session's turns: history from the store, the loop, persistence.
 
-Every message is persisted the moment the loop appends it, so a crash or an
-app restart loses at most the reply being streamed.  A cancelled turn closes
-its open tool calls with "not run: cancelled" results, keeping the stored
-history valid for every provider on resume.
+Every message is persisted the moment the loop appends it.  The reply being
+streamed is saved as it grows, at most about once a second (a store that is a
+:class:`~relavium_desktop.engine.agent.session.PartialAnswerStore`), so a
+kill -9 loses at most the last second of it; a reply cut off by a failed or
+cancelled turn is kept, marked as cut off.  A cancelled turn closes its open
+tool calls with "not run: cancelled" results, keeping the stored history
+valid for every provider on resume; the history sent never has two user
+messages in a row (:func:`~relavium_desktop.engine.agent.session.alternating`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import contextlib
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from relavium_desktop.engine.agent.loop import AgentLoop
 from relavium_desktop.engine.agent.modes import SessionApprovals
 from relavium_desktop.engine.agent.outcome import AgentFailure, LoopResult
 from relavium_desktop.engine.agent.routing import ProviderLookup
-from relavium_desktop.engine.agent.session import SessionStore
+from relavium_desktop.engine.agent.session import PartialAnswerStore, SessionStore, alternating
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.agent.tool_config import node_tool_configs
 from relavium_desktop.engine.events import (
+    AgentToken,
     ChatTurnCancelled,
     ChatTurnCompleted,
     ChatTurnFailed,
@@ -50,9 +57,51 @@ class ChatSession:
     offered_tools: frozenset[str] | None = None
     # The user's chat tool configs (Settings -> Chat tools / --tool-config), per tool id.
     tool_configs: Mapping[str, NodeToolConfig] = field(default_factory=dict)
+    # The streaming answer is saved at most once per this many seconds (the first token at once).
+    partial_every_s: float = 1.0
+    clock: Callable[[], float] = time.monotonic
+    _draft: list[str] = field(default_factory=list, init=False, repr=False)
+    _saved_at: float = field(default=float("-inf"), init=False, repr=False)
+    _restarting: bool = field(default=False, init=False, repr=False)
 
     def _emit(self, event: RunEvent) -> None:
+        if isinstance(event, AgentToken):
+            if self._restarting:  # the answer starts over (after a retry or a fallback)
+                self._draft.clear()
+                self._restarting = False
+            self._draft.append(event.token)
+        elif event.TYPE in ("agent:retrying", "agent:provider_fallback"):
+            # Not cleared yet: if the new attempt fails before a word, what was shown is what is kept.
+            self._restarting = True
         self.emit(event)
+        if isinstance(event, AgentToken):
+            self._save_partial()
+
+    def _save_partial(self) -> None:
+        store = self.store
+        now = self.clock()
+        if not isinstance(store, PartialAnswerStore) or now - self._saved_at < self.partial_every_s:
+            return
+        self._saved_at = now
+        # Best effort: a store that cannot write now fails the turn's next message, which says why.
+        with contextlib.suppress(Exception):
+            store.save_partial(self.session_id, "".join(self._draft))
+
+    def _append(self, message: Message) -> None:
+        """A message the loop finished: it supersedes the draft (the store drops it in the same write)."""
+        self._draft.clear()
+        self._saved_at = float("-inf")
+        self._restarting = False
+        self.store.append_message(self.session_id, message)
+
+    def _keep_cut_off(self, fallback: str = "") -> None:
+        """End the turn's draft: what was streamed (or the provider's partial text) is kept as cut off."""
+        text = "".join(self._draft) or fallback
+        self._draft.clear()
+        self._restarting = False
+        store = self.store
+        if isinstance(store, PartialAnswerStore):
+            store.keep_cut_off(self.session_id, text)
 
     def _loop(self) -> AgentLoop:
         granted = frozenset(t for t in self.spec.tools if self.registry.get(t) is not None)
@@ -64,7 +113,7 @@ class ChatSession:
         return AgentLoop(
             spec=self.spec, providers=self.providers, registry=self.registry, ctx=ctx, emit=self._emit,
             chat=True, offered_tool_ids=self.offered_tools,
-            on_message=lambda m: self.store.append_message(self.session_id, m),
+            on_message=self._append,
             on_usage=lambda u: self.store.record_usage(self.session_id, u),
         )
 
@@ -123,6 +172,7 @@ class ChatSession:
         return await self._run(history)
 
     async def _run(self, history: list[Message]) -> LoopResult:
+        history = alternating(history)
         try:
             result = await self._loop().run(history)
         except asyncio.CancelledError:
@@ -130,10 +180,16 @@ class ChatSession:
             if task is not None:
                 task.uncancel()
             self._close_open_calls(history)
+            self._keep_cut_off()
             self.emit(ChatTurnCancelled())
             return LoopResult(status="cancelled",
                               failure=AgentFailure("cancelled", "cancelled by the user"))
+        except Exception:
+            with contextlib.suppress(Exception):  # the original error is what the caller needs
+                self._keep_cut_off()
+            raise
         if result.status == "failed" and result.failure is not None:
+            self._keep_cut_off(str(getattr(result.failure, "partial_text", None) or ""))
             self.emit(ChatTurnFailed(error=result.failure.info()))
         else:
             self.emit(ChatTurnCompleted(tool_turns=result.tool_turns))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from relavium_desktop.engine.agent.outcome import UsageRecord
 from relavium_desktop.engine.llm.messages import (
@@ -62,6 +62,44 @@ class SessionStore(Protocol):
     def messages(self, session_id: str) -> list[Message]: ...
 
     def record_usage(self, session_id: str, usage: UsageRecord) -> None: ...
+
+
+@runtime_checkable
+class PartialAnswerStore(Protocol):
+    """A store that keeps a streaming answer as it grows, and a cut-off one for good.
+
+    ``save_partial`` overwrites the session's one in-progress draft (called at
+    most about once a second); any message appended afterwards supersedes it.
+    ``keep_cut_off`` ends the draft: a non-empty ``text`` becomes an assistant
+    message marked as cut off, an empty one just clears the draft.  A draft
+    left by a process that died (kill -9) is kept as a cut-off answer by the
+    store itself, the next time the session's messages are read.
+    """
+
+    def save_partial(self, session_id: str, text: str) -> None: ...
+
+    def keep_cut_off(self, session_id: str, text: str) -> None: ...
+
+
+# Sent in place of the missing answer between two user messages in a row: the
+# providers expect turns to alternate, and a question whose answer was lost
+# (cut off before any text, a failed request) is followed by the next one.
+NO_ANSWER_TEXT = "(no answer: the reply to the message above was lost or cut off before any text)"
+
+
+def alternating(history: Sequence[Message]) -> list[Message]:
+    """``history`` as sent to a provider: never two user messages in a row.
+
+    A placeholder assistant turn goes between them (merging would blur two
+    questions into one).  A user message right after tool results is fine:
+    it is the stored history the loop itself produces.
+    """
+    out: list[Message] = []
+    for message in history:
+        if message.role == "user" and out and out[-1].role == "user":
+            out.append(Message("assistant", (TextPart(NO_ANSWER_TEXT),)))
+        out.append(message)
+    return out
 
 
 def _store_part(part: Part) -> Part:

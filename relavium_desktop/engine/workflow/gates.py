@@ -45,7 +45,9 @@ def ungated_path(
 ) -> list[str] | None:
     """A path from a root to ``node_id`` over ``live`` edges that passes none of ``gates``, or None.
 
-    A root is a node without in-edges (the run's entry).  ``excluded`` nodes
+    Only the edges that decide whether a node runs are walked (a template
+    read is not one, see :func:`_deciding`).  A root is a node without
+    in-edges (the run's entry).  ``excluded`` nodes
     (invoke_agent delegates) are never entries.  Breadth-first from the node
     backwards, so the path reported is a shortest one.
     """
@@ -54,20 +56,31 @@ def ungated_path(
     queue = [node_id]
     while queue:
         current = queue.pop(0)
-        edges = [e for e in in_edges.get(current, ()) if live(e)]
-        if not in_edges.get(current) and current not in excluded:
+        deciding = _deciding(in_edges.get(current, ()))
+        if not deciding and current not in excluded:
             path = [current]
             while path[-1] != node_id:
                 path.append(parent[path[-1]])
             return path
-        for edge in edges:
+        for edge in deciding:
             source = edge.source
-            if source in gates or source in seen:
+            if not live(edge) or source in gates or source in seen:
                 continue
             seen.add(source)
             parent[source] = current
             queue.append(source)
     return None
+
+
+def _deciding(edges: Sequence[PlanEdge]) -> Sequence[PlanEdge]:
+    """The in-edges that decide whether a node runs, as the scheduler reads them.
+
+    An edge only a template implies (``data``) orders two nodes but does not
+    route control, unless a node has no other in-edge; a path of control is
+    what a gate must lie on.
+    """
+    control = [e for e in edges if not getattr(e, "data", False)]
+    return control or edges
 
 
 def gate_refusal(

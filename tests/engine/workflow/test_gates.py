@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from relavium_desktop.engine.workflow.gates import decided_by_person, gate_refusal, ungated_path
 from tests.engine.workflow.wfhelpers import load
 
@@ -60,3 +62,25 @@ def test_the_refusal_names_the_gate_approved_by_timeout_on_the_open_path() -> No
 def test_only_named_people_count_as_deciders() -> None:
     assert all(decided_by_person(d) for d in ("user", "desktop", "notification", "cli"))
     assert not any(decided_by_person(d) for d in ("timeout", "", "scheduler", "Timeout"))
+
+
+@dataclass
+class Edge:
+    """A plan edge as the scheduler sees it; ``data``: only a template read implies it."""
+
+    source: str
+    target: str
+    data: bool = False
+
+
+def test_a_template_read_of_a_node_before_the_gate_is_no_path_around_it() -> None:
+    # draft -> gate -> commit routes control; commit's message template reads draft's output.
+    edges = {
+        "draft": [],
+        "gate": [Edge("draft", "gate")],
+        "commit": [Edge("gate", "commit"), Edge("draft", "commit", data=True)],
+    }
+    assert ungated_path(edges, "commit", {"gate"}) is None  # type: ignore[arg-type]
+    # A node whose only in-edges are template reads runs when a producer ran: those reads then route it.
+    edges["commit"] = [Edge("draft", "commit", data=True)]
+    assert ungated_path(edges, "commit", {"gate"}) == ["draft", "commit"]  # type: ignore[arg-type]

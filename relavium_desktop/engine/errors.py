@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from relavium_desktop.engine.events import ErrorInfo
+from relavium_desktop.engine.tools.masking import mask_text
 
 
 class ErrorCode(StrEnum):
@@ -59,6 +60,10 @@ class ToolError(Exception):
     code: ErrorCode = ErrorCode.TOOL_FAILED
 
     def __init__(self, message: str, *, reason: str | None = None) -> None:
+        # Masked at birth: the message may quote what went wrong (a server's
+        # error text, an id the caller typed), and it travels to the model,
+        # the events, the CLI and the history from here.
+        message = mask_text(message)
         super().__init__(message)
         self.message = message
         self.reason = reason

@@ -11,10 +11,11 @@ does not have (``node:skipped``, ``node:retrying``, ``agent:reasoning``,
 which the schema allows.  Every error on the wire — a tool's, a node's, a
 provider's, a run's — is one :class:`ErrorInfo`.
 
-Producers build a typed event and hand it to an :data:`Emit`; the
-:class:`EventBus` stamps the envelope (``runId`` or ``sessionId``,
-``timestamp``, a gap-free ``sequenceNumber``) and fans the wire dict out to
-subscribers.  The clock is injected so the engine stays pure and tests stay
+Every string of an event's wire form is masked (credentials never leave
+through an event, whoever produced it).  Producers build a typed event and
+hand it to an :data:`Emit`; the :class:`EventBus` stamps the envelope
+(``runId`` or ``sessionId``, ``timestamp``, a gap-free ``sequenceNumber``)
+and fans the wire dict out to subscribers.  The clock is injected so the engine stays pure and tests stay
 deterministic.
 
 Wire rule: an optional field (one with a default) is omitted when it is
@@ -30,10 +31,11 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.engine.tools.masking import mask_strings, mask_text, mask_value
 
 Subscriber = Callable[[JsonDict], None]
 
@@ -83,6 +85,12 @@ class ErrorInfo(WireModel):
     retry_after: float | None = None
     node_id: str | None = None
 
+    @field_validator("message")
+    @classmethod
+    def _masked(cls, message: str) -> str:
+        """Every error, whoever raised it, is masked before any surface can show or store it."""
+        return mask_text(message)
+
 
 class TokensUsed(WireModel):
     input: int
@@ -106,7 +114,16 @@ class RunEvent(WireModel):
     TYPE: ClassVar[str] = ""
 
     def to_wire(self) -> JsonDict:
-        return {"type": self.TYPE, **super().to_wire()}
+        """The wire form, every string in it masked.
+
+        The one choke point of the event channel: whatever a producer put in
+        an event (an error echoing its input, a server's text, a run's
+        inputs), every consumer -- the bus and its subscribers (stdout,
+        history.db, the UI), a caller serialising an event itself -- gets it
+        masked.
+        """
+        wire: JsonDict = mask_strings({"type": self.TYPE, **super().to_wire()})
+        return wire
 
 
 # Whether the engine emits an event today; the reserved upstream ones are
@@ -140,6 +157,13 @@ class RunStarted(RunEvent):
     workflow_id: str | None = None
     workflow_name: str | None = None
     inputs: Any = None
+
+    @field_validator("inputs")
+    @classmethod
+    def _masked_inputs(cls, inputs: Any) -> Any:
+        """Masked as the input node's own output is: an input named like a secret shows ``***`` too."""
+        return mask_value(inputs)
+
     execution_mode: Literal["local", "cloud", "managed"] | None = None
     agent_id: str | None = None
     provider: str | None = None
@@ -574,7 +598,7 @@ class EventBus:
         """Stamp and publish one typed event; subscribers get its wire dict."""
         if not isinstance(event, RunEvent):
             raise TypeError(f"run events are typed models (engine/events.py), not {type(event).__name__}")
-        wire = event.to_wire()
+        wire = event.to_wire()  # masked: see RunEvent.to_wire
         stamped: JsonDict = {
             "type": wire.pop("type"),
             **self._scope,

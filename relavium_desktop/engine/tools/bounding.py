@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relavium_desktop.engine.host import SpillInfo
+from relavium_desktop.engine.tools.masking import outside_credentials
 from relavium_desktop.engine.tools.tooldef import ResultLimits
 
 # A real LF, or a JSON "\n" escape not itself escaped (an even run of
@@ -117,4 +118,8 @@ def preview(m: Measured, limits: ResultLimits, spill: SpillInfo | None) -> str:
     if len(head) + len(tail) >= len(text):
         # Only possible with tiny limits; keep the head and drop the tail.
         tail = ""
+    # Never cut through a credential: a tail starting mid-key is a key no mask
+    # recognises any more, wherever this preview is shown or stored.
+    head_end, tail_start = outside_credentials(text, len(head), len(text) - len(tail))
+    head, tail = text[:head_end], (text[tail_start:] if tail else "")
     return head + _marker(m, head, tail, spill) + tail

@@ -44,7 +44,9 @@ Why the rules are what they are:
 
 from __future__ import annotations
 
+import json
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -75,8 +77,10 @@ def _starts_at(text: str, i: int, word: frozenset[str]) -> bool:
 
 
 # Exactly one whitespace break: TAB, CR, LF or CRLF, raw or JSON-escaped
-# (once, or twice for JSON inside a JSON string).
-_BREAK_RE = re.compile(r"\r\n|[\n\r\t]|\\{1,2}r\\{1,2}n|\\{1,2}[nrt]")
+# (once, twice for JSON inside a JSON string, and deeper: a tool result's
+# text inside the CLI's JSON inside a stored event doubles the backslashes
+# at every level).
+_BREAK_RE = re.compile(r"\r\n|[\n\r\t]|\\{1,8}r\\{1,8}n|\\{1,8}[nrt]")
 _NL = r"(?:\r?\n|(?:\\{1,2}r)?\\{1,2}n)"
 _BLANK_LINE_RE = re.compile(_NL + _NL)
 # Spaces and TABs, raw or JSON-escaped, between a key or scheme and its value.
@@ -202,11 +206,24 @@ _FAMILIES: dict[str, _Shape] = {
 _TOKEN_RE = re.compile("|".join(re.escape(p) for p in sorted(_FAMILIES, key=len, reverse=True)))
 
 
+# Prefixes no word or identifier contains: a key glued to an identifier
+# (``mcp_server_ghp_...``, ``id=xoxb-...``) is still a key, so these need no
+# word boundary at all.  ``sk-``/``sk-ant-`` need one only against a letter or
+# digit ("task-ant-..." is prose, ``tool_sk-ant-...`` a key); ``eyJ``
+# ("keyJSON...") and ``AKIA``/``ASIA`` ("ASIAN...") need a full one.
+_ANYWHERE = frozenset(
+    {"github_pat_", "glpat-", *(f"gh{c}_" for c in "pousr"), *(f"xox{c}-" for c in "bpars"), "AIza"}
+)
+_AFTER_NON_ALNUM = frozenset({"sk-", "sk-ant-"})
+
+
 def _tokens(text: str, low: str) -> Iterator[Span]:
     for m in _TOKEN_RE.finditer(text):
-        if not _starts_at(text, m.start(), _TOKEN_CHARS):
+        prefix = m.group()
+        boundary = _ALNUM if prefix in _AFTER_NON_ALNUM else _TOKEN_CHARS
+        if prefix not in _ANYWHERE and not _starts_at(text, m.start(), boundary):
             continue
-        shape = _FAMILIES[m.group()]
+        shape = _FAMILIES[prefix]
         _, end, body = _value_span(text, m.end(), shape)
         if body >= shape.minimum:
             yield (m.start(), end)
@@ -349,13 +366,31 @@ def _in_userinfo(text: str, i: int) -> bool:
     return j >= 0 and _USERINFO_PART_RE.fullmatch(text, j + 3, i) is not None
 
 
-def _labelled(text: str, low: str) -> Iterator[Span]:
+# In serialised run events (stdout's JSON lines, history.db rows) a JSON key
+# that is exactly "token" names a streamed piece of the model's answer
+# (``agent:token``): there (:func:`mask_serialized`) only a token-shaped value
+# (no whitespace, eight characters or more) is taken for a credential.
+# ``access_token``, ``token=...`` and ``token: ...`` keep the plain rule.
+_BARE_TOKEN_KEY_RE = re.compile(r"(?<![A-Za-z0-9_\-.])token\\{0,3}[\"']")
+_TOKEN_SHAPED_RE = re.compile(r"[^\s\\\"']{8,}")
+
+
+def _labelled(text: str, low: str, streamed_token_key: bool = False) -> Iterator[Span]:
     for m in _LABELLED_RE.finditer(low):
         if _in_userinfo(text, m.start()):
             continue
         pos = m.end()
         quoted = _quoted(text, pos)
         if quoted is not None:
+            if (
+                streamed_token_key
+                and m.group("kq")
+                and _BARE_TOKEN_KEY_RE.match(low, m.start())
+                and m.start() > 0
+                and low[m.start() - 1] in "\"'"
+                and not _TOKEN_SHAPED_RE.fullmatch(text, *quoted)
+            ):
+                continue  # an agent:token event's text, not a credential
             yield quoted
             continue
         if m.group("kq") or text.startswith("=", pos):
@@ -444,21 +479,126 @@ _MAYBE_RE = re.compile(
 )
 
 
+# -- secrets known by value ---------------------------------------------------
+#
+# A secret the process resolved (a keyring value, a provider key read from the
+# environment) need not look like any token family: it is masked wherever it
+# shows up, also split once per character by a line break (wrapped output).
+# This is process state by nature -- what this process has seen -- and every
+# outward channel must consult the same set, which is why it lives here beside
+# the policy instead of in an object a new producer would have to be handed.
+
+MIN_KNOWN_SECRET = 8  # shorter values are too likely to be ordinary words
+_SPLIT = r"(?:\r\n|[\n\r\t]|\\{1,8}r\\{1,8}n|\\{1,8}[nrt])?"
+
+
+class _KnownSecrets:
+    """The secret values this process knows; one compiled pattern over all of them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: frozenset[str] = frozenset()
+        self.pattern: re.Pattern[str] | None = None
+
+    def add(self, value: str) -> None:
+        if len(value) < MIN_KNOWN_SECRET or value in self._values:
+            return
+        with self._lock:
+            values = self._values | {value}
+            spellings = {s for v in values for s in _spellings(v)}
+            # Longest first: a value that contains another is masked whole.
+            alternatives = sorted(spellings, key=len, reverse=True)
+            self.pattern = re.compile("|".join(_SPLIT.join(re.escape(c) for c in a) for a in alternatives))
+            self._values = values
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values = frozenset()
+            self.pattern = None
+
+
+def _spellings(value: str) -> set[str]:
+    """The value as written, and as it reads inside a JSON string (escaped, ASCII or not)."""
+    return {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+
+
+_KNOWN = _KnownSecrets()
+
+
+def remember_secret(value: str) -> None:
+    """Mask ``value`` wherever it appears from now on (values under eight characters are ignored)."""
+    _KNOWN.add(value)
+
+
+def forget_secrets() -> None:
+    """Drop every remembered value (tests; a long-lived process never needs it)."""
+    _KNOWN.clear()
+
+
 def mask_text(text: str) -> str:
-    """Mask every recognised credential span in ``text``; everything else is kept."""
-    if not text:
-        return text
-    low = text.lower()
-    if not _MAYBE_RE.search(low) and "eyJ" not in text:  # the JWT prefix, see _MAYBE_RE
-        return text
-    if len(low) != len(text):  # a few non-ASCII letters lower-case to two characters
-        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    """Mask every recognised credential span in ``text``; everything else is kept.
+
+    Recognised: the token families above anywhere in the text (also split
+    across a line break), labelled values, auth headers and schemes, cookies,
+    URL userinfo, and every value :func:`remember_secret` was told about.
+    """
+    spans = credential_spans(text)
+    return _replace(text, spans) if spans else text
+
+
+def mask_serialized(text: str) -> str:
+    """:func:`mask_text` for a channel that carries serialised run events (stdout, history.db).
+
+    The same rules, except that an ``agent:token`` event's ``"token"`` field
+    keeps its text unless the text is token-shaped (see ``_BARE_TOKEN_KEY_RE``).
+    """
+    spans = credential_spans(text, streamed_token_key=True)
+    return _replace(text, spans) if spans else text
+
+
+def credential_spans(text: str, *, streamed_token_key: bool = False) -> list[Span]:
+    """The (start, end) spans :func:`mask_text` would replace, unmerged.
+
+    For code that must cut unmasked text (a preview's head and tail for the
+    model) and so must never cut through a credential: a cut inside a span
+    would leave a prefix-less tail no recogniser can see.
+    """
     spans: list[Span] = []
-    for find in _RECOGNISERS:
-        spans.extend(span for span in find(text, low) if span[1] > span[0])
-    if not spans:
-        return text
-    return _replace(text, spans)
+    if not text:
+        return spans
+    known = _KNOWN.pattern
+    if known is not None:
+        spans.extend(m.span() for m in known.finditer(text) if m.end() > m.start())
+    low = text.lower()
+    if _MAYBE_RE.search(low) or "eyJ" in text:  # the JWT prefix, see _MAYBE_RE
+        if len(low) != len(text):  # a few non-ASCII letters lower-case to two characters
+            low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+        for find in _RECOGNISERS:
+            found = _labelled(text, low, True) if streamed_token_key and find is _labelled else find(text, low)
+            spans.extend(span for span in found if span[1] > span[0])
+    return spans
+
+
+def outside_credentials(text: str, head_end: int, tail_start: int, window: int = 4096) -> tuple[int, int]:
+    """Move a head's end and a tail's start out of any credential they would cut.
+
+    The head ``text[:head_end]`` ends before a credential it would cut, the
+    tail ``text[tail_start:]`` starts after one; both only shrink.  Only a
+    window around each cut is scanned, so a large text costs little.
+    """
+    for _ in range(4):  # a moved cut may land in the span before it (keys back to back)
+        moved = False
+        lo = max(0, head_end - window)
+        for start, end in credential_spans(text[lo : head_end + window]):
+            if lo + start < head_end < lo + end:
+                head_end, moved = lo + start, True
+        lo = max(0, tail_start - window)
+        for start, end in credential_spans(text[lo : tail_start + window]):
+            if lo + start < tail_start < lo + end:
+                tail_start, moved = lo + end, True
+        if not moved:
+            break
+    return head_end, max(tail_start, head_end)
 
 
 _SENSITIVE_KEY_RE = re.compile(r"(?i)^" + _LABEL + r"$|^authorization$|^proxy-authorization$|^cookie$")
@@ -498,6 +638,29 @@ def mask_value(value: Any, _depth: int = 0) -> Any:
         return out
     if isinstance(value, list | tuple):
         return [mask_value(v, _depth + 1) for v in value]
+    return value
+
+
+def mask_strings(value: Any, _depth: int = 0) -> Any:
+    """Mask every string in a JSON-like structure (keys too), keeping its shape and every scalar.
+
+    The outward channels (events, history.db, spill files) use this rather
+    than :func:`mask_value`: a field that merely has a secret-looking name
+    (an ``agent:token`` event's ``token``, a ``max_token`` count) keeps its
+    value, while a credential inside any string, under any key, is masked.
+    """
+    if isinstance(value, str):
+        return mask_text(value)
+    if value is None or type(value) in _SCALARS:
+        return value
+    if _depth >= MAX_MASK_DEPTH and isinstance(value, Mapping | list | tuple):
+        return TOO_DEEP
+    if isinstance(value, Mapping):
+        return {
+            mask_text(k) if isinstance(k, str) else k: mask_strings(v, _depth + 1) for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [mask_strings(v, _depth + 1) for v in value]
     return value
 
 

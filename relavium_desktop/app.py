@@ -60,8 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem is not None:
         print(problem, file=sys.stderr)
         return 2
+    from relavium_desktop.host.log_masking import configure_logging
     from relavium_desktop.ui.shell import run_app
 
+    configure_logging()  # every log line masked, RELAVIUM_LOG=debug to see them
     return run_app(args)
 
 

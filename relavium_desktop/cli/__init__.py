@@ -9,7 +9,8 @@ No command prints a Python traceback.  A stdout whose reader went away
 exit 1; any other unexpected exception is one secret-free line on stderr,
 ``relavium: internal error: TYPE: MESSAGE`` (with ``--json`` also one JSON
 document, error code ``internal``), exit 1.  ``RELAVIUM_DEBUG=1`` re-raises
-it instead, traceback and all.
+it instead, traceback and all.  Everything on stdout and stderr is masked
+(``masked_streams``): no credential is printed, whichever command wrote it.
 """
 
 from __future__ import annotations
@@ -64,6 +65,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _harden_streams()
+    from relavium_desktop.cli.masked_streams import masked_std_streams
+    from relavium_desktop.host.log_masking import configure_logging
+
+    configure_logging()
+    # Every line on stdout and stderr is masked here, once, whichever command wrote it.
+    with masked_std_streams():
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -143,7 +154,9 @@ def discard_stdout() -> None:
     Safe to call more than once; commands that catch ``BrokenPipeError``
     themselves may call it too.
     """
-    stdout = sys.stdout
+    from relavium_desktop.cli.masked_streams import unwrap
+
+    stdout = unwrap(sys.stdout)
     if stdout is sys.__stdout__ and stdout is not None:
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -191,4 +204,9 @@ def _internal_error(exc: BaseException, as_json: bool) -> int:
 
 
 def entry() -> None:
+    from relavium_desktop.cli.masked_streams import mask_std_streams
+
+    # For the whole process, so even RELAVIUM_DEBUG's traceback (printed after
+    # main() returns, by the interpreter) is masked.
+    mask_std_streams()
     sys.exit(main())

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import logging
 import time
 import uuid
 from pathlib import Path
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.tools.tooldef import ToolDef
 
 _TOOL_CONFIG_KEYS = {"parameters", "input_mapping", "output_mapping"}
+log = logging.getLogger("relavium.cli")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -172,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
         emit=bus.emit,
     )
     call = ToolCall(name=args.tool_id, args=model_args)
+    # RELAVIUM_LOG=debug shows what was dispatched and how it ended (masked like every log line).
+    log.debug("tool call %s (run %s), arguments %s", args.tool_id, run_id, json.dumps(model_args, default=str))
 
     async def main() -> DispatchOutcome:
         try:
@@ -185,6 +190,8 @@ def run(args: argparse.Namespace) -> int:
 
     outcome = asyncio.run(main())
     _drop_empty_spill_folder(run_id)
+    if outcome.error is not None:
+        log.debug("tool call %s failed: %s: %s", args.tool_id, outcome.error.code, outcome.error.message)
     out = outcome.to_json()
     # The events exactly as a run would emit them: stamped by the bus.
     out["events"] = bus.history

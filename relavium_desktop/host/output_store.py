@@ -11,11 +11,15 @@ until :func:`sweep_spills` finds it older than the retention period.
 
 Writes go through a worker thread so a large spill never stalls the event
 loop, and run ids are checked so no id can name a path outside ``runs/``.
+Every spill is masked before it stays on disk: a text spill as it is
+written, a streamed one when its file is closed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import logging
 import os
 import re
@@ -24,10 +28,12 @@ import stat
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from relavium_desktop.engine.host import SpillInfo
+from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.host.fs.policy import SpillScope, live_spill_scopes
 
 log = logging.getLogger(__name__)
@@ -88,16 +94,19 @@ class FileOutputStore:
         return self.run_dir(run_id) / f"{safe}-{uuid.uuid4().hex[:12]}{suffix}"
 
     def open_stream(self, run_id: str, label: str) -> tuple[Path, BinaryIO]:
-        """A file a host streams into as bytes arrive (stream-and-spill at the source)."""
+        """A file a host streams into as bytes arrive (stream-and-spill at the source).
+
+        Masked when it is closed (:class:`MaskedSpillFile`): a credential
+        split between two chunks is whole by then.
+        """
         path = self.new_path(run_id, label, ".out")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        return path, os.fdopen(fd, "wb")
+        return path, MaskedSpillFile(path)
 
     async def spill(self, run_id: str, label: str, text: str) -> SpillInfo:
         return await asyncio.to_thread(self._spill_sync, run_id, label, text)
 
     def _spill_sync(self, run_id: str, label: str, text: str) -> SpillInfo:
-        data = text.encode("utf-8", "surrogatepass")
+        data = mask_text(text).encode("utf-8", "surrogatepass")
         path = self.new_path(run_id, label)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "wb") as fh:
@@ -109,6 +118,73 @@ class FileOutputStore:
         if self.scope is not None:
             self.scope.unbind(run_id)
         await asyncio.to_thread(remove_run_folder, self.root, run_id)
+
+
+def _create_exclusive(path: str, flags: int) -> int:
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+
+
+class MaskedSpillFile(io.FileIO):
+    """A new spill file (never an existing one, never through a link) masked in place when closed.
+
+    A host streams raw output into it in chunks of any size; masking the
+    chunks would miss a credential cut in two, so the whole file is masked
+    once it is complete (:func:`mask_spill_file`).
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(str(path), "wb", opener=_create_exclusive)
+        self.path = path
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        super().close()
+        mask_spill_file(self.path)
+
+
+# Masked a block at a time so a large spill never sits in memory whole; blocks
+# end at a line break, so a credential is cut only if one line is longer.
+_MASK_BLOCK = 4 * 1024 * 1024
+
+
+def _blocks(fh: BinaryIO) -> Iterator[bytes]:
+    rest = b""
+    while chunk := fh.read(_MASK_BLOCK):
+        data = rest + chunk
+        cut = data.rfind(b"\n", 0, len(data) - 1) + 1  # keep the last line with the next block
+        if cut <= 0 or len(data) < _MASK_BLOCK:
+            rest = data
+            continue
+        yield data[:cut]
+        rest = data[cut:]
+    if rest:
+        yield rest
+
+
+def mask_spill_file(path: Path) -> None:
+    """Rewrite the spill at ``path`` with every credential masked (untouched when there is none).
+
+    Bytes that are not UTF-8 are carried through unchanged (surrogate escapes).
+    """
+    tmp = path.with_name(path.name + ".masking")
+    changed = False
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()  # left by a crash mid-mask
+        with open(path, "rb") as src, open(_create_exclusive(str(tmp), 0), "wb") as dst:
+            for block in _blocks(src):
+                text = block.decode("utf-8", "surrogateescape")
+                masked = mask_text(text)
+                changed = changed or masked != text
+                dst.write(masked.encode("utf-8", "surrogateescape"))
+        if changed:
+            os.replace(tmp, path)
+    except OSError as exc:
+        log.warning("could not mask the spill file %s: %s", path.name, exc.strerror or exc)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
 
 
 def remove_run_folder(runs: Path, run_id: str) -> bool:

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from relavium_desktop.engine.tools.masking import remember_secret
+
 SERVICE = "relavium"
 INDEX_KEY = "__relavium_index__"
 REF_PREFIX = "secret:"
@@ -187,7 +189,10 @@ class SecretStore:
     def get(self, name: str) -> str | None:
         validate_name(name)
         value = self._call("read the secret", "get_password", SERVICE, name)
-        return value if isinstance(value, str) else None
+        if not isinstance(value, str):
+            return None
+        remember_secret(value)  # every channel masks it by value from now on
+        return value
 
     def require(self, name: str) -> str:
         value = self.get(name)

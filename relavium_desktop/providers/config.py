@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from relavium_desktop.engine.tools.masking import remember_secret
+
 SecretResolver = Callable[[str], str]
 # ``(base_url, allow_local)``; awaited before the first connection (the host's check resolves DNS).
 # A synchronous validator (shape only, no network) is accepted too.
@@ -92,7 +94,9 @@ def chain_resolvers(by_scheme: Mapping[str, SecretResolver]) -> SecretResolver:
         fn = by_scheme.get(scheme)
         if fn is None:
             raise ProviderConfigError(NOT_A_REFERENCE)
-        return fn(ref)
+        value = fn(ref)
+        remember_secret(value)  # a key read from the environment is masked by value from now on
+        return value
 
     return resolve
 

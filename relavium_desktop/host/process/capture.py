@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import os
 import queue
 import threading
 from collections import deque
@@ -194,10 +195,16 @@ class StreamCapture:
         """The model-facing text: everything, or head + marker + tail."""
         if self.spill is None:
             return bytes(self._buf).decode("utf-8", "replace")
-        head = _decode_head(bytes(self._buf))
+        head_bytes = bytes(self._buf)
         tail_bytes = b"".join(self._tail)[-self.tail_size :]
-        tail = _decode_tail(tail_bytes)
         omitted = self.total - len(self._buf) - len(tail_bytes)
+        # The ends come from the spill file, which is masked by now: cut from
+        # the raw stream, a tail could start mid-key where no mask sees it.
+        masked = _ends_of(self.spill.path, len(head_bytes), len(tail_bytes)) if self.spill.error is None else None
+        if masked is not None:
+            head_bytes, tail_bytes = masked
+        head = _decode_head(head_bytes)
+        tail = _decode_tail(tail_bytes)
         marker = (
             f"\n[... {omitted:,} bytes of {label} omitted; all {self.total:,} bytes are in "
             f"the {label} spill file ...]\n"
@@ -220,6 +227,18 @@ class StreamCapture:
     def abort(self) -> None:
         if self.spill is not None:
             self.spill.abort()
+
+
+def _ends_of(path: Path, head: int, tail: int) -> tuple[bytes, bytes] | None:
+    """The first ``head`` and last ``tail`` bytes of the file at ``path`` (never overlapping); None if unreadable."""
+    try:
+        with open(path, "rb") as fh:
+            first = fh.read(head)
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(len(first), size - tail))
+            return first, fh.read()
+    except OSError:
+        return None
 
 
 def _decode_head(data: bytes) -> str:

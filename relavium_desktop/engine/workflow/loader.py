@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from relavium_desktop.engine.workflow.branch_check import branch_bypass_issues
 from relavium_desktop.engine.workflow.errors import Issue, WorkflowError
 from relavium_desktop.engine.workflow.models import AgentDef, AgentRef, WorkflowFile
 from relavium_desktop.engine.workflow.plan import RunPlan, build_plan
@@ -128,6 +129,8 @@ def load_workflow(
         wf, agents, smap, known_tools=known_tools, agents_complete=not refs_unresolved
     )
     issues.extend(graph_issues)
+    if not graph_issues:
+        issues.extend(branch_bypass_issues(wf.workflow, plan, smap))
     if issues:
         raise WorkflowError(filename, issues)
     return LoadedWorkflow(wf, agents, plan, text, filename, ref_texts)

@@ -71,6 +71,9 @@ class PlanEdge:
     # None: unconditional.  Otherwise the condition's branch keys this edge serves.
     keys: set[str] | None = None
     condition: str | None = None  # an authored edge ``condition`` (JS)
+    # Only a template reads the source's output: the edge orders the two nodes but never
+    # makes the target runnable (routing is the condition's alone); see WorkflowRun._ready.
+    data: bool = False
 
 
 @dataclass(slots=True)
@@ -185,15 +188,24 @@ class _PlanBuilder:
     def npath(self, nid: str, *rest: str | int) -> tuple[str | int, ...]:
         return ("workflow", "nodes", self.index.get(nid, 0), *rest)
 
-    def add_edge(self, source: str, target: str, key: str | None, condition: str | None = None) -> None:
-        """One plan edge per (source, target); a second route widens its branch keys."""
+    def add_edge(
+        self, source: str, target: str, key: str | None, condition: str | None = None, *, data: bool = False
+    ) -> None:
+        """One plan edge per (source, target); a second route widens its branch keys.
+
+        ``data`` marks an edge only a template implies; a routed or authored
+        edge for the same pair makes it a control edge.
+        """
         edge = self._pairs.get((source, target))
         if edge is None:
-            edge = PlanEdge(source, target, None if key is None else {key}, condition)
+            edge = PlanEdge(source, target, None if key is None else {key}, condition, data)
             self._pairs[(source, target)] = edge
             self.in_edges[target].append(edge)
             self.out_edges[source].append(edge)
             return
+        if data:
+            return  # a template read adds nothing to an edge that already routes
+        edge.data = False
         if key is None:
             edge.keys = None
         elif edge.keys is not None:
@@ -302,7 +314,7 @@ class _PlanBuilder:
                 for site in found:
                     producer = site.output_node
                     if producer is not None and producer in self.nodes and producer != nid:
-                        self.add_edge(producer, nid, None)
+                        self.add_edge(producer, nid, None, data=True)
                     secret = (site.ref[0] == "inputs" and str(site.ref[1]) in secret_inputs) or (
                         site.ref[0] == "ctx" and str(site.ref[1]) in tainted_ctx
                     )

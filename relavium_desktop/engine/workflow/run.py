@@ -137,7 +137,7 @@ class _RetryPlan:
 
 
 def _retry_plan(node: Any, agents: Mapping[str, AgentDef]) -> _RetryPlan | None:
-    """A node's ``retry.max`` counts attempts (upstream v1.0 node retry); an agent's counts retries (agent spec)."""
+    """A node's ``retry``, else its agent's; ``max`` counts attempts, the first included, in both (agent spec)."""
     retry: Retry | None = getattr(node, "retry", None)
     if retry is not None:
         return _RetryPlan(retry.max, retry.backoff, retry.backoff_ms,
@@ -146,7 +146,7 @@ def _retry_plan(node: Any, agents: Mapping[str, AgentDef]) -> _RetryPlan | None:
         agent = agents.get(node.agent_ref)
         if agent is not None and agent.retry is not None:
             r = agent.retry
-            return _RetryPlan(r.max + 1, r.backoff, r.backoff_ms, tuple(r.retry_on))
+            return _RetryPlan(r.max, r.backoff, r.backoff_ms, tuple(r.retry_on))
     return None
 
 
@@ -499,6 +499,18 @@ class WorkflowRun:
                                 output=_bounded(result.output), tokens_used=tokens,
                                 duration_ms=round((now - (started or now)) * 1000), attempt_number=result.attempt))
 
+    def _deciding(self, node_id: str) -> list[PlanEdge]:
+        """The in-edges that decide whether a node runs: its routes, never a mere template read.
+
+        A template reading an earlier node's output orders the two nodes, but a
+        node reachable only through a branch not taken stays off whatever its
+        templates read.  A node whose only in-edges are template reads runs
+        when a producer it reads ran.
+        """
+        edges = self.plan.in_edges[node_id]
+        control = [e for e in edges if not e.data]
+        return control or edges
+
     def _ready(self) -> list[tuple[str, bool]]:
         """(node, runs?) for every pending node whose in-edges are all settled, in plan order."""
         out = []
@@ -506,16 +518,15 @@ class WorkflowRun:
         for n in self._order:
             if status.get(n, "pending") != "pending":
                 continue
-            live, settled = False, True
+            settled = True
             # Walk from the newest-settling end so a wide join stops at its first open edge.
             for e in reversed(self.plan.in_edges[n]):
-                state = self._edge_live(e)
-                if state is None:
+                if self._edge_live(e) is None:
                     settled = False
                     break
-                live = live or state
             if settled:
-                out.append((n, live or not self.plan.in_edges[n]))
+                runs = any(self._edge_live(e) for e in self._deciding(n))
+                out.append((n, runs or not self.plan.in_edges[n]))
         return out
 
     def _settle_skips(self) -> None:
@@ -526,7 +537,7 @@ class WorkflowRun:
                 if runs:
                     continue
                 reason: Literal["branch_not_taken", "upstream_unreachable"] = "upstream_unreachable"
-                for e in self.plan.in_edges[n]:
+                for e in self._deciding(n):
                     if self._status(e.source) == "completed":
                         reason = "branch_not_taken"
                 self.state["status"][n] = "skipped"

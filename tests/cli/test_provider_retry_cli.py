@@ -59,7 +59,7 @@ def test_an_agents_own_retry_wins_but_never_retries_sooner_than_retry_after(
     env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
     agent = write_agent(tmp_path / "a.agent.yaml", tools=[],
-                        extra="retry:\n  max: 1\n  backoff: fixed\n  backoff_ms: 100\n")
+                        extra="retry:\n  max: 2\n  backoff: fixed\n  backoff_ms: 100\n")
     llm_server.script(Reply.error(429, retry_after="1"), Reply.say("ok"))
     code, events, err = run_cli("agent", "run", str(agent), "--prompt", "hi", "--json", env=env)
     assert code == 0, err
@@ -70,7 +70,7 @@ def test_an_agents_own_retry_wins_but_never_retries_sooner_than_retry_after(
     first, second = llm_server.requests
     assert second.at - first.at >= 1.0
 
-    # Its max wins too: one retry, then the run fails with the server's reason.
+    # Its max wins too: two attempts (one retry), then the run fails with the server's reason.
     llm_server.script(Reply.error(429, retry_after="0"), Reply.error(429, retry_after="0"), Reply.say("never"))
     code, events, err = run_cli("agent", "run", str(agent), "--prompt", "hi", "--json", env=env)
     assert code == 1 and events[-1]["error"]["code"] == "provider_rate_limit"

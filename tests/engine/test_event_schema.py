@@ -450,7 +450,7 @@ async def _agent_run_events(server: ScriptedLLMServer, workspace: Path, home: Pa
     host = build_host(HostSettings(workspace=workspace, home=home))
     ctx = ToolDispatchContext(run_id="agent-run", node_id="agent", granted_tool_ids=frozenset({"read_file"}),
                               emit=bus.emit)
-    loop = AgentLoop(spec=_spec(retry={"max": 1, "backoff": "fixed", "backoff_ms": 5}),
+    loop = AgentLoop(spec=_spec(retry={"max": 2, "backoff": "fixed", "backoff_ms": 5}),
                      providers=_providers(server), registry=ToolRegistry(BUILTIN_TOOLS, host), ctx=ctx,
                      emit=bus.emit, sleep=_no_sleep)
     server.script(Reply.error(503), Reply.say("second attempt works"))

@@ -36,7 +36,7 @@ async def run_agent(
 ) -> LoopResult:
     spec = loop.spec
     emit(RunStarted(agent_id=spec.id, provider=spec.provider, model=spec.model))
-    attempt = 0
+    attempt = 1  # retry.max counts attempts, the first included
     try:
         while True:
             history = [Message.user(prompt)]
@@ -49,10 +49,10 @@ async def run_agent(
                 and failure.code in spec.retry.retry_on
                 and attempt < spec.retry.max
             ):
-                attempt += 1
                 # The agent's own retry wins, but never sooner than the server asked.
                 delay = max(spec.retry.delay_ms(attempt), retry_after_floor_ms(failure.retry_after))
-                emit(NodeRetrying(node_id=loop.ctx.node_id, attempt_number=attempt + 1,
+                attempt += 1
+                emit(NodeRetrying(node_id=loop.ctx.node_id, attempt_number=attempt,
                                   delay_ms=delay, error=failure.info()))
                 await loop.sleep(delay / 1000)
                 continue

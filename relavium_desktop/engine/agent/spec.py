@@ -25,15 +25,27 @@ class _Strict(BaseModel):
 
 
 class RetryPolicy(_Strict):
-    """Retries after the first attempt (``max: 0`` = none); also an agent's retry in a workflow.
+    """The node-retry budget: ``max`` is the total attempts, the first included (agent spec).
 
-    ``linear`` is accepted so upstream v1.0 workflow agents parse with this one model.
+    ``max: 3`` is the first attempt and up to two re-runs; ``max: 1`` is no
+    retry.  The same model serves an agent file and a workflow's agent, so
+    ``relavium agent run`` and a workflow node count alike.  ``linear`` is
+    accepted so upstream v1.0 workflow agents parse with this one model.
     """
 
-    max: int = Field(default=0, ge=0, le=10)
+    max: int = Field(default=1, le=20)
     backoff: Literal["fixed", "linear", "exponential"] = "exponential"
     backoff_ms: int = Field(default=1_000, ge=0, le=600_000)
     retry_on: list[RetryCode] = Field(default_factory=lambda: list(RETRYABLE_CODES))
+
+    @field_validator("max")
+    @classmethod
+    def _counts_attempts(cls, value: int) -> int:
+        if value < 1:
+            raise PydanticCustomError(
+                "retry_max", "retry.max counts every attempt, the first included: at least 1 (1 is no retry)"
+            )
+        return value
 
     def delay_ms(self, attempt: int) -> int:
         """Delay before retry ``attempt`` (1-based)."""

@@ -116,7 +116,7 @@ class AgentDef(Strict):
     One model serves both forms, so an agent file written for ``relavium agent
     run`` (issue 6's strict spec) works as a ``$ref`` unchanged: ``retry`` and
     ``fallback_chain`` are the agent spec's own models (``retry.max`` counts
-    retries after the first attempt; ``max: 0`` is none; ``backoff`` fixed,
+    every attempt, the first included; ``max: 1`` is none; ``backoff`` fixed,
     linear or exponential).  Beyond the spec, a workflow agent may omit
     ``provider`` (inferred from the model's family) or ``model`` (set on the
     node), and may carry upstream's ``base_url``, ``max_turns``, ``version``

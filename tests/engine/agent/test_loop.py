@@ -194,7 +194,7 @@ async def test_auth_error_does_not_fall_back(rig: Rig) -> None:
 
 async def test_node_retry_reruns_a_retryable_failure(rig: Rig) -> None:
     rig.server.script(Reply.error(503), Reply.say("second attempt works"))
-    loop = rig.loop(tools=[], retry={"max": 1, "backoff": "fixed", "backoff_ms": 250})
+    loop = rig.loop(tools=[], retry={"max": 2, "backoff": "fixed", "backoff_ms": 250})  # two attempts
     events: list[dict] = []
     result = await run_agent(loop, "hi", emit=lambda e: events.append(e.to_wire()))
     assert result.status == "completed" and result.text == "second attempt works"

@@ -409,11 +409,12 @@ workflow:
 """
 
 
-async def test_a_ref_agent_run_file_runs_with_its_retry_counting_retries(
+async def test_a_ref_agent_run_file_runs_with_its_retry_counting_attempts(
     llm_server: ScriptedLLMServer, workspace: Path, relavium_home: Path
 ) -> None:
     eng = engine(llm_server, workspace, relavium_home)
-    agent_file = "id: a\nprovider: openai\nmodel: gpt-4o-mini\nretry: {max: 1, backoff: fixed, backoff_ms: 250}\n"
+    # max: 2 is two attempts, the first included (agent spec).
+    agent_file = "id: a\nprovider: openai\nmodel: gpt-4o-mini\nretry: {max: 2, backoff: fixed, backoff_ms: 250}\n"
     wf = load(REF_AGENT_WF, read_ref={"agents/a.agent.yaml": agent_file}.__getitem__)
     llm_server.script(Reply.error(503), Reply.say("second attempt"))
     wf_run = eng.start(wf, {})
@@ -421,8 +422,8 @@ async def test_a_ref_agent_run_file_runs_with_its_retry_counting_retries(
     assert result.status == "completed" and result.outputs == {"a": "second attempt"}
     assert [(e["attemptNumber"], e["delayMs"]) for e in of_type(wf_run.events, "node:retrying")] == [(2, 250)]
 
-    # max: 0 (the agent spec's default) is no retry at all.
-    no_retry = agent_file.replace("max: 1", "max: 0")
+    # max: 1 (the agent spec's default) is no retry at all.
+    no_retry = agent_file.replace("max: 2", "max: 1")
     wf = load(REF_AGENT_WF, read_ref={"agents/a.agent.yaml": no_retry}.__getitem__)
     llm_server.script(Reply.error(503))
     wf_run = eng.start(wf, {})

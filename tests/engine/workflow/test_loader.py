@@ -165,7 +165,7 @@ provider: openai
 model: gpt-4o-mini
 system_prompt: You write.
 tools: [read_file]
-retry: {max: 0, backoff: fixed, backoff_ms: 250, retry_on: [provider_unavailable]}
+retry: {max: 1, backoff: fixed, backoff_ms: 250, retry_on: [provider_unavailable]}
 fallback_chain: [{provider: anthropic, model: claude-sonnet-4, max_attempts: 2}]
 """
 
@@ -173,7 +173,7 @@ fallback_chain: [{provider: anthropic, model: claude-sonnet-4, max_attempts: 2}]
 def test_a_ref_may_be_an_agent_run_file_with_the_agent_specs_retry_block() -> None:
     # The same text is a valid agent for `relavium agent run` ...
     spec = parse_agent_yaml(AGENT_FILE, "agents/w.agent.yaml")
-    assert (spec.retry.max, spec.retry.backoff) == (0, "fixed")
+    assert (spec.retry.max, spec.retry.backoff) == (1, "fixed")
     # ... and a valid $ref agent of a workflow, with the same retry and fallback models.
     wf = load(REF_WF, read_ref={"agents/w.agent.yaml": AGENT_FILE}.__getitem__)
     agent = wf.agents["w"]
@@ -187,11 +187,11 @@ def test_upstream_wrapped_agent_files_and_inline_agents_keep_parsing() -> None:
     wf = load(REF_WF, read_ref={"agents/w.agent.yaml": wrapped}.__getitem__)
     assert (wf.agents["w"].retry.max, wf.agents["w"].retry.backoff) == (2, "linear")
     inline = HEAD + (
-        "  agents: [{id: w, model: gpt-4o, retry: {max: 0, backoff: fixed}}]\n"
+        "  agents: [{id: w, model: gpt-4o, retry: {max: 1, backoff: fixed}}]\n"
         "  nodes:\n    - {id: s, type: input}\n    - {id: a, type: agent, agent_ref: w}\n"
         "  edges: [{from: s, to: a}]\n"
     )
-    assert load(inline).agents["w"].retry.max == 0
+    assert load(inline).agents["w"].retry.max == 1
 
 
 def test_agent_file_retry_and_fallback_problems_name_file_line_column() -> None:
@@ -203,7 +203,16 @@ def test_agent_file_retry_and_fallback_problems_name_file_line_column() -> None:
     assert lines[0].startswith("agents/w.agent.yaml:7:17: retry.backoff: Input should be 'fixed', 'linear' or")
     assert lines[1].startswith("agents/w.agent.yaml:8:")
     assert "fallback_chain.max_attempts: Input should be less than or equal to 5" in lines[1]
-    unknown = AGENT_FILE.replace("retry: {max: 0,", "retry: {max: 0, jitter: true,")
+    unknown = AGENT_FILE.replace("retry: {max: 1,", "retry: {max: 1, jitter: true,")
     with pytest.raises(WorkflowError) as info:
         load(REF_WF, read_ref={"agents/w.agent.yaml": unknown}.__getitem__)
     assert str(info.value) == "agents/w.agent.yaml:7:17: unknown key 'jitter'"
+
+
+def test_agent_retry_max_counts_attempts_so_zero_is_refused_with_the_rule() -> None:
+    # The agent spec: retry.max is the total number of attempts, the first included.
+    zero = AGENT_FILE.replace("retry: {max: 1,", "retry: {max: 0,")
+    with pytest.raises(WorkflowError) as info:
+        load(REF_WF, read_ref={"agents/w.agent.yaml": zero}.__getitem__)
+    assert str(info.value) == ("agents/w.agent.yaml:7:9: retry.max: retry.max counts every attempt, the first "
+                               "included: at least 1 (1 is no retry)")

@@ -161,9 +161,8 @@ class MainWindow(QMainWindow):
         self.first_painted.connect(lambda: QTimer.singleShot(0, self._load_chat))
         # history.db's problems (checked before anything opens it) and broken settings files, shown above the pages.
         from relavium_desktop.host.datadir import data_dir
-        from relavium_desktop.store.db import history_db_path
 
-        self.storage_state = StorageState(history_db_path(data_dir()), open_folder=open_folder)
+        self.storage_state = StorageState(data_dir(), open_folder=open_folder)
         self.storage_state.resolved.connect(self._storage_resolved)
         self._storage_checked = False
         self.settings_problems = SettingsProblems()

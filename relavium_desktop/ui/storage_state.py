@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from relavium_desktop.store.db import StorageError
 
 FolderOpener = Callable[[Path], None]
+HISTORY_FILE = "history.db"
 
 TITLES = {
     "corrupt": "Relavium cannot read its history: the file is damaged",
@@ -60,11 +61,12 @@ class StorageState(QWidget):
 
     resolved = Signal()
 
-    def __init__(self, path: Path, *, open_folder: FolderOpener | None = None) -> None:
+    def __init__(self, home: Path, *, open_folder: FolderOpener | None = None) -> None:
         super().__init__()
         self.setObjectName("storageState")
         set_surface(self, "banner-danger")
-        self.path = path
+        # store.db.history_db_path's file, named here so the store (and sqlite3) load after the first paint.
+        self.path = home / HISTORY_FILE
         self.problem: StorageError | None = None
         self.busy = False
         self._open_folder = open_folder or open_in_file_manager

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from relavium_desktop.store.db import history_db_path
 from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.qt import Qt
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.fixtures.small_disk import SmallDisk, small_disk  # noqa: F401 -- the fixture
 from tests.ui.chat_driver import ROUTE, finish, type_and_enter
@@ -184,3 +185,56 @@ def test_a_mode_change_on_a_full_disk_says_it_was_not_saved(
     small_disk.free()
     window.close()
     window.context.close()
+
+
+def test_a_disk_filling_mid_chat_shows_the_state_and_keeps_the_message(
+    make_window, qtbot, small_disk: SmallDisk, monkeypatch, llm_server: ScriptedLLMServer,  # noqa: F811
+    folder_picker, project: Path,
+) -> None:
+    import json
+
+    from tests.ui.chat_driver import KEY
+
+    home = small_disk.root / "home"
+    home.mkdir()
+    monkeypatch.setenv("RELAVIUM_HOME", str(home))
+    monkeypatch.setenv("RELAVIUM_TEST_KEY", KEY)
+    (home / "providers.yaml").write_text(json.dumps({"providers": {"scripted-openai": {
+        "kind": "openai", "base_url": llm_server.base_url + "/v1", "api_key": "env:RELAVIUM_TEST_KEY",
+        "allow_local": True}}}))
+    window = make_window()
+    _shown(window, qtbot)
+    view = window.chat_view
+    qtbot.waitUntil(lambda: view.backend is not None)
+    view.set_route(ROUTE)
+    llm_server.script(Reply.say("First answer."))
+    type_and_enter(qtbot, view, "first question")
+    assert finish(qtbot, view) == "completed"
+
+    small_disk.fill()
+    asked = len(llm_server.requests)
+    view.composer.setPlainText("a question the disk cannot take " + "words " * 2000)  # typed, then Enter
+    qtbot.keyClick(view.composer, Qt.Key.Key_Return)
+    finish(qtbot, view)
+    state = window.storage_state
+    qtbot.waitUntil(state.isVisible)
+    assert f"cannot write history.db: the disk holding {home} is full" in state.detail.text()
+    assert not state.aside_button.isVisible()  # nothing is damaged: only room is missing
+    assert view.composer.toPlainText().startswith("a question the disk cannot take")
+    assert len(llm_server.requests) == asked  # the question could not be stored, so it was not sent
+
+    small_disk.free()
+    state.retry_button.click()
+    assert not state.isVisible()
+    llm_server.script(Reply.say("Stored now."))
+    view.send_button.click()
+    assert finish(qtbot, view) == "completed"
+    texts = [m.text for m in view.backend.store.messages(view.session_id)]
+    assert [t[:32] for t in texts] == ["first question", "First answer.", "a question the disk cannot take ",
+                                       "Stored now."]
+
+
+def test_the_window_names_the_same_file_the_store_opens() -> None:
+    from relavium_desktop.ui.storage_state import HISTORY_FILE
+
+    assert history_db_path(Path("/x")) == Path("/x") / HISTORY_FILE

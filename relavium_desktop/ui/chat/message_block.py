@@ -8,7 +8,9 @@ stays the plain text they typed.
 
 The actions (Copy; Edit and resend on the last question; Regenerate on the
 last answer) are asked for with signals; the transcript decides which
-message shows which, and the chat view carries them out.
+message shows which, and the chat view carries them out.  An answer that was
+cut off (the app was killed, the stream died, the user stopped it) says so
+under its text, with Try again (a regenerate) while it is the last answer.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from relavium_desktop.ui.qt import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QTextCursor,
     QToolButton,
     QVBoxLayout,
@@ -70,6 +73,8 @@ class MessageBlock(QFrame):
         self.attachments: QWidget | None = None
         self.body = FittedText()
         self._add_part(self.body)
+        self.cut_off_note: QWidget | None = None  # "Answer cut off — Try again", once marked
+        self.try_again_button: QPushButton | None = None
         if text:
             self.render_text()
 
@@ -120,6 +125,32 @@ class MessageBlock(QFrame):
         if regenerate or self._regenerate_button is not None:
             self.regenerate_button.setVisible(regenerate)
 
+    @property
+    def cut_off(self) -> bool:
+        return self.cut_off_note is not None
+
+    def mark_cut_off(self) -> None:
+        """Say under the text that this answer was cut off, with Try again (asks for the answer anew)."""
+        if self.cut_off_note is not None:
+            return
+        note = QWidget()
+        note.setObjectName("cutOffNote")
+        row = QHBoxLayout(note)
+        row.setContentsMargins(0, 0, 0, 0)
+        label = QLabel("Answer cut off")
+        label.setToolTip("The answer stopped before it was finished; what arrived is kept.")
+        look.tone(label, "muted")
+        button = QPushButton("Try again")
+        button.setObjectName("tryAgainCutOff")
+        button.setAutoDefault(False)
+        button.setToolTip("Ask for this answer again")
+        button.clicked.connect(self.regenerate_requested.emit)
+        row.addWidget(label)
+        row.addWidget(button)
+        row.addStretch(1)
+        self.cut_off_note, self.try_again_button = note, button
+        self._column.addWidget(note)
+
     def append(self, chunk: str) -> None:
         """Append streamed text at the end: one cursor insert, no re-layout of what came before."""
         self._raw.append(chunk)
@@ -164,6 +195,9 @@ class MessageBlock(QFrame):
                     self._add_part(view)
             else:
                 self._add_part(CodeBlock(piece.code, piece.language, theme=self._theme))
+        if self.cut_off_note is not None:  # the note stays under the text
+            self._column.removeWidget(self.cut_off_note)
+            self._column.addWidget(self.cut_off_note)
 
     def repaint_theme(self) -> None:
         if self.attachments is not None:

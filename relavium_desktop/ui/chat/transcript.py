@@ -22,7 +22,7 @@ and carries out the message actions it asks for (``edit_requested``,
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -129,9 +129,11 @@ class Transcript(QScrollArea):
         self._set_anchor(None)
         self._stick = True
 
-    def _message(self, role: str, text: str, media: Sequence[Attached] = ()) -> MessageBlock:
+    def _message(self, role: str, text: str, media: Sequence[Attached] = (), *, cut_off: bool = False) -> MessageBlock:
         block = MessageBlock(role, text, markdown=role == "assistant", theme=self.theme)
         block.complete = True
+        if cut_off:
+            block.mark_cut_off()
         if media:
             from relavium_desktop.ui.chat.thumbnails import ThumbnailRow
 
@@ -191,8 +193,11 @@ class Transcript(QScrollArea):
 
     # -- history --------------------------------------------------------------------
 
-    def show_history(self, messages: list[Message]) -> None:
-        """Replace the blocks with a stored session's; only the last page is built now."""
+    def show_history(self, messages: list[Message], cut_off: Collection[int] = ()) -> None:
+        """Replace the blocks with a stored session's; only the last page is built now.
+
+        ``cut_off``: the positions of the answers that were cut off (marked so, with Try again).
+        """
         from relavium_desktop.engine.llm.messages import (
             MediaPart,
             NoticePart,
@@ -213,7 +218,7 @@ class Transcript(QScrollArea):
             elif message.role == "assistant":
                 text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
                 if text:
-                    recipes.append(partial(self._message, "assistant", text))
+                    recipes.append(partial(self._message, "assistant", text, cut_off=index in cut_off))
                 # A call's result is in the tool message right after it (call ids repeat across turns
                 # with some providers, so they are matched within that one message).
                 after = messages[index + 1] if index + 1 < len(messages) else None
@@ -307,6 +312,8 @@ class Transcript(QScrollArea):
                 edit=self._actions_enabled and message is last_user,
                 regenerate=self._actions_enabled and message is last and message.role == "assistant",
             )
+            if message.try_again_button is not None:  # Try again redoes the last turn only
+                message.try_again_button.setVisible(self._actions_enabled and message is last)
 
     def remove_last_turn(self, *, keep_question: bool) -> None:
         """Take the last question's turn off the screen: its answer, and the question unless kept."""
@@ -366,12 +373,19 @@ class Transcript(QScrollArea):
         self._current.append(chunk)
         self.flushed.emit(len(chunk))
 
-    def end_stream(self) -> None:
-        """Flush what is buffered and render the streamed message's Markdown."""
+    def end_stream(self, *, cut_off: bool = False) -> None:
+        """Flush what is buffered and render the streamed message's Markdown.
+
+        ``cut_off``: the turn ended mid-answer (failed, stopped); the streamed answer says so.
+        """
         self.flush()
         if self._current is not None:
             self._current.finish()
+            if cut_off:
+                self._current.mark_cut_off()
             self._current = None
+            if cut_off:
+                self._update_actions()
 
     def tool_result(self, event: dict[str, Any]) -> None:
         # Calls are dispatched one at a time, so results arrive in call order.

@@ -300,7 +300,7 @@ class ChatView(QWidget):
         self.banner.hide()
         self.folder_offer.hide()
         self.transcript.clear()
-        self._render_history(backend.store.messages(session_id))
+        self._render_history(backend.store.messages(session_id), backend.store.cut_off_indexes(session_id))
         self._set_usage(backend.store.usage_by_model(session_id))
         try:
             mode = str(parse_mode(info.mode))
@@ -353,8 +353,8 @@ class ChatView(QWidget):
             self._set_usage([])
         self.refresh_sessions()
 
-    def _render_history(self, messages: list[Message]) -> None:
-        self.transcript.show_history(messages)
+    def _render_history(self, messages: list[Message], cut_off: set[int] | None = None) -> None:
+        self.transcript.show_history(messages, cut_off or set())
 
     # -- turns -----------------------------------------------------------------------
 
@@ -422,6 +422,9 @@ class ChatView(QWidget):
 
         history = self.backend.store.messages(self.session_id)
         last = history[-1] if history else None
+        if last is not None and len(history) - 1 in self.backend.store.cut_off_indexes(self.session_id):
+            self.regenerate()  # a cut-off answer: ask for it anew, not the question again
+            return
         if last is not None and last.role == "assistant" and not last.tool_calls:
             asked = [m.text for m in history if m.role == "user" and m.text]
             if asked:
@@ -590,12 +593,12 @@ class ChatView(QWidget):
             self.status.setProperty("retrying", True)
             self.status.setText(f"{message[:1].upper()}{message[1:]}…")
         elif kind == "chat:turn_failed":
-            self.transcript.end_stream()
+            self.transcript.end_stream(cut_off=True)  # an answer still streaming was cut off (and is kept)
             error = event.get("error")
             if not self._offer_shown:  # the offer already says what happened and how to go on
                 self.banner.show_error(error if isinstance(error, dict) else {})
         elif kind == "chat:turn_cancelled":
-            self.transcript.end_stream()
+            self.transcript.end_stream(cut_off=True)
             self.transcript.cancel_open_cards()
             self.status.setText("Stopped.")
         elif kind == "chat:turn_completed":

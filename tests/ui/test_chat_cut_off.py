@@ -39,7 +39,9 @@ def test_an_answer_cut_off_by_a_dead_stream_is_marked_and_try_again_asks_anew(
         answer.try_again_button.click()
     assert done.args == ["completed"]
     assert [m.shown_text().strip() for m in chat.transcript.messages()] == [
-        "Tell me a story", "Once upon a time, the end."]
+        "Tell me a story",
+        "Once upon a time, the end.",
+    ]
     sent = llm_server.requests[-1].body["messages"]
     assert [(m["role"], m["content"]) for m in sent if m["role"] != "system"] == [("user", "Tell me a story")]
 
@@ -72,5 +74,6 @@ def test_an_answer_cut_off_by_a_killed_app_shows_as_cut_off_when_reopened(
     with qtbot.waitSignal(chat.turn_finished, timeout=30_000):
         answer.try_again_button.click()
     assert chat.transcript.messages()[-1].shown_text().strip().endswith("endofunctors.")
-    assert [(m["role"], m["content"]) for m in llm_server.requests[-1].body["messages"] if m["role"] != "system"] \
-        == [("user", "What is a monad?")]
+    assert [
+        (m["role"], m["content"]) for m in llm_server.requests[-1].body["messages"] if m["role"] != "system"
+    ] == [("user", "What is a monad?")]

@@ -299,6 +299,8 @@ class RunStore:
                  tokens.get("output", 0), summary.get("totalCostMicrocents", 0),
                  json.dumps(error) if error else None, run_id),
             )
+            # A finished run is never resumed: its step-process records have served their purpose.
+            self._conn.execute("DELETE FROM run_children WHERE run_id = ?", (run_id,))
 
     # -- the processes a run's steps started -------------------------------------
 

@@ -38,4 +38,6 @@ def test_a_step_child_is_recorded_and_only_a_live_one_counts(tmp_path: Path) -> 
     store.close()
     again = RunStore.open(tmp_path)  # the record survives the process that wrote it
     assert again.live_children("run-x") == [("build", me.pid)]
+    again.finished("run-x", "completed", {"durationMs": 1})
+    assert again.live_children("run-x") == []  # a finished run keeps no such records
     again.close()

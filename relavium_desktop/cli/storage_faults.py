@@ -35,10 +35,12 @@ def storage_fault(exc: BaseException) -> str | None:
 
 
 def _describe(exc: BaseException) -> str | None:
-    from relavium_desktop.store.db import StorageError, disk_full, storage_error
+    from relavium_desktop.store.db import SchemaTooNewError, StorageError, disk_full, storage_error
 
     if isinstance(exc, StorageError):
         return exc.describe()
+    if isinstance(exc, SchemaTooNewError):  # already names history.db and what to do
+        return str(exc)
     if isinstance(exc, sqlite3.Error):
         problem = storage_error(exc, _history_path())
         return problem.describe() if problem is not None else None

@@ -276,9 +276,11 @@ class MainWindow(QMainWindow):
         """The context's services (grant store, notifier, approvals); False, with the state shown, when storage fails."""
         import sqlite3
 
+        from relavium_desktop.store.db import SchemaTooNewError
+
         try:
             self.context.ensure_services()
-        except sqlite3.DatabaseError as exc:  # StorageError included
+        except (sqlite3.DatabaseError, SchemaTooNewError) as exc:  # StorageError included
             if not self.show_storage_problem(exc):
                 raise
             return False
@@ -287,10 +289,12 @@ class MainWindow(QMainWindow):
     def _load_chat(self) -> None:
         import sqlite3
 
+        from relavium_desktop.store.db import SchemaTooNewError
+
         if self.load_chat and self.storage_ok():
             try:
                 self.chat_view.ensure_loaded()
-            except sqlite3.DatabaseError as exc:  # a store failing on open: shown, not a dead window
+            except (sqlite3.DatabaseError, SchemaTooNewError) as exc:  # a store failing on open: shown
                 if not self.show_storage_problem(exc):
                     raise
 

@@ -238,3 +238,20 @@ def test_the_window_names_the_same_file_the_store_opens() -> None:
     from relavium_desktop.ui.storage_state import HISTORY_FILE
 
     assert history_db_path(Path("/x")) == Path("/x") / HISTORY_FILE
+
+
+def test_a_history_from_a_newer_version_is_shown_and_not_offered_for_moving(
+    make_window, qtbot, relavium_home: Path,
+) -> None:
+    from relavium_desktop.store.db import open_db
+
+    conn = open_db(history_db_path(relavium_home))
+    conn.execute("INSERT INTO schema_versions(component, version) VALUES('sessions', 99)")
+    conn.close()
+    window = make_window(open_folder=FolderOpenerDouble())
+    _shown(window, qtbot)
+    state = window.storage_state
+    qtbot.waitUntil(state.isVisible)
+    assert "newer than this app understands" in state.detail.text()
+    assert state.title.text() == "This history was written by a newer Relavium Desktop"
+    assert not state.aside_button.isVisible() and not state.recover_button.isVisible()

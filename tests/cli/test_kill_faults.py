@@ -192,7 +192,7 @@ def test_resume_refuses_while_an_earlier_attempt_of_the_step_still_runs(
 
 
 CHAT_KILLS = 10
-SIDE_BY_SIDE = 3  # chats at once: the kills overlap with the next chats starting up
+SIDE_BY_SIDE = 5  # chats at once: the kills overlap with the next chats starting up
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from tests.fixtures.slow_llm import SlowLLMServer, long_answer, slow_llm_server
 from tests.ui.chat_driver import KEY, ROUTE
 
 APP_KILLS = 10
-SIDE_BY_SIDE = 3
+SIDE_BY_SIDE = 5
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -4,7 +4,11 @@ The floors are the part of file scope no tier, grant or mode can lift, so
 they live here, platform-free, where they are tested on every OS and where
 both the host and the engine can ask them.  They work on path *components*
 (never on a joined string) so ``a/b/.ssh/id_rsa`` and ``.ssh`` as a root are
-judged by the same rule.
+judged by the same rule.  The write floor adds ``.git/`` folders, shell
+start-up files and the login-time persistence locations
+(:data:`PERSISTENCE_SEQUENCES`: autostart entries, systemd user units,
+environment.d, launchd agents, the Windows Startup folder), each of which
+runs code at the user's next login or shell.
 
 Folding is deliberately conservative and the same on every OS: a component
 is NFKC-normalised and case-folded, its ``:stream`` suffix is dropped and
@@ -222,7 +226,11 @@ def is_dotenv(folded: str) -> bool:
 
 
 def write_rule(ctx: FloorContext, folded: str) -> str | None:
-    """The write-floor rule ``folded`` hits: the read floor plus git dirs and shell start-up files."""
+    """The write-floor rule ``folded`` hits: the read floor plus git dirs and shell start-up files.
+
+    Per component, for the walker; the multi-component persistence locations
+    are added by :func:`write_floor`.
+    """
     rule = read_rule(ctx, folded)
     if rule is not None:
         return rule

@@ -240,6 +240,7 @@ def check_writable(conn: sqlite3.Connection) -> None:
 # Up to this size check_history reads every page (SQLite's quick_check: well under a second);
 # a larger file is checked by opening and writing it, and deeper damage shows when it is read.
 QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024
+CHECK_BUSY_TIMEOUT_MS = 2000
 
 
 def check_history(path: Path) -> StorageError | None:
@@ -256,6 +257,9 @@ def check_history(path: Path) -> StorageError | None:
             verdict = conn.execute("PRAGMA quick_check(1)").fetchone()
             if verdict is not None and verdict[0] != "ok":
                 return StorageError(path, "corrupt", str(verdict[0]))
+        # Another process's write lasts milliseconds; a lock held for seconds is another program's, and
+        # the window (which asks this on its thread) says so rather than freezing for the full busy timeout.
+        conn.execute(f"PRAGMA busy_timeout={CHECK_BUSY_TIMEOUT_MS}")
         check_writable(conn)
     except (sqlite3.Error, OSError) as exc:
         return storage_error(exc, path) or StorageError(path, "io", str(exc))

@@ -11,6 +11,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,10 @@ def test_a_lock_held_by_another_process_is_named(tmp_path: Path) -> None:
         assert caught.value.kind == "locked"
         assert caught.value.describe() == f"history.db is locked by another program ({path})"
         conn.close()
+        started = time.monotonic()
+        problem = check_history(path)  # what the window asks, on its own thread: a short wait, then the answer
+        assert problem is not None and problem.kind == "locked"
+        assert time.monotonic() - started < 8
     finally:
         holder.kill()
         holder.wait()

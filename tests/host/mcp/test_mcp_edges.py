@@ -97,6 +97,10 @@ async def test_binary_anywhere_in_a_result_becomes_a_handle_structured_content_i
     assert structured["raw"]["media"] == attachment["media"] and structured["raw"]["bytes"] == len(BLOB)
     assert structured["preview"]["mimeType"] == "image/png" and structured["preview"]["media"] == image["media"]
     assert structured["note"] == "plain words stay as they are"
+    # A text part that is nothing but base64 is binary too.
+    assert result["content"][2] == {"type": "blob", "mimeType": "application/octet-stream", "bytes": len(BLOB),
+                                    "media": attachment["media"]}
+    assert result["content"][0] == {"type": "text", "text": "here it is"}
     stored = relavium_home / "media"
     assert any(p.is_file() for p in stored.rglob("*")), "nothing was published to the media store"
 

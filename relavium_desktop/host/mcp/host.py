@@ -47,6 +47,7 @@ from relavium_desktop.engine.errors import (
     ToolUnavailableError,
 )
 from relavium_desktop.engine.host import LogSink, ProgressSink
+from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.host.mcp.config import (
     CONFIG_FILE,
     HttpServer,
@@ -110,11 +111,11 @@ def _short(exc: BaseException, secrets: Sequence[str] = ()) -> str:
     message = getattr(exc, "message", None) if type(exc).__name__ == "MCPError" else None
     if not message:
         return type(exc).__name__
-    detail = str(message)[:500]
+    detail = str(message)
     for secret in secrets:
         if secret:
             detail = detail.replace(secret, "****")
-    return detail
+    return mask_text(detail)[:500]  # masked before the cut, which could halve a key
 
 
 class McpHost:

@@ -37,6 +37,7 @@ from typing import Any
 import mcp_types as types
 
 from relavium_desktop.engine.errors import ToolFailedError
+from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.host.media import MediaError, MediaStore
 
 ERROR_TEXT_LIMIT = 2_000
@@ -182,6 +183,7 @@ def error_text(result: types.CallToolResult, secrets: tuple[str, ...] = ()) -> s
     for secret in secrets:
         if secret:
             text = text.replace(secret, "****")
+    text = mask_text(text)  # before the cut: a key cut in two is a key no mask can find
     if len(text) > ERROR_TEXT_LIMIT:
         text = text[:ERROR_TEXT_LIMIT] + " [...]"
     return text

@@ -49,7 +49,8 @@ def test_child_env_has_only_base_and_declared_variables(cli_env: dict[str, str],
     assert code == 0, out
     stdout = out["result"]["stdout"]
     names = {line.split("=", 1)[0] for line in stdout.splitlines()}
-    assert names == {*POSIX_BASE_NAMES, "GREETING"}
+    # Plus the orphan watcher's marker (a random per-process token, no secret): see host/process/guard.py.
+    assert names == {*POSIX_BASE_NAMES, "GREETING", "RELAVIUM_CHILD_GUARD"}
     assert "hunter2-secret" not in stdout and "ghp_notforchildren" not in stdout
     assert f"PATH={os.pathsep.join(default_search_path())}" in stdout.splitlines()
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from relavium_desktop.store.sessions import MIGRATIONS as SESSION_MIGRATIONS
 from tests.cli.llm_cli import KEY, write_agent, write_providers
 from tests.conftest import relavium_cmd
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
@@ -25,6 +26,7 @@ from tests.helpers import run_cli
 from tests.host.media.pictures import png
 
 DESKTOP = Path(sys.executable).with_name("relavium-desktop")
+SESSION_VERSION = len(SESSION_MIGRATIONS)
 
 
 def _home_on(disk: SmallDisk, cli_env: dict[str, str]) -> tuple[Path, dict[str, str]]:
@@ -181,7 +183,29 @@ def test_a_damaged_history_db_is_named_by_every_command_that_opens_it(
     assert code == 1 and out == {"ok": False, "error": {"code": "storage", "message": expected[len("relavium: "):]}}
     code, _, err = _chat(cli_env, "hello\n", cwd=tmp_path)
     assert code == 1 and _one_line(err) == expected
+    # gc cannot see what history.db references: it refuses rather than collect blind.
+    (relavium_home / "media" / "objects").mkdir(parents=True)
+    code, _, err = run_cli("media", "gc", env=cli_env)
+    assert code == 1 and _one_line(err) == expected
+    flow = tmp_path / "w.relavium.yaml"
+    flow.write_text("schema_version: '1.0'\nworkflow:\n  id: w\n  nodes:\n    - {id: s, type: input}\n"
+                    "    - {id: out, type: output}\n  edges: [{from: s, to: out}]\n")
+    code, _, err = run_cli("run", str(flow), env=cli_env)
+    assert code == 1 and expected in err and "Traceback" not in err
     assert (relavium_home / "history.db").read_bytes() == damaged  # kept as it was
+
+
+def test_a_history_db_from_a_newer_version_is_one_clear_line(cli_env: dict[str, str], relavium_home: Path) -> None:
+    code, _, err = run_cli("chat", "--list", env=cli_env)
+    assert code == 0, err
+    conn = sqlite3.connect(relavium_home / "history.db")
+    conn.execute("UPDATE schema_versions SET version = 99 WHERE component = 'sessions'")
+    conn.commit()
+    conn.close()
+    code, _, err = run_cli("chat", "--list", env=cli_env)
+    assert code == 1
+    assert _one_line(err) == ("relavium: history.db's sessions schema is version 99, newer than this app "
+                              f"understands ({SESSION_VERSION}); update Relavium Desktop")
 
 
 def test_a_cut_off_providers_yaml_fails_providers_list_and_points_to_the_backup(

@@ -83,7 +83,7 @@ def test_an_empty_answer_is_said_and_fails_the_run(
     agent = write_agent(tmp_path / "a.agent.yaml", tools=[])
     llm_server.script(Reply.say(""), Reply.say(""), Reply.say(""), Reply.say(""))
     code, out, err = run_cli("agent", "run", str(agent), "--prompt", "hi", env=env)
-    assert code == 1
+    assert code == 1 and out.strip() == ""  # no blank "answer"
     assert "the model returned an empty answer" in err
     assert err.strip().splitlines()[-1].startswith("relavium agent: usage: ")
 

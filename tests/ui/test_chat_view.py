@@ -279,7 +279,8 @@ def _stored_questions(chat) -> list[str]:
 def test_try_again_after_a_server_error_sends_and_stores_the_message_once(
     chat, qtbot, llm_server: ScriptedLLMServer
 ) -> None:
-    llm_server.script(Reply.error(500), Reply.say("Back again."))
+    # A 504 (the gateway gave up): not one the retry policy waits out, so the turn fails at once.
+    llm_server.script(Reply.error(504), Reply.say("Back again."))
     with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
         type_and_enter(qtbot, chat, "are you there?")
     assert chat.banner.isVisible() and chat.banner.button.text() == "Try again"

@@ -133,7 +133,8 @@ def result_media_handles(result: Any) -> list[str]:
     return found
 
 
-async def _admit_media(result: Any, host: ToolHost, ctx: ToolDispatchContext) -> None:
+async def admit_result_media(result: Any, host: ToolHost, ctx: ToolDispatchContext) -> None:
+    """Every handle anywhere in an MCP result (structuredContent included) becomes readable in the call's scope."""
     media = host.media
     if media is None:
         return
@@ -169,7 +170,7 @@ def make_mcp_tool(
         mcp = require(host.mcp, tool_id, "MCP client")
         result = await mcp.call(server, name, dict(args),
                                 on_progress=_progress_sink(ctx, tool_id), on_log=_log_sink(ctx, tool_id))
-        await _admit_media(result, host, ctx)
+        await admit_result_media(result, host, ctx)
         return result
 
     return ToolDef(

@@ -168,3 +168,28 @@ async def test_a_handle_only_in_structured_content_is_admitted_to_the_calls_medi
     assert (await media.describe(blob, "run:r1"))["sizeBytes"] == len(BLOB)
     with pytest.raises(ToolDeniedError, match="was not produced or received in this chat or run"):
         await media.describe(blob, "run:another")
+
+
+async def test_mcp_call_admits_a_handle_that_is_only_in_structured_content(relavium_home: Path) -> None:
+    """The generic mcp_call reaches the same result as the discovered tool, so its handles count too."""
+    from relavium_desktop.engine.host import ToolHost
+    from relavium_desktop.engine.tools.builtins.mcp_call import TOOL as MCP_CALL
+    from relavium_desktop.engine.tools.registry import ToolRegistry
+    from relavium_desktop.engine.tools.tooldef import ToolCall, ToolDispatchContext
+    from relavium_desktop.host.media import MediaStore
+    from relavium_desktop.host.media.capability import MediaHost
+
+    store = MediaStore(relavium_home / "media")
+    host = make_host(relavium_home, {"raw": raw_entry()}, media=store)
+    media = MediaHost(store)
+    try:
+        registry = ToolRegistry([MCP_CALL], ToolHost(mcp=host, media=media))
+        ctx = ToolDispatchContext(run_id="r2", node_id="agent", granted_tool_ids=frozenset({"mcp_call"}))
+        out = await registry.dispatch(ToolCall("mcp_call", {"server": "raw", "tool": "binary", "arguments": {}}), ctx)
+    finally:
+        await host.aclose()
+    assert out.ok, out.error
+    blob = out.result["structuredContent"]["attachment"]["media"]
+    assert (await media.describe(blob, "run:r2"))["sizeBytes"] == len(BLOB)
+    with pytest.raises(ToolDeniedError, match="was not produced or received in this chat or run"):
+        await media.describe(blob, "run:another")

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.tools.builtins.base import ToolArgs
+from relavium_desktop.engine.tools.mcp_tools import admit_result_media
 from relavium_desktop.engine.tools.registry import require
 from relavium_desktop.engine.tools.tooldef import PolicyClass, ToolDef, ToolDispatchContext
 
@@ -20,7 +21,11 @@ class McpCallArgs(ToolArgs):
 
 async def _dispatch(args: McpCallArgs, host: ToolHost, ctx: ToolDispatchContext) -> Any:
     mcp = require(host.mcp, "mcp_call", "MCP client")
-    return await mcp.call(args.server, args.tool, args.arguments)
+    result = await mcp.call(args.server, args.tool, args.arguments)
+    # The agent loop admits only content-part handles; a server may put binary in
+    # structuredContent too, and the model must be able to read_media what it was shown.
+    await admit_result_media(result, host, ctx)
+    return result
 
 
 TOOL = ToolDef(

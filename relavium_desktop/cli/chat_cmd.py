@@ -256,6 +256,8 @@ async def _converse(args: argparse.Namespace, *, spec: Any, store: Any, info: An
     )
     _say(f"relavium chat: session {info.id} ({'resumed, ' + str(info.message_count) + ' messages' if args.session else 'new'}); mode {_mode_line(mode)}; /exit to quit")
     titled = info.title != "New chat"
+    if args.session:
+        _say_if_cut_off(store, info.id, "the last answer in this session was cut off")
     empty_answer = False
     while True:
         _say("> ", end="")
@@ -298,10 +300,19 @@ async def _converse(args: argparse.Namespace, *, spec: Any, store: Any, info: An
         try:
             failure = (await asyncio.shield(task)).failure
             empty_answer = failure is not None and failure.reason == "empty_answer"
+            if failure is not None:
+                _say_if_cut_off(store, info.id, "the answer above was cut off")
         except asyncio.CancelledError:
             task.cancel()
             await task
             return 130
+
+
+def _say_if_cut_off(store: Any, session_id: str, what: str) -> None:
+    """Say that the session's last answer was cut off (kept in history as it arrived) and how to go on."""
+    cut = store.cut_off_indexes(session_id)
+    if cut and max(cut) == len(store.messages(session_id)) - 1:
+        _say(f"[cut off] {what}; what arrived is kept. Send your message again for a full answer.")
 
 
 def _stored_mode(stored: str) -> ChatMode:

@@ -255,3 +255,25 @@ def test_a_history_from_a_newer_version_is_shown_and_not_offered_for_moving(
     assert "newer than this app understands" in state.detail.text()
     assert state.title.text() == "This history was written by a newer Relavium Desktop"
     assert not state.aside_button.isVisible() and not state.recover_button.isVisible()
+
+
+def test_broken_settings_files_are_named_in_the_window_and_left_as_they_are(
+    make_window, qtbot, relavium_home: Path,
+) -> None:
+    broken = {"providers.yaml": b"providers:\n  box: {kind: openai, base_url: htt",
+              "mcp.yaml": b"servers: [", "plugins.yaml": b"enabled: [alpha, be"}
+    for name, data in broken.items():
+        (relavium_home / name).write_bytes(data)
+    window = make_window()
+    _shown(window, qtbot)
+    banner = window.settings_problems
+    qtbot.waitUntil(lambda: len(banner.lines) == 3)
+    text = banner.label.text()
+    assert "providers.yaml: not valid YAML" in text and "mcp.yaml: not valid YAML" in text
+    assert "plugins.yaml" in text and "not valid YAML" in text
+    assert banner.isVisible()
+    banner.dismiss.click()
+    assert not banner.isVisible()
+    window.close()
+    for name, data in broken.items():
+        assert (relavium_home / name).read_bytes() == data, name

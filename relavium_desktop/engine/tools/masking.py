@@ -382,6 +382,8 @@ def _labelled(text: str, low: str, streamed_token_key: bool = False) -> Iterator
         pos = m.end()
         quoted = _quoted(text, pos)
         if quoted is not None:
+            if _REFERENCE_RE.fullmatch(text, *quoted):
+                continue  # "apiKey": "secret:NAME" names a secret, it is not one
             if (
                 streamed_token_key
                 and m.group("kq")
@@ -396,7 +398,24 @@ def _labelled(text: str, low: str, streamed_token_key: bool = False) -> Iterator
         if m.group("kq") or text.startswith("=", pos):
             continue  # a JSON key holding a non-string; "password == x" is code
         start, end, _ = _value_span(text, pos, _LABEL_VALUE)
+        if _REFERENCE_RE.fullmatch(text, start, end) or _is_secret_ref(text, low, m.start(), pos, end):
+            continue  # api_key: secret:NAME names a secret, it is not one
         yield (start, end)
+
+
+# ``secret:NAME`` and ``env:NAME`` are references (resolved inside the host),
+# shown wherever a key is configured: the name is not the secret.
+_REFERENCE_RE = re.compile(r"(?:secret|env):[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def _is_secret_ref(text: str, low: str, label: int, value: int, end: int) -> bool:
+    """Whether the label at ``label`` is the ``secret:`` of a ``secret:NAME`` reference."""
+    return (
+        value == label + 7
+        and low.startswith("secret:", label)
+        and (label == 0 or text[label - 1] not in _TOKEN_CHARS | {"."})
+        and _REFERENCE_RE.fullmatch(text, label, end) is not None
+    )
 
 
 # scheme://user:pass@host or scheme://token@host: the userinfo goes, scheme and

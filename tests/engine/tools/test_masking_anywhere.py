@@ -94,3 +94,14 @@ def test_serialized_events_keep_a_streamed_token_but_not_a_token_shaped_one() ->
     assert mask_serialized(json.dumps({"access_token": "It is"})) == '{"access_token": "***"}'
     # The plain policy is unchanged: a "token" key's value is always masked.
     assert mask_text(json.dumps({"token": "It is"})) == '{"token": "***"}'
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ('{"apiKey": "env:RELAVIUM_TEST_KEY"}', '{"apiKey": "env:RELAVIUM_TEST_KEY"}'),
+    ("anthropic  secret:ANTHROPIC_API_KEY  unavailable", "anthropic  secret:ANTHROPIC_API_KEY  unavailable"),
+    ("api_key: secret:OPENAI_API_KEY", "api_key: secret:OPENAI_API_KEY"),
+    ("client_secret:hunter2", "client_secret:***"),
+    (f"api_key=secret:{GHP}", "api_key=secret:***"),
+])
+def test_a_secret_reference_names_a_secret_and_stays_readable(text: str, shown: str) -> None:
+    assert mask_text(text) == shown

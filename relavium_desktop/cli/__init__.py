@@ -38,9 +38,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "media": ("relavium_desktop.cli.media_cmd", "media store stats, temporary sweep and garbage collection"),
     "plugins": ("relavium_desktop.cli.plugins_cmd", "list, enable or disable relavium.tools plugins"),
     "mcp": ("relavium_desktop.cli.mcp_cmd", "list and read MCP resources, list and render MCP prompts"),
+    "gate": ("relavium_desktop.cli.gate_cmd", "list pending human gates, approve or reject one"),
 }
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+# Under --json these commands write a fault as {"type": "error", ...} on stderr (upstream's CI contract).
+JSON_FAULTS_ON_STDERR = frozenset({"run", "validate", "gate"})
 
 
 class UsageError(Exception):
@@ -87,7 +90,12 @@ def _main(argv: list[str]) -> int:
             sys.stdout.flush()
         return code
     except UsageError as exc:
-        _say_error(f"relavium: usage error: {exc}")
+        if "--json" in argv and argv[0] in JSON_FAULTS_ON_STDERR:
+            from relavium_desktop.cli.validate_cmd import print_error_json
+
+            print_error_json("usage", f"usage error: {exc}")  # the CI contract: stdout stays empty
+        else:
+            _say_error(f"relavium: usage error: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         _say_error("relavium: interrupted")

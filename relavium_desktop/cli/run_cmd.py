@@ -1,10 +1,13 @@
 """``relavium run``: run a workflow headless, or resume one paused at a human gate.
 
 Exit status: 0 completed, 1 failed or cancelled, 2 invalid workflow or input,
+or a provider an agent node needs has no key (checked before anything runs),
 3 paused at a human gate (resume it later, from any process, with
-``relavium run --resume RUN_ID --decision approve|reject``).  With ``--json``
-stdout carries one run event per line (NDJSON), ending with the terminal
-event (or ``run:paused``).
+``relavium gate approve|reject RUN_ID`` or ``relavium run --resume RUN_ID
+--decision approve|reject``).  With ``--json`` stdout carries one run event
+per line (NDJSON), ending with the terminal event (or ``run:paused``); a
+fault before the run (exit 2) is one ``{"type": "error", "code", "message"}``
+document on stderr and stdout stays empty, as upstream's CI tutorial has it.
 
 When stdout goes away mid-run (``relavium run … | head``, a closed pipe) the
 run is stopped, recorded as ``interrupted`` in history, and the command ends
@@ -204,6 +207,10 @@ def run(args: argparse.Namespace) -> int:
             except McpConfigError as exc:
                 report_error("validation", f"{args.file}: {exc}", args.json)
                 return EXIT_USAGE
+            missing = _missing_provider_keys(wf, args.providers)
+            if missing:  # before anything runs: a key CI forgot to pass is a bad invocation, not a failed run
+                report_error("provider_auth", "; ".join(missing), args.json)
+                return EXIT_USAGE
         else:
             # A resumed run starts the servers it started with (kept in its checkpoint).
             try:
@@ -236,6 +243,7 @@ def run(args: argparse.Namespace) -> int:
                     "approved" if args.decision == "approve" else "rejected",
                     decided_by="cli",
                     payload=load_json_option("--payload", args.payload),
+                    comment=getattr(args, "comment", None),  # ``relavium gate reject --reason``
                 )
                 wf_run = engine.resume(args.resume, decision, gate_id=args.gate, on_event=printer)
             else:
@@ -281,6 +289,24 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"run {result.run_id} {result.status}", file=sys.stderr)
     return EXIT_FAILED
+
+
+def _missing_provider_keys(wf: Any, providers_file: str | None) -> list[str]:
+    """The preflight: each agent node's provider has a key (keyring, its own reference or RELAVIUM_<P>_API_KEY).
+
+    An unreadable provider settings file is left to the run, which fails the
+    first agent node with the file's own message, as before.
+    """
+    from relavium_desktop.providers.config import ProviderConfigError
+    from relavium_desktop.providers.preflight import missing_keys
+    from relavium_desktop.providers.wiring import host_resolver
+    from relavium_desktop.services import provider_entries
+
+    try:
+        entries = provider_entries(settings_file=Path(providers_file) if providers_file else None)
+    except ProviderConfigError:
+        return []
+    return missing_keys(wf, entries, host_resolver())
 
 
 def _not_resumable(run: dict[str, Any]) -> str:

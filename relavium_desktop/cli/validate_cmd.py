@@ -1,5 +1,9 @@
 """``relavium validate FILE``: load and check a workflow without running it (exit 0 or 2).
 
+With ``--json`` a valid workflow prints ``{"ok": true, ...}`` on stdout; an
+invalid one prints nothing there and ``{"type": "error", "code":
+"validation", "message", "issues": [...]}`` on stderr (the CI contract).
+
 Also the CLI's host side of loading a workflow (shared with ``relavium run``):
 the engine parses text only, so reading the file and its ``$ref`` agent files
 (relative to the workflow file's folder) happens here.
@@ -13,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.cli import EXIT_OK, EXIT_USAGE
-from relavium_desktop.cli.jsonargs import print_json
+from relavium_desktop.cli.jsonargs import dumps_json, print_json
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.tools.known_ids import KnownTools
@@ -47,20 +51,34 @@ def known_tool_ids() -> KnownTools:
 
 
 def report_invalid(exc: Any, as_json: bool) -> None:
-    """One clear message per issue, file:line:column first; JSON on stdout with --json."""
-    print(str(exc), file=sys.stderr)
-    if as_json:
-        issues = [
-            {"file": exc.filename, "line": i.line, "column": i.column, "message": i.message}
-            for i in exc.issues
-        ]
-        print_json({"ok": False, "error": {"code": "validation", "message": str(exc), "issues": issues}})
+    """One clear message per issue, file:line:column first; with --json the error document on stderr."""
+    if not as_json:
+        print(str(exc), file=sys.stderr)
+        return
+    issues = [
+        {"file": exc.filename, "line": i.line, "column": i.column, "message": i.message}
+        for i in exc.issues
+    ]
+    print_error_json("validation", str(exc), {"issues": issues})
 
 
 def report_error(code: str, message: str, as_json: bool) -> None:
-    print(f"relavium: {message}", file=sys.stderr)
+    """A fault before anything ran: one line on stderr, or with --json the error document there."""
     if as_json:
-        print_json({"ok": False, "error": {"code": code, "message": message}})
+        print_error_json(code, message)
+    else:
+        print(f"relavium: {message}", file=sys.stderr)
+
+
+def print_error_json(code: str, message: str, extra: dict[str, Any] | None = None) -> None:
+    """The CI contract's fault document: ``{"type": "error", "code", "message", ...}``, one line on stderr.
+
+    ``relavium run`` and ``validate`` keep stdout for their result (run events,
+    the valid summary), so a pipeline reads stdout for data and, when the exit
+    status says so, stderr for the reason; stdout stays empty.
+    """
+    print(dumps_json({"type": "error", "code": code, "message": message, **(extra or {})}), file=sys.stderr,
+          flush=True)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

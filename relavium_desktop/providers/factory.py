@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from relavium_desktop.engine.llm.errors import ProviderError, ProviderErrorCode
@@ -21,6 +22,43 @@ class ProviderKeyError(ProviderConfigError):
     """The entry's key reference could not be resolved."""
 
 
+def provider_env_var(name: str) -> str:
+    """``RELAVIUM_<PROVIDER>_API_KEY`` for the provider entry ``name`` (upstream's headless key source)."""
+    return "RELAVIUM_" + re.sub(r"[^A-Za-z0-9]", "_", name).upper() + "_API_KEY"
+
+
+def no_key_message(name: str, entry: ProviderEntry, why: str) -> str:
+    """Why ``name`` has no key and the three ways to give it one (secret-free: names only)."""
+    ref = entry.api_key or ""
+    # Worded so no "key: value" pair appears: the output masker would hide it.
+    own = (f"the keyring (relavium secret set {ref[7:]}, the secret the entry refers to)"
+           if ref.startswith("secret:") else "the keyring (relavium secret set NAME, with secret:NAME as the entry's key)")
+    env_ref = (f"the environment variable {ref[4:]} the entry refers to"
+               if ref.startswith("env:") else "the entry's own reference (env:NAME as its key in providers.yaml)")
+    return (f"provider {name!r} has no API key ({why}); give it one in any of three ways: {own}, {env_ref}, "
+            f"or the environment variable {provider_env_var(name)}")
+
+
+def resolve_key(name: str, entry: ProviderEntry, resolve_secret: SecretResolver) -> str | None:
+    """The entry's key: its own reference (keyring or environment), then ``RELAVIUM_<NAME>_API_KEY``.
+
+    An entry without a reference is a keyless local server and gets no key.
+    CI has no keyring, so the environment variable is the headless source;
+    it is read only after the entry's own reference failed, so a key the
+    user stored keeps winning.  Raises ``ProviderKeyError`` naming all three.
+    """
+    if not entry.api_key:
+        return None
+    try:
+        return resolve_secret(entry.api_key)
+    except ProviderConfigError as exc:
+        why = str(exc)
+    try:
+        return resolve_secret(f"env:{provider_env_var(name)}")
+    except ProviderConfigError:
+        raise ProviderKeyError(no_key_message(name, entry, why)) from None
+
+
 _KINDS: dict[str, type[HttpProvider]] = {
     "anthropic": AnthropicProvider,
     "openai": OpenAICompatProvider,
@@ -36,10 +74,7 @@ def make_provider(
     validate_base_url: BaseUrlValidator,
     client_factory: ClientFactory = default_client_factory,
 ) -> HttpProvider:
-    try:
-        key = resolve_secret(entry.api_key) if entry.api_key else None
-    except ProviderConfigError as exc:
-        raise ProviderKeyError(str(exc)) from None
+    key = resolve_key(name, entry, resolve_secret)
     return _KINDS[entry.kind](
         name,
         base_url=entry.base_url,

@@ -156,8 +156,8 @@ def test_relavium_validate_reports_a_misnamed_tool_config_parameter_at_its_line(
     wf = tmp_path / "search.relavium.yaml"
     wf.write_text(WORKFLOW.format(params='{provder: searxng, credentialRef: "sk-not-a-ref-777"}'))
     code, out, err = run_cli("validate", str(wf), "--json", env=env)
-    assert code == 2, (out, err)
-    messages = {(i["line"], i["message"]) for i in out["error"]["issues"]}
+    assert code == 2 and out == "", (out, err)
+    messages = {(i["line"], i["message"]) for i in json.loads(err)["issues"]}
     assert any(line == 12 and "has no parameter 'provder'" in m for line, m in messages), messages
     assert any(line == 12 and "parameter credentialRef" in m for line, m in messages), messages
     assert "sk-not-a-ref-777" not in json.dumps(out) + err
@@ -167,8 +167,8 @@ def test_relavium_validate_reports_a_config_for_a_tool_the_agent_lacks(env: dict
     wf = tmp_path / "w.relavium.yaml"
     wf.write_text(WORKFLOW.format(params="{}").replace("web_search:\n          parameters",
                                                        "http_request:\n          parameters"))
-    code, out, _ = run_cli("validate", str(wf), "--json", env=env)
-    assert code == 2
-    (issue,) = out["error"]["issues"]
+    code, out, err = run_cli("validate", str(wf), "--json", env=env)
+    assert code == 2 and out == ""
+    (issue,) = json.loads(err)["issues"]
     assert (issue["line"], issue["column"]) == (10, 7)  # the agent's tool_config block
     assert "'http_request', which is not one of this agent's tools" in issue["message"]

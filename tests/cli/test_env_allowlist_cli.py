@@ -109,8 +109,8 @@ def test_a_workflows_tools_allowed_env(cli_env: dict[str, str], tmp_path: Path) 
     wf.write_text(WORKFLOW.format(allowed=""))
     # Unlisted, the pinned name is an authored error found at load, at its line; the run never starts.
     code, out, err = run_cli("validate", str(wf), "--json", env=cli_env)
-    assert code == 2, (out, err)
-    (issue,) = out["error"]["issues"]
+    assert code == 2 and out == "", (out, err)
+    (issue,) = json.loads(err)["issues"]
     assert issue["line"] == 11 and "'GREETING' is not on the allowlist" in issue["message"]
     assert "tools.allowedEnv" in issue["message"]
     code, _, err = run_cli("run", str(wf), "--workspace", str(tmp_path), "--json", env=cli_env, cwd=tmp_path)
@@ -125,8 +125,8 @@ def test_a_workflows_tools_allowed_env(cli_env: dict[str, str], tmp_path: Path) 
     # A hijack name in the workflow's allowedEnv is an authored error, reported with its line.
     wf.write_text(WORKFLOW.format(allowed=", allowedEnv: [GREETING, Ld_Preload]"))
     code, out, err = run_cli("validate", str(wf), "--json", env=cli_env)
-    assert code == 2, (out, err)
-    messages = [i["message"] for i in out["error"]["issues"]]
+    assert code == 2 and out == "", (out, err)
+    messages = [i["message"] for i in json.loads(err)["issues"]]
     assert any("'Ld_Preload' can never be allowed" in m for m in messages), messages
 
 

@@ -9,6 +9,7 @@ tool name's line:column.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -183,8 +184,8 @@ def test_validate_reports_a_commit_no_gate_dominates_at_its_line_and_column(
 ) -> None:
     path = workflow(tmp_path, SIBLING)
     code, out, err = run_cli("validate", path, "--json", env=cli_env, cwd=tmp_path)
-    assert code == 2
-    [issue] = out["error"]["issues"]
+    assert code == 2 and out == ""
+    [issue] = json.loads(err)["issues"]
     # The commit node's `tool_name: git_commit` key: line 10, column 9.
     assert (issue["line"], issue["column"]) == (10, 9), issue
     assert "needs a person's approval at a human_gate on every path" in issue["message"]

@@ -167,7 +167,7 @@ def test_a_workflows_own_stdio_server_is_refused_without_approve_mcp_and_never_s
     assert code == 1, err
     message = ("MCP server wfcalc (from the workflow) needs your consent before it starts: "
                "run again with --approve-mcp wfcalc")
-    assert message in err and out["error"]["message"] == message
+    assert out == "" and json.loads(err) == {"type": "error", "code": "tool_denied", "message": message}
     assert not started.exists()  # the declared command never ran
     # Approving another name does not approve this one.
     code, _, err = run_cli("run", str(path), "--workspace", str(tmp_path), "--approve-mcp", "other", env=cli_env)
@@ -192,10 +192,11 @@ def test_a_broken_workflow_servers_block_is_a_validation_error(
     path = tmp_path / "bad.relavium.yaml"
     path.write_text(_workflow_text(tmp_path / "s", tmp_path / "p").replace("transport: stdio",
                                                                            "transport: carrier-pigeon"))
-    code, out, _ = run_cli("run", str(path), "--workspace", str(tmp_path), "--json", env=cli_env)
-    assert code == 2 and out["error"]["code"] == "validation" and "wfcalc" in out["error"]["message"]
-    code, out, _ = run_cli("validate", str(path), "--json", env=cli_env)
-    assert code == 2 and "servers.wfcalc" in out["error"]["message"]
+    code, out, err = run_cli("run", str(path), "--workspace", str(tmp_path), "--json", env=cli_env)
+    assert code == 2 and out == ""
+    assert json.loads(err)["code"] == "validation" and "wfcalc" in json.loads(err)["message"]
+    code, out, err = run_cli("validate", str(path), "--json", env=cli_env)
+    assert code == 2 and out == "" and "servers.wfcalc" in json.loads(err)["message"]
 
 
 def test_validate_refuses_an_agents_server_that_clashes_with_the_workflows_as_run_does(
@@ -219,8 +220,8 @@ workflow:
 """)
     for command in (("validate", str(path)), ("run", str(path), "--workspace", str(tmp_path))):
         code, out, err = run_cli(*command, "--json", env=cli_env)
-        assert code == 2, (command, err)
-        assert "'calc' is also declared, differently" in out["error"]["message"]
+        assert code == 2 and out == "", (command, err)
+        assert "'calc' is also declared, differently" in json.loads(err)["message"]
 
 
 def test_an_agent_run_whose_model_calls_a_discovered_tool(

@@ -3,6 +3,7 @@ real process host, real history.db, a new process for every resume."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -169,9 +170,10 @@ def test_invalid_workflows_exit_2_with_one_positioned_message(
         assert len(lines) == 1 and lines[0].startswith(str(wf) + ":"), (case, err)
         assert expected in lines[0], (case, err)
     if case == "unknown key":
-        code, out, _ = run_cli("validate", str(wf), "--json", env=cli_env, cwd=tmp_path)
-        assert code == 2 and out["ok"] is False
-        assert (out["error"]["issues"][0]["line"], out["error"]["issues"][0]["column"]) == (6, 33)
+        code, out, err = run_cli("validate", str(wf), "--json", env=cli_env, cwd=tmp_path)
+        assert code == 2 and out == ""  # the CI contract: the fault is on stderr
+        doc = json.loads(err)
+        assert doc["type"] == "error" and (doc["issues"][0]["line"], doc["issues"][0]["column"]) == (6, 33)
 
 
 def test_bad_inputs_exit_2(cli_env: dict[str, str], tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.helpers import run_cli
@@ -48,8 +49,8 @@ def test_unknown_tool_ids_are_reported_at_their_positions(
     wf = tmp_path / "tools.relavium.yaml"
     wf.write_text(WORKFLOW)
     code, out, err = run_cli("validate", str(wf), "--json", env=cli_env)
-    assert code == 2
-    found = {(i["line"], i["column"], i["message"]) for i in out["error"]["issues"]}
+    assert code == 2 and out == ""
+    found = {(i["line"], i["column"], i["message"]) for i in json.loads(err)["issues"]}
     hint = " (an MCP tool is mcp_<server>_<tool>, and <server> must be configured in mcp.yaml)"
     assert found == {
         (14, 11, f"agent 'a' lists unknown tool 'mcp_nope_search'{hint}"),
@@ -67,9 +68,9 @@ def test_unknown_tool_ids_are_reported_at_their_positions(
 def test_without_the_server_configured_its_mcp_ids_are_unknown(cli_env: dict[str, str], tmp_path: Path) -> None:
     wf = tmp_path / "tools.relavium.yaml"
     wf.write_text(WORKFLOW)
-    code, out, _ = run_cli("validate", str(wf), "--json", env=cli_env)
-    assert code == 2
-    messages = [i["message"] for i in out["error"]["issues"]]
+    code, out, err = run_cli("validate", str(wf), "--json", env=cli_env)
+    assert code == 2 and out == ""
+    messages = [i["message"] for i in json.loads(err)["issues"]]
     assert any("unknown tool 'mcp_files_search'" in m for m in messages)
     assert any("unknown tool 'mcp_files_read'" in m for m in messages)
 
@@ -88,7 +89,7 @@ workflow:
     - {id: ag, type: agent, agent_ref: a}
   edges: [{from: s, to: ag}]
 """)
-    code, out, _ = run_cli("validate", str(wf), "--json", env=cli_env)
-    assert code == 2
-    assert [(i["line"], i["column"], i["message"].split(" (")[0]) for i in out["error"]["issues"]] == [
+    code, out, err = run_cli("validate", str(wf), "--json", env=cli_env)
+    assert code == 2 and out == ""
+    assert [(i["line"], i["column"], i["message"].split(" (")[0]) for i in json.loads(err)["issues"]] == [
         (7, 60, "agent 'a' lists unknown tool 'mcp_files_search'")]

@@ -1,0 +1,153 @@
+"""The CI contract of upstream's "Run a workflow in CI" tutorial, through the real ``relavium``.
+
+A CI job has no keyring: the provider key comes from ``RELAVIUM_<PROVIDER>_API_KEY``.
+A missing key fails the invocation up front with exit 2, before any node runs.
+Under ``--json`` an exit-2 fault is one ``{"type": "error", ...}`` document on
+stderr and stdout stays empty.  The environment of these subprocesses holds
+no keyring bus and no other key: the provider entry names a keyring secret
+that cannot resolve here, so only the environment variable can supply the key.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
+from tests.helpers import run_cli
+
+KEY = "sk-ci-ENVONLY0123456789abcdefghijklmn"
+
+WORKFLOW = """schema_version: '1.0'
+workflow:
+  id: ci-pipeline
+  inputs: [{name: topic, type: string}]
+  agents:
+    - {id: writer, provider: openai, model: gpt-4o-mini, system_prompt: Write one line.}
+  nodes:
+    - {id: start, type: input}
+    - {id: prep, type: transform, transform: '"about " + inputs.topic'}
+    - {id: write, type: agent, agent_ref: writer, prompt_template: '{{ run.outputs["prep"] }}'}
+    - {id: out, type: output}
+  edges: [{from: start, to: prep}, {from: prep, to: write}, {from: write, to: out}]
+"""
+
+
+@pytest.fixture
+def ci_env(cli_env: dict[str, str], relavium_home: Path, llm_server: ScriptedLLMServer) -> dict[str, str]:
+    """A CI-like environment: no session bus (so no keyring), no key but what a test adds."""
+    entries = {"providers": {"openai": {"kind": "openai", "base_url": llm_server.base_url + "/v1",
+                                        "api_key": "secret:OPENAI_API_KEY", "allow_local": True}}}
+    (relavium_home / "providers.yaml").write_text(json.dumps(entries))
+    drop = ("DBUS_SESSION_BUS_ADDRESS", "RELAVIUM_TEST_KEY", "RELAVIUM_OPENAI_API_KEY", "OPENAI_API_KEY")
+    env = {k: v for k, v in cli_env.items() if k not in drop}
+    env["CI"] = "true"
+    return env
+
+
+def workflow(tmp_path: Path, text: str = WORKFLOW) -> Path:
+    path = tmp_path / "ci.relavium.yaml"
+    path.write_text(text)
+    return path
+
+
+def error_doc(stderr: str) -> dict[str, Any]:
+    """The one JSON fault document stderr holds under --json."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    doc: dict[str, Any] = json.loads(lines[0])
+    assert doc["type"] == "error", doc
+    return doc
+
+
+def test_the_key_comes_from_the_environment_variable(
+    ci_env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(Reply.say("Quantum computers use qubits."))
+    env = {**ci_env, "RELAVIUM_OPENAI_API_KEY": KEY}
+    code, events, err = run_cli("run", str(workflow(tmp_path)), "--input", "topic=quantum", "--workspace",
+                                str(tmp_path), "--json", env=env, cwd=tmp_path)
+    assert code == 0, err
+    assert events[-1]["type"] == "run:completed"
+    (request,) = llm_server.requests
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert request.body["messages"][-1]["content"] == "about quantum"
+    assert KEY not in json.dumps(events) + err  # the key never appears in run output
+
+
+def test_a_missing_key_fails_before_anything_runs_with_exit_2(
+    ci_env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    code, out, err = run_cli("run", str(workflow(tmp_path)), "--input", "topic=quantum", "--workspace",
+                             str(tmp_path), "--json", env=ci_env, cwd=tmp_path)
+    assert code == 2
+    assert out == ""  # no run:started, no node ran
+    doc = error_doc(err)
+    assert doc["code"] == "provider_auth"
+    message = doc["message"]
+    # It names the provider, its node and the three ways to give it a key.
+    assert "provider 'openai'" in message and "agent node 'write'" in message
+    assert "relavium secret set OPENAI_API_KEY" in message
+    assert "env:NAME as its key in providers.yaml" in message
+    assert "RELAVIUM_OPENAI_API_KEY" in message
+    assert llm_server.requests == []
+    runs = run_cli("runs", "list", "--json", env=ci_env)[1]
+    assert runs["total"] == 0  # nothing was recorded as run, either
+
+    # Without --json: the same refusal as one line for a person, stdout still empty.
+    code, out, err = run_cli("run", str(workflow(tmp_path)), "--input", "topic=quantum", "--workspace",
+                             str(tmp_path), env=ci_env, cwd=tmp_path)
+    assert code == 2 and out == "" and err.startswith("relavium: agent node 'write'")
+
+
+def test_a_key_the_entry_names_in_the_environment_wins_over_the_relavium_variable(
+    ci_env: dict[str, str], relavium_home: Path, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    entries = {"providers": {"openai": {"kind": "openai", "base_url": llm_server.base_url + "/v1",
+                                        "api_key": "env:MY_OPENAI_KEY", "allow_local": True}}}
+    (relavium_home / "providers.yaml").write_text(json.dumps(entries))
+    llm_server.script(Reply.say("ok"))
+    env = {**ci_env, "MY_OPENAI_KEY": KEY, "RELAVIUM_OPENAI_API_KEY": "sk-ci-other-key-should-not-be-used"}
+    code, _, err = run_cli("run", str(workflow(tmp_path)), "--input", "topic=x", "--workspace", str(tmp_path),
+                           "--json", env=env, cwd=tmp_path)
+    assert code == 0, err
+    assert llm_server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_validation_and_usage_faults_are_json_on_stderr_with_an_empty_stdout(
+    ci_env: dict[str, str], tmp_path: Path
+) -> None:
+    broken = workflow(tmp_path, WORKFLOW.replace("type: transform", "type: transfrom"))
+    for argv in (("validate", str(broken), "--json"), ("run", str(broken), "--json")):
+        code, out, err = run_cli(*argv, env=ci_env, cwd=tmp_path)
+        assert code == 2 and out == "", argv
+        doc = error_doc(err)
+        assert doc["code"] == "validation"
+        (issue,) = doc["issues"]
+        assert issue["line"] == 9 and "unknown node type 'transfrom'" in issue["message"]
+
+    # A bad invocation (no file), a missing required input, a file that is not there.
+    for argv, code_name, words in (
+        (("run", "--json"), "usage", "missing FILE"),
+        (("run", str(workflow(tmp_path)), "--json"), "validation", "topic"),
+        (("validate", str(tmp_path / "nope.yaml"), "--json"), "validation", "cannot read"),
+        (("gate", "approve", "--json"), "usage", "needs RUN_ID"),
+    ):
+        code, out, err = run_cli(*argv, env={**ci_env, "RELAVIUM_OPENAI_API_KEY": KEY}, cwd=tmp_path)
+        assert code == 2 and out == "", argv
+        doc = error_doc(err)
+        assert doc["code"] == code_name and words in doc["message"], (argv, doc)
+
+    # A valid workflow still answers on stdout.
+    code, out, err = run_cli("validate", str(workflow(tmp_path)), "--json", env=ci_env)
+    assert code == 0 and out["ok"] is True and err == ""
+
+
+def test_tool_call_keeps_its_documented_stdout_object(ci_env: dict[str, str], tmp_path: Path) -> None:
+    """``relavium tool call`` is not part of the tutorial: its failure stays ``{"ok": false, ...}`` on stdout."""
+    code, out, _ = run_cli("tool", "call", "read_file", "--args", json.dumps({"path": "missing.txt"}),
+                           "--workspace", str(tmp_path), "--json", env=ci_env)
+    assert code == 1 and out["ok"] is False and out["tool"] == "read_file"

@@ -73,7 +73,7 @@ def _format(event: dict[str, Any], as_json: bool) -> str | None:
         extra = f": {err.get('code')}: {err.get('message')}"
     elif kind == "node:skipped":
         extra = f" ({event.get('reason')})"
-    elif kind == "human_gate:paused":
+    elif kind in ("human_gate:paused", "agent:retrying"):  # a gate's question; "rate limited, retrying in 5 s"
         extra = f": {event.get('message')}"
     return f"[{event['sequenceNumber']}] {kind}{node}{extra}\n"
 

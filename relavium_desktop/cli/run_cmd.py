@@ -32,7 +32,13 @@ from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.jsonargs import load_json_option
-from relavium_desktop.cli.validate_cmd import known_tool_ids, read_workflow, report_error, report_invalid
+from relavium_desktop.cli.validate_cmd import (
+    known_tool_ids,
+    model_warnings,
+    read_workflow,
+    report_error,
+    report_invalid,
+)
 
 if TYPE_CHECKING:
     from relavium_desktop.store.runs import RunStore
@@ -207,6 +213,9 @@ def run(args: argparse.Namespace) -> int:
             except McpConfigError as exc:
                 report_error("validation", f"{args.file}: {exc}", args.json)
                 return EXIT_USAGE
+            if not args.json:  # under --json stderr is kept for a fault's document
+                for line in model_warnings(wf, args.providers):
+                    print(f"relavium: warning: {line}", file=sys.stderr)
             missing = _missing_provider_keys(wf, args.providers)
             if missing:  # before anything runs: a key CI forgot to pass is a bad invocation, not a failed run
                 report_error("provider_auth", "; ".join(missing), args.json)

@@ -109,8 +109,26 @@ def run(args: argparse.Namespace) -> int:
     except McpConfigError as exc:
         report_error("validation", f"{args.file}: {exc}", args.json)
         return EXIT_USAGE
+    warnings = model_warnings(wf, None)
     if args.json:
-        print_json({"ok": True, "workflow": wf.id, "nodes": len(wf.plan.nodes), "order": wf.plan.order})
+        print_json({"ok": True, "workflow": wf.id, "nodes": len(wf.plan.nodes), "order": wf.plan.order,
+                    "warnings": warnings})
     else:
+        for line in warnings:
+            print(f"relavium: warning: {line}", file=sys.stderr)
         print(f"{name}: valid workflow {wf.id!r} ({len(wf.plan.nodes)} nodes)")
     return EXIT_OK
+
+
+def model_warnings(wf: Any, providers_file: str | None) -> list[str]:
+    """Models no catalog knows (price table, cached live lists): warnings, never a refusal."""
+    from relavium_desktop.host.datadir import data_dir
+    from relavium_desktop.providers.config import ProviderConfigError
+    from relavium_desktop.providers.model_check import unknown_model_warnings
+    from relavium_desktop.services import provider_entries
+
+    try:
+        entries = provider_entries(settings_file=Path(providers_file) if providers_file else None)
+    except ProviderConfigError:
+        entries = {}
+    return unknown_model_warnings(wf, entries, data_dir())

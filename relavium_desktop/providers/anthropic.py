@@ -17,6 +17,7 @@ from relavium_desktop.engine.llm.messages import (
     ToolResultPart,
 )
 from relavium_desktop.engine.llm.provider import ChatRequest
+from relavium_desktop.engine.llm.reasoning import anthropic_thinking
 from relavium_desktop.engine.llm.schema_dialect import normalise_schema
 from relavium_desktop.engine.llm.stream import (
     ReasoningDelta,
@@ -100,7 +101,13 @@ class AnthropicProvider(HttpProvider):
         }
         if request.system:
             body["system"] = request.system
-        if request.temperature is not None:
+        thinking = None
+        if request.reasoning_effort:
+            thinking, body["max_tokens"] = anthropic_thinking(
+                request.reasoning_effort, request.max_tokens, DEFAULT_MAX_TOKENS)
+        if thinking is not None:
+            body["thinking"] = thinking  # Anthropic refuses a temperature beside extended thinking
+        elif request.temperature is not None:
             body["temperature"] = request.temperature
         if request.tools:
             body["tools"] = [{"name": t.name, "description": t.description, "input_schema": normalise_schema(t.parameters, "anthropic")}

@@ -22,6 +22,7 @@ from relavium_desktop.engine.llm.messages import (
     ToolResultPart,
 )
 from relavium_desktop.engine.llm.provider import ChatRequest
+from relavium_desktop.engine.llm.reasoning import thinking_budget
 from relavium_desktop.engine.llm.schema_dialect import normalise_schema
 from relavium_desktop.engine.llm.stream import (
     ReasoningDelta,
@@ -101,6 +102,8 @@ class GeminiProvider(HttpProvider):
             config["temperature"] = request.temperature
         if request.max_tokens is not None:
             config["maxOutputTokens"] = request.max_tokens
+        if request.reasoning_effort:
+            config["thinkingConfig"] = {"thinkingBudget": thinking_budget(request.reasoning_effort)}
         if config:
             body["generationConfig"] = config
         headers = {"x-goog-api-key": api_key} if api_key else {}

@@ -21,6 +21,7 @@ from relavium_desktop.engine.llm.messages import (
     ToolResultPart,
 )
 from relavium_desktop.engine.llm.provider import ChatRequest
+from relavium_desktop.engine.llm.reasoning import openai_effort
 from relavium_desktop.engine.llm.schema_dialect import normalise_schema
 from relavium_desktop.engine.llm.stream import (
     ReasoningDelta,
@@ -103,6 +104,8 @@ class OpenAICompatProvider(HttpProvider):
             body["temperature"] = request.temperature
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
+        if request.reasoning_effort:
+            body["reasoning_effort"] = openai_effort(request.reasoning_effort)
         if request.tools:
             body["tools"] = [{"type": "function", "function": {
                 "name": t.name, "description": t.description, "parameters": normalise_schema(t.parameters, "openai")}}

@@ -150,6 +150,7 @@ async def stream_turn(
             tools=list(tools),
             temperature=spec.temperature,
             max_tokens=spec.max_tokens,
+            reasoning_effort=spec.reasoning_effort,
             media=media or {},
         )
         # With a fallback_chain the next entry is the author's own answer to a failing model:

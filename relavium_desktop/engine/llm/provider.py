@@ -19,6 +19,8 @@ class ChatRequest:
     tools: Sequence[ToolSpec] = field(default_factory=tuple)
     temperature: float | None = None
     max_tokens: int | None = None
+    # off | low | medium | high | max (engine/llm/reasoning.py maps it onto each provider's control).
+    reasoning_effort: str | None = None
     # The bytes of every MediaPart in ``messages`` that could be resolved, by
     # handle: resolved per request, so history keeps handles only.  A part
     # without an entry is sent as a short text placeholder.

@@ -58,6 +58,7 @@ from relavium_desktop.engine.events import CostUpdated, Emit, RunEvent
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.llm.messages import Message
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
+from relavium_desktop.engine.workflow.agent_input import check_agent_input
 from relavium_desktop.engine.workflow.agents import AgentNodeError, AgentNodeRequest, AgentNodeResult
 from relavium_desktop.engine.workflow.errors import NodeError
 from relavium_desktop.engine.workflow.schema_check import check_output_schema
@@ -137,6 +138,7 @@ def spec_for(request: AgentNodeRequest) -> AgentSpec:
         "max_tokens": request.max_tokens if request.max_tokens is not None else agent.max_tokens,
         "tools": list(request.tools),
         "fallback_chain": [entry.model_dump() for entry in agent.fallback_chain or []],
+        "reasoning_effort": agent.reasoning_effort,
     }
     try:
         return AgentSpec.model_validate(data)
@@ -214,6 +216,7 @@ class AgentLoopRunner:
 
     async def run_agent(self, request: AgentNodeRequest, emit: Emit) -> AgentNodeResult:
         spec = spec_for(request)
+        check_agent_input(request.agent, request.node_id, request.prompt)  # input_schema, before any request
         delegate_failures: list[NodeError] = []
 
         def forward(event: RunEvent) -> object:

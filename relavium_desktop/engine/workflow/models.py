@@ -24,7 +24,9 @@ from pydantic import (
 )
 
 from relavium_desktop.engine.agent.spec import FallbackEntry, RetryPolicy, check_tool_config_keys
+from relavium_desktop.engine.agent.spec_fields import AgentMemory, check_input_schema, mcp_servers_mapping
 from relavium_desktop.engine.agent.tool_config import ToolConfigEntry
+from relavium_desktop.engine.llm.reasoning import ReasoningEffort
 from relavium_desktop.engine.tools.http_tools import HttpToolDecl
 
 IDENT = r"^[A-Za-z0-9_-]+$"
@@ -144,6 +146,21 @@ class AgentDef(Strict):
     mcp_servers: dict[str, Any] | None = None
     version: str | None = None
     tags: list[str] | None = None
+    # Upstream's agent fields (engine/agent/spec_fields.py, engine/llm/reasoning.py).
+    reasoning_effort: ReasoningEffort | None = None
+    input_schema: dict[str, Any] | None = None
+    memory: AgentMemory | None = None
+
+
+    @field_validator("mcp_servers", mode="before")
+    @classmethod
+    def _mcp_list_form(cls, value: Any) -> Any:
+        return mcp_servers_mapping(value)
+
+    @field_validator("input_schema")
+    @classmethod
+    def _input_schema_usable(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_input_schema(value)
     # Per-tool pinned parameters, as in an agent file; applies through a node's narrowed tools.
     tool_config: dict[str, ToolConfigEntry] = Field(default_factory=dict)
 
@@ -210,6 +227,18 @@ class AgentNode(_NodeBase):
     timeout_ms: int | None = Field(default=None, ge=1)
     retry: Retry | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _media_counts_later(cls, data: Any) -> Any:
+        for key in ("count", "duration_seconds"):
+            if isinstance(data, dict) and key in data:
+                raise ValueError(
+                    f"{key} is not supported yet: it asks a media-generation model for several images or a "
+                    "clip's length, which upstream lists for a later phase; this engine's agent nodes return "
+                    "what the model produces (remove the key)"
+                )
+        return data
+
 
 class ToolConfig(Strict):
     tool_name: str = Field(min_length=1)
@@ -263,7 +292,11 @@ class MergeNode(_NodeBase):
         if self.merge_strategy == "custom" and not self.merge_fn:
             raise ValueError("merge_strategy custom needs a merge_fn expression")
         if self.merge_strategy != "custom" and self.merge_fn:
-            raise ValueError("merge_fn is only used with merge_strategy custom")
+            raise ValueError(
+                f"merge_fn is only used with merge_strategy custom; {self.merge_strategy} merges by its own "
+                "rule, so a merge_fn beside it would be ignored (upstream accepts and ignores it; set "
+                "merge_strategy: custom to use it, or remove it)"
+            )
         return self
 
 
@@ -358,6 +391,11 @@ class WorkflowBody(Strict):
     max_parallel: int | None = Field(default=None, ge=1, le=256)
     nodes: list[Node] = Field(min_length=1)
     edges: list[Edge] = Field(default_factory=list)
+
+    @field_validator("mcp_servers", mode="before")
+    @classmethod
+    def _mcp_list_form(cls, value: Any) -> Any:
+        return mcp_servers_mapping(value)
 
 
 class WorkflowFile(Strict):

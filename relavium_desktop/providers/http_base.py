@@ -146,6 +146,10 @@ def error_in(data: object) -> dict[str, Any] | None:
     return None
 
 
+_ANTHROPIC_STATUS = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500,
+                     "authentication_error": 401, "permission_error": 403}
+
+
 class StreamIncomplete(Exception):
     """The stream closed before the provider's terminal event."""
 
@@ -343,8 +347,9 @@ class HttpProvider:
         """An error the server sent in place of (or in the middle of) the answer."""
         err = exc.error
         said = server_says(json.dumps({"error": err}), self._api_key)
-        status = exc.status or _error_code_number(err)
         etype = str(err.get("type") or err.get("status") or "")
+        # Anthropic's error events name their kind, not a status: the status they stand for.
+        status = exc.status or _error_code_number(err) or _ANTHROPIC_STATUS.get(etype)
         if status is not None:
             code = code_for_status(status)
         elif etype in ("overloaded_error", "api_error", "server_error", "UNAVAILABLE", "INTERNAL"):

@@ -95,6 +95,8 @@ async def test_an_error_event_mid_stream_surfaces_with_its_message(llm_server: S
     llm_server.script(Reply.broken("Half an answer, then"))
     error, seen = await _fails(provider(llm_server, kind))
     assert "mid-stream" in error.message  # the server's own words
+    if kind == "anthropic":
+        assert error.status == 529  # overloaded_error: the status it stands for
     assert "cut off" in error.message
     assert error.code is ProviderErrorCode.UNAVAILABLE
     shown = "".join(e.text for e in seen if isinstance(e, TextDelta))

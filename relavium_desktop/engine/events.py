@@ -7,7 +7,7 @@ that the CLI prints, the store keeps and the UI reads.  The names follow the
 upstream run-event schema (``sse-event-schema``); events the upstream schema
 does not have (``node:skipped``, ``node:retrying``, ``agent:reasoning``,
 ``agent:provider_fallback``, ``agent:retrying``, ``agent:tool_progress``,
-``agent:tool_log``, ``chat:turn_*``) are additive local extensions,
+``agent:tool_log``, ``budget:exceeded``, ``chat:turn_*``) are additive local extensions,
 which the schema allows.  Every error on the wire — a tool's, a node's, a
 provider's, a run's — is one :class:`ErrorInfo`.
 
@@ -432,22 +432,39 @@ class HumanGateResumed(RunEvent):
     comment: str | None = None
 
 
-# -- budgets (reserved: no budget governance yet) -----------------------------------
+# -- budgets: a workflow's pre-egress cost cap (engine/workflow/budget.py) ----------
 
 
-@_register(emitted=False)
+@_register()
 class BudgetWarning(RunEvent):
+    """``on_exceed: warn``: once per run, before the first request the cap would not cover."""
+
     TYPE: ClassVar[str] = "budget:warning"
     spent_microcents: int
     limit_microcents: int
     threshold_pct: float
 
 
-@_register(emitted=False)
+@_register()
 class BudgetPaused(RunEvent):
+    """``on_exceed: pause_for_approval``: the node waits behind a gate answered like a human gate."""
+
     TYPE: ClassVar[str] = "budget:paused"
+    node_id: str
     spent_microcents: int
     limit_microcents: int
+    gate_id: str
+
+
+@_register()
+class BudgetExceeded(RunEvent):
+    """``on_exceed: fail`` (a local additive event): the figures, before the node and the run fail."""
+
+    TYPE: ClassVar[str] = "budget:exceeded"
+    node_id: str
+    spent_microcents: int
+    limit_microcents: int
+    estimated_microcents: int
 
 
 # -- sessions (upstream's agent-first namespace) -----------------------------------

@@ -138,9 +138,12 @@ SCHEMA: dict[str, tuple[str, bool, dict[str, tuple[str, bool]]]] = {
         "nodeId": ("string", REQ), "gateId": ("string", REQ),
         "decision": ("enum(approved,rejected,input_provided)", REQ), "decidedBy": ("string", REQ),
         "payload": ("any", OPT), "comment": ("string", OPT)}),
-    "budget:warning": (UPSTREAM, False, {"spentMicrocents": ("integer", REQ), "limitMicrocents": ("integer", REQ),
-                                         "thresholdPct": ("number", REQ)}),
-    "budget:paused": (UPSTREAM, False, {"spentMicrocents": ("integer", REQ), "limitMicrocents": ("integer", REQ)}),
+    "budget:warning": (UPSTREAM, True, {"spentMicrocents": ("integer", REQ), "limitMicrocents": ("integer", REQ),
+                                        "thresholdPct": ("number", REQ)}),
+    "budget:paused": (UPSTREAM, True, {"nodeId": ("string", REQ), "spentMicrocents": ("integer", REQ),
+                                       "limitMicrocents": ("integer", REQ), "gateId": ("string", REQ)}),
+    "budget:exceeded": (LOCAL, True, {"nodeId": ("string", REQ), "spentMicrocents": ("integer", REQ),
+                                      "limitMicrocents": ("integer", REQ), "estimatedMicrocents": ("integer", REQ)}),
     "session:started": (UPSTREAM, False, {"agentRef": ("string", REQ), "model": ("string", REQ),
                                           "context": ("SessionContext", REQ)}),
     "session:turn_started": (UPSTREAM, False, {}),
@@ -420,6 +423,41 @@ def _spec(**extra: Any) -> AgentSpec:
                                      "system_prompt": "You test.", "tools": ["read_file"], **extra})
 
 
+BUDGET_WF = HEAD + """  budget: {{max_cost_microcents: 5000, on_exceed: {mode}}}
+  agents: [{{id: a, provider: openai, model: gpt-4o-mini, system_prompt: You test., max_tokens: 10}}]
+  nodes:
+    - {{id: s, type: input}}
+    - {{id: one, type: agent, agent_ref: a, prompt_template: one}}
+    - {{id: two, type: agent, agent_ref: a, prompt_template: two}}
+  edges: [{{from: s, to: one}}, {{from: one, to: two}}]
+"""
+
+
+async def _budget_events(server: ScriptedLLMServer, workspace: Path, home: Path) -> list[list[dict[str, Any]]]:
+    """A run in each on_exceed mode through the real agent loop: the first request's 4,500 micro-cents
+    leave the second one's worst case over the 5,000 cap."""
+    from relavium_desktop.engine.workflow.agent_loop_runner import AgentLoopRunner
+    from relavium_desktop.engine.workflow.run import WorkflowEngine
+
+    journal = MemoryJournal()
+    eng = WorkflowEngine(ToolRegistry(BUILTIN_TOOLS, build_host(HostSettings(workspace=workspace, home=home))),
+                         agent_runner=AgentLoopRunner(providers=_providers(server), sleep=_no_sleep),
+                         journal=journal, sleep=_no_sleep)
+    streams = []
+    for mode, status in (("fail", "failed"), ("warn", "completed"), ("pause_for_approval", "paused")):
+        server.script(Reply.say("first", usage=(100, 50)))
+        if mode != "fail":  # a failed cap never sends the second request
+            server.script(Reply.say("second", usage=(100, 50)))
+        wf_run = eng.start(load(BUDGET_WF.format(mode=mode)), {})
+        assert (await wf_run.run()).status == status
+        if status == "paused":
+            resumed = eng.resume(wf_run.run_id, GateDecision("approved", "cli"))
+            assert (await resumed.run()).status == "completed"
+        streams.append(journal.events[wf_run.run_id])
+    assert server.pending == 0
+    return streams
+
+
 async def _chat_events(server: ScriptedLLMServer, workspace: Path, home: Path) -> list[dict[str, Any]]:
     bus = EventBus(clock=lambda: 1_700_000_000.0, session_id="s1")
     host = build_host(HostSettings(workspace=workspace, home=home, surface="chat"))
@@ -504,6 +542,8 @@ async def test_a_workflow_run_a_headless_agent_run_and_chat_turns_emit_only_sche
         seen |= validate_stream(stream, "runId")
     seen |= validate_stream(await _agent_run_events(scripted, workspace, relavium_home), "runId")
     seen |= validate_stream(await _mcp_tool_events(), "runId")
+    for stream in await _budget_events(scripted, workspace, relavium_home):
+        seen |= validate_stream(stream, "runId")
     chat = await _chat_events(scripted, workspace, relavium_home)
     seen |= validate_stream(chat, "sessionId")
     # Every type the engine can emit was emitted, and nothing else.

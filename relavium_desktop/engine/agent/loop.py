@@ -22,6 +22,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from relavium_desktop.engine.agent.egress_check import EgressRefused, PreEgress
 from relavium_desktop.engine.agent.outcome import TURN_LIMIT, AgentFailure, LoopResult, UsageRecord
 from relavium_desktop.engine.agent.pricing import cost_usd, usd_to_microcents
 from relavium_desktop.engine.agent.routing import ProviderLookup, Route, Sleep, StreamedTurn, stream_turn
@@ -78,6 +79,8 @@ class AgentLoop:
     # model guessed at reaches the mode's refusal (which says how to allow it)
     # instead of a bare "not granted".
     offered_tool_ids: frozenset[str] | None = None
+    # Sees every request before it leaves and may refuse it (a workflow's budget): egress_check.py.
+    pre_egress: PreEgress | None = None
     _result: LoopResult = field(init=False)
 
     async def run(self, history: list[Message]) -> LoopResult:
@@ -99,7 +102,10 @@ class AgentLoop:
                     self.spec, self.providers, history, specs,
                     emit=self.emit, node_id=self.ctx.node_id, sleep=self.sleep,
                     media=await self._resolve_media(history), retry=retry,
+                    pre_egress=self.pre_egress, spent_microcents=self._spent_microcents(),
                 )
+            except EgressRefused as exc:
+                return self._fail(AgentFailure(exc.code, exc.message, reason=exc.reason, retryable=False))
             except ProviderError as exc:
                 return self._fail(AgentFailure(str(exc.code), exc.message, retryable=exc.retryable,
                                                retry_after=exc.retry_after, partial_text=exc.partial_text))
@@ -139,6 +145,10 @@ class AgentLoop:
                         reason="correction_budget",
                         retryable=False,
                     ))
+
+    def _spent_microcents(self) -> int:
+        """What this loop's turns so far cost (priced turns only)."""
+        return usd_to_microcents(sum(u.cost_usd or 0.0 for u in self._result.usage))
 
     def _accepts(self, route: Route) -> frozenset[str]:
         """The media kinds the model that wrote this response accepts; none when unknown."""

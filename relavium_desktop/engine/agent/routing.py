@@ -23,6 +23,7 @@ import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from relavium_desktop.engine.agent.egress_check import PreEgress
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.events import (
     AgentProviderFallback,
@@ -138,7 +139,14 @@ async def stream_turn(
     media: Mapping[str, MediaBlob] | None = None,
     retry: ProviderRetry | None = DEFAULT_PROVIDER_RETRY,
     rand: Callable[[], float] = random.random,
+    pre_egress: PreEgress | None = None,
+    spent_microcents: int = 0,
 ) -> StreamedTurn:
+    """The turn from the first route that answers.
+
+    ``pre_egress`` sees every request before it is sent (each attempt, each
+    fallback entry) and may refuse it by raising ``EgressRefused``.
+    """
     last: ProviderError | None = None
     routes = routes_of(spec)
     policy = retry or ProviderRetry(retries=0)
@@ -160,6 +168,8 @@ async def stream_turn(
         attempt = 1
         while True:
             turn = StreamedTurn(route=route, message=Message("assistant", ()))
+            if pre_egress is not None:
+                pre_egress(route, request, spent_microcents)
             try:
                 return await _stream_once(lookup(route.provider), route, request, emit, node_id, turn=turn)
             except ProviderError as exc:

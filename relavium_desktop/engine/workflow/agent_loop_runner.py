@@ -233,6 +233,7 @@ class AgentLoopRunner:
             emit=forward,
             turn_limit=request.agent.max_turns or self.default_turn_limit,
         )
+        loop.pre_egress = request.pre_egress
         if request.own_retry:
             loop.provider_retry = None  # the workflow's retry: wins (and waits at least Retry-After)
         if self.sleep is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from relavium_desktop.engine.agent.egress_check import PreEgress
 from relavium_desktop.engine.events import Emit
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.tools.registry import ToolRegistry
@@ -41,6 +42,8 @@ class AgentNodeRequest:
     invoked_by: str | None = None
     # The node or its agent sets ``retry:``: that retry wins over the default provider policy.
     own_retry: bool = False
+    # The run's budget check, called before every request the node sends (engine/workflow/budget.py).
+    pre_egress: PreEgress | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from relavium_desktop.engine.agent.egress_check import PreEgress
 from relavium_desktop.engine.agent.tool_config import node_tool_configs
 from relavium_desktop.engine.errors import InvalidArgsError, ToolError
 from relavium_desktop.engine.events import Emit
 from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.engine.tools.media_turn import media_handles
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import (
     ApprovalRegime,
@@ -85,6 +87,11 @@ class NodeEnv:
     # The surface's approval regime for governed tool actions (the desktop's
     # confirm hook); None is the headless author-trust path (CLI).
     approval: ApprovalRegime | None = None
+    # The run's template scope now (inputs, ctx, outputs): an invoke_agent delegate renders
+    # its agent's system_prompt with it.
+    template_scope: Callable[[], Scope] | None = None
+    # The run's budget: the pre-egress check for a node's requests (None: no budget).
+    budget: Callable[[str], PreEgress] | None = None
 
 
 def _tool_error(exc: ToolError) -> NodeError:
@@ -199,12 +206,21 @@ async def run_tool(node: ToolNode, scope: Scope, env: NodeEnv) -> NodeResult:
     return NodeResult(outcome.mapped if cfg.output_mapping else outcome.result)
 
 
-def _agent_request(
-    env: NodeEnv, node: AgentNode, prompt: str, *, append: str | None, attempt: int, invoked_by: str | None
-) -> AgentNodeRequest:
+async def _rendered_agent(env: NodeEnv, node: AgentNode, scope: Scope | None) -> AgentDef:
+    """The node's agent with its ``system_prompt`` rendered: it sees ``inputs`` and ``ctx`` (agent spec)."""
     agent = env.agents.get(node.agent_ref)
     if agent is None:
         raise NodeError("validation", f"agent {node.agent_ref!r} is not resolved")
+    if not agent.system_prompt or "{{" not in agent.system_prompt or scope is None:
+        return agent
+    system = await render_text(agent.system_prompt, scope, file_reader(env, node.id))
+    return agent.model_copy(update={"system_prompt": system})
+
+
+def _agent_request(
+    env: NodeEnv, node: AgentNode, agent: AgentDef, prompt: str, *, append: str | None, attempt: int,
+    invoked_by: str | None,
+) -> AgentNodeRequest:
     tools = tuple(node.tools if node.tools is not None else agent.tools)
     # An approved human gate vouches for what an *author* wrote downstream of
     # it, never for what a model decides to do: the spec has agent producers
@@ -222,6 +238,7 @@ def _agent_request(
         tools=tools, model=node.model, temperature=node.temperature, max_tokens=node.max_tokens,
         output_schema=node.output_schema, attempt=attempt, registry=env.registry, tool_context=ctx,
         invoked_by=invoked_by, own_retry=getattr(node, "retry", None) is not None or agent.retry is not None,
+        pre_egress=env.budget(node.id) if env.budget is not None else None,
     )
 
 
@@ -252,7 +269,9 @@ async def run_agent(node: AgentNode, scope: Scope, env: NodeEnv, attempt: int = 
     reader = file_reader(env, node.id)
     prompt = await render_text(node.prompt_template, scope, reader)
     append = await render_text(node.system_prompt_append, scope, reader) if node.system_prompt_append else None
-    return await _call_agent(env, node, _agent_request(env, node, prompt, append=append, attempt=attempt, invoked_by=None))
+    agent = await _rendered_agent(env, node, scope)
+    request = _agent_request(env, node, agent, prompt, append=append, attempt=attempt, invoked_by=None)
+    return await _call_agent(env, node, request)
 
 
 MAX_INVOKE_DEPTH = 4
@@ -276,7 +295,9 @@ def _delegate(env: NodeEnv, caller: str) -> Callable[[str, Any], Awaitable[Any]]
         inner = NodeEnv(**{f: getattr(env, f) for f in NodeEnv.__dataclass_fields__})
         inner.invoke_depth = env.invoke_depth + 1
         prompt = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
-        request = _agent_request(inner, target, prompt, append=None, attempt=1, invoked_by=caller)
+        scope = env.template_scope() if env.template_scope is not None else None
+        agent = await _rendered_agent(inner, target, scope)
+        request = _agent_request(inner, target, agent, prompt, append=None, attempt=1, invoked_by=caller)
         return (await _call_agent(inner, target, request)).output
 
     return invoke
@@ -287,6 +308,9 @@ async def run_output(node: OutputNode, scope: Scope, env: NodeEnv) -> NodeResult
     value: Any = scope.outputs[deps[0]] if len(deps) == 1 else {d: scope.outputs[d] for d in deps}
     if node.save_to:
         path = node.save_to.replace("{{ run.id }}", env.run_id).replace("{{run.id}}", env.run_id)
+        problem = save_to_problem(node.id, path, value, deps)
+        if problem is not None:
+            raise NodeError("validation", problem, reason="save_to_no_media")
         content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
         ctx = ToolDispatchContext(
             run_id=env.run_id, node_id=node.id, granted_tool_ids=frozenset({"write_file"}),
@@ -298,6 +322,41 @@ async def run_output(node: OutputNode, scope: Scope, env: NodeEnv) -> NodeResult
             assert outcome.error is not None
             raise _tool_error(outcome.error)
     return NodeResult(value)
+
+
+# Where a text report may be saved (a local extension: upstream's save_to writes generated media only).
+TEXT_REPORT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text", ".json", ".yaml", ".yml", ".csv",
+                                  ".tsv", ".html", ".htm", ".xml", ".log", ".rst"})
+
+
+def _produced_media(value: Any) -> list[str]:
+    found = media_handles(value)
+    if isinstance(value, dict) and not found:
+        found = [h for v in value.values() for h in media_handles(v)]
+    return found
+
+
+def save_to_problem(node_id: str, path: str, value: Any, deps: list[str]) -> str | None:
+    """Why ``save_to`` cannot save what reached the output node, or None.
+
+    ``save_to`` is a deliverable, never best effort: a media path (an image,
+    audio or video name, or no text extension) needs a media handle the run
+    produced, and writing a handle's bytes is not available here, so both
+    fail with the reason instead of writing JSON into ``image.png``.  A text
+    file name (``report.md``) saves a text report.
+    """
+    handles = _produced_media(value)
+    source = ", ".join(repr(d) for d in deps) or "nothing"
+    if handles:
+        return (f"output {node_id!r}: save_to {path!r}: saving media bytes ({len(handles)} handle(s) from "
+                f"{source}) to a file is not available in this version; the handle stays in the run's outputs")
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    suffix = "." + name.rsplit(".", 1)[1].lower() if "." in name.lstrip(".") else ""
+    if suffix in TEXT_REPORT_SUFFIXES:
+        return None
+    return (f"output {node_id!r}: save_to {path!r} names a media file, but {source} produced no media "
+            f"(no image, audio or video handle in its output); nothing was written. Save a text report "
+            f"under a text name such as .md or .txt")
 
 
 def _expr_scope(scope: Scope, env: NodeEnv, branches: list[Any] | None = None) -> JsonDict:

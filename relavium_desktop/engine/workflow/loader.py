@@ -16,10 +16,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from relavium_desktop.engine.workflow.branch_check import branch_bypass_issues
+from relavium_desktop.engine.workflow.budget import budget_issues
 from relavium_desktop.engine.workflow.errors import Issue, WorkflowError
 from relavium_desktop.engine.workflow.models import AgentDef, AgentRef, WorkflowFile
 from relavium_desktop.engine.workflow.plan import RunPlan, build_plan
 from relavium_desktop.engine.workflow.source import SourceMap, YamlSyntaxError, parse_yaml
+from relavium_desktop.engine.workflow.template_check import template_issues
 
 RefReader = Callable[[str], str]
 
@@ -106,6 +108,7 @@ def load_workflow(
     agents: dict[str, AgentDef] = {}
     issues: list[Issue] = []
     ref_texts: dict[str, str] = {}
+    placed: list[tuple[int, AgentDef]] = []  # (index in agents:, resolved agent), for the template check
     if read_ref is not None:
         outer = read_ref
 
@@ -124,6 +127,7 @@ def load_workflow(
         if agent.id in agents:
             issues.append(smap.issue(("workflow", "agents", i), f"duplicate agent id {agent.id!r}"))
         agents[agent.id] = agent
+        placed.append((i, agent))
     refs_unresolved = read_ref is None and any(isinstance(a, AgentRef) for a in wf.workflow.agents)
     plan, graph_issues = build_plan(
         wf, agents, smap, known_tools=known_tools, agents_complete=not refs_unresolved
@@ -131,6 +135,8 @@ def load_workflow(
     issues.extend(graph_issues)
     if not graph_issues:
         issues.extend(branch_bypass_issues(wf.workflow, plan, smap))
+    issues.extend(template_issues(wf.workflow, placed, smap))
+    issues.extend(budget_issues(wf.workflow, agents, {a.id: i for i, a in placed}, smap))
     if issues:
         raise WorkflowError(filename, issues)
     return LoadedWorkflow(wf, agents, plan, text, filename, ref_texts)

@@ -363,9 +363,14 @@ class Trigger(Strict):
 
 
 class Budget(Strict):
-    max_cost_microcents: int | None = Field(default=None, ge=0)
-    on_exceed: Literal["fail", "pause_for_approval", "warn"] = "fail"
-    strict_cost_cap: bool = False
+    """A pre-egress cost cap (engine/workflow/budget.py); both fields required, as upstream's schema.
+
+    A declared cap is positive: omit ``budget`` for none.  No other key is
+    accepted, so no guardrail is written that the engine does not enforce.
+    """
+
+    max_cost_microcents: int = Field(gt=0)
+    on_exceed: Literal["fail", "pause_for_approval", "warn"]
 
 
 class WorkflowBody(Strict):

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from relavium_desktop.engine.events import (
+    BudgetPaused,
     CostUpdated,
     EventBus,
     HumanGatePaused,
@@ -54,6 +55,7 @@ from relavium_desktop.engine.tools.masking import clip, mask_value
 from relavium_desktop.engine.tools.registry import ToolRegistry
 from relavium_desktop.engine.tools.tooldef import ApprovalRegime, FsScopeTier, ToolPolicy
 from relavium_desktop.engine.workflow.agents import AgentNodeResult, AgentNodeRunner
+from relavium_desktop.engine.workflow.budget import EXCEEDED_REASON, PAUSE_REASON, BudgetGovernor
 from relavium_desktop.engine.workflow.errors import InputError, NodeError, TemplateError
 from relavium_desktop.engine.workflow.gates import decided_by_person, gate_refusal
 from relavium_desktop.engine.workflow.handlers import NodeEnv, NodeResult, file_reader, run_node
@@ -313,6 +315,7 @@ class WorkflowRun:
         self.policy = ToolPolicy.from_json(body.tools.model_dump(exclude_none=True) if body.tools else None)
         self._masked = masked_inputs(body.inputs, state["inputs"])
         self._order = self.plan.scheduled()
+        self._budget = BudgetGovernor(body.budget, state, self.emit) if body.budget is not None else None
 
     @property
     def events(self) -> list[JsonDict]:
@@ -382,7 +385,8 @@ class WorkflowRun:
             run_id=self.run_id, plan=self.plan, agents=self.workflow.agents, registry=self.engine.registry,
             sandbox=self.engine.sandbox, policy=self.policy, fs_scope=self.engine.fs_scope, emit=self.emit,
             masked_inputs=self._masked, agent_runner=self.engine.agent_runner, on_usage=self._on_usage,
-            gate_refusal=self._gate_refusal, approval=self.engine.approval,
+            gate_refusal=self._gate_refusal, approval=self.engine.approval, template_scope=self._scope,
+            budget=self._budget.for_node if self._budget is not None else None,
         )
 
     def _checkpoint(self, status: str) -> None:
@@ -448,6 +452,18 @@ class WorkflowRun:
             decision = self._timeout_decision(node_id)
         self._decide(node_id, decision)
 
+    def _decide_budget(self, node_id: str, decision: GateDecision, gate: JsonDict) -> None:
+        """Approved: the cap is lifted for this run and the node runs again from its start; rejected: it fails."""
+        if decision.decision == "rejected":
+            error = NodeError("budget_exceeded", f"going past the budget was rejected: {gate.get('message', '')}",
+                              reason=EXCEEDED_REASON)
+            self.state["status"][node_id] = "failed"
+            self.emit(NodeFailed(node_id=node_id, node_type=self.plan.nodes[node_id].type, error=error.info()))
+            self._failure = (node_id, error)
+            return
+        self.state["budgetApproved"] = True
+        self.state["status"][node_id] = "pending"
+
     def _timeout_decision(self, node_id: str) -> GateDecision:
         node = self.plan.nodes[node_id]
         assert isinstance(node, HumanGateNode)
@@ -471,10 +487,13 @@ class WorkflowRun:
     def _decide(self, node_id: str, decision: GateDecision) -> None:
         gate = self.state["gates"].pop(node_id)
         node = self.plan.nodes[node_id]
-        assert isinstance(node, HumanGateNode)
         self.emit(HumanGateResumed(node_id=node_id, gate_id=gate["gateId"], decision=decision.decision,
                                    decided_by=decision.decided_by, payload=decision.payload,
                                    comment=decision.comment or None))
+        if gate.get("kind") == "budget":
+            self._decide_budget(node_id, decision, gate)
+            return
+        assert isinstance(node, HumanGateNode)
         if decision.decision == "rejected":
             error = NodeError("tool_denied", f"human gate {node_id!r} was rejected", reason="user_rejected")
             self.state["status"][node_id] = "failed"
@@ -551,11 +570,15 @@ class WorkflowRun:
             now = self.engine.clock()
             self.state["status"][node_id] = "waiting"
             self.emit(NodeStarted(node_id=node_id, node_type=node.type, attempt_number=1))
-            message = await render_text(node.message_template, scope) if node.message_template \
-                else f"Approve to continue past {node_id}."
+            try:
+                message = await render_text(node.message_template, scope) if node.message_template \
+                    else f"Approve to continue past {node_id}."
+                assignee = await render_text(node.assignee, scope) if node.assignee else None
+            except Exception as exc:  # noqa: BLE001 - a gate's text that cannot render fails its node, never the run loop
+                self._fail_opening(node_id, exc)
+                return
             gate: JsonDict = {"gateId": f"{node_id}-{uuid.uuid4().hex[:8]}", "gateType": node.gate_type,
                               "message": message, "openedAtEpoch": now}
-            assignee = await render_text(node.assignee, scope) if node.assignee else None
             if node.timeout_ms:
                 gate["expiresAtEpoch"] = now + node.timeout_ms / 1000
                 gate["expiresAt"] = iso_timestamp(gate["expiresAtEpoch"])
@@ -566,6 +589,18 @@ class WorkflowRun:
                                       expires_at=gate.get("expiresAt")))
 
         return open_()
+
+    def _fail_opening(self, node_id: str, exc: Exception) -> None:
+        """A gate whose message cannot be rendered fails as a node: node:failed, then run:failed."""
+        if isinstance(exc, NodeError):
+            error = exc
+        else:
+            error = NodeError("internal", f"node {node_id!r} failed unexpectedly ({type(exc).__name__})")
+        self.state["status"][node_id] = "failed"
+        self.emit(NodeFailed(node_id=node_id, node_type=self.plan.nodes[node_id].type, error=error.info(),
+                             attempt_number=1))
+        if self._failure is None:
+            self._failure = (node_id, error)
 
     async def _attempts(self, node_id: str, scope: Scope, env: NodeEnv) -> NodeResult:
         node = self.plan.nodes[node_id]
@@ -679,6 +714,9 @@ class WorkflowRun:
         if exc is None:
             self._complete(node_id, task.result(), self._started_at.get(node_id))
             return
+        if isinstance(exc, NodeError) and exc.code == "budget_exceeded" and exc.reason == PAUSE_REASON:
+            self._open_budget_gate(node_id, exc)
+            return
         if isinstance(exc, TemplateError | NodeError):
             error = exc
         else:
@@ -688,6 +726,16 @@ class WorkflowRun:
                              attempt_number=getattr(exc, "attempt", 1)))
         if self._failure is None:
             self._failure = (node_id, error)
+
+    def _open_budget_gate(self, node_id: str, exc: NodeError) -> None:
+        """The node's next request would pass the cap: it waits behind a gate answered like a human gate."""
+        figures: JsonDict = self.state.pop("budgetPause", None) or {}
+        gate: JsonDict = {"gateId": f"budget-{node_id}-{uuid.uuid4().hex[:8]}", "gateType": "approval",
+                          "kind": "budget", "message": exc.message, "openedAtEpoch": self.engine.clock(), **figures}
+        self.state["status"][node_id] = "waiting"
+        self.state["gates"][node_id] = gate
+        self.emit(BudgetPaused(node_id=node_id, spent_microcents=int(figures.get("spentMicrocents", 0)),
+                               limit_microcents=int(figures.get("limitMicrocents", 0)), gate_id=gate["gateId"]))
 
     def _cancel_tasks(self) -> None:
         for task in list(self._tasks):

@@ -1,5 +1,10 @@
 """Input admission: defaults, required, types and ``validation`` rules.
 
+A string default may be a template over the inputs declared before it
+(``default: '{{ inputs.topic }} notes'``), rendered when the input is not
+given; validation refuses any other reference (``ctx`` is built from the
+inputs, and ``run`` does not exist yet) and the ``read_file`` filter.
+
 The engine is strict (a ``"3"`` is not a number); a surface whose transport
 has only strings (the CLI) coerces first with :func:`coerce_text_inputs`.
 Secret inputs carry a ``secret:NAME`` reference the host resolves; events and
@@ -89,7 +94,7 @@ def admit_inputs(decls: list[InputDecl], given: Mapping[str, Any]) -> dict[str, 
         if decl.name in given:
             value = given[decl.name]
         elif decl.default is not None:
-            value = decl.default
+            value = _rendered_default(decl.default, out, known)
         elif decl.is_required:
             raise InputError(f"missing required input {decl.name!r}")
         else:
@@ -97,6 +102,47 @@ def admit_inputs(decls: list[InputDecl], given: Mapping[str, Any]) -> dict[str, 
         _check(decl, value)
         out[decl.name] = value
     return out
+
+
+def _rendered_default(default: Any, admitted: dict[str, Any], declared: set[str]) -> Any:
+    """A template default rendered over the inputs admitted so far (validation has checked its references)."""
+    from relavium_desktop.engine.workflow.templates import Scope, render
+
+    if not isinstance(default, str) or "{{" not in default:
+        return default
+    scope = Scope(run_id="", inputs=dict(admitted), declared_inputs=frozenset(declared), allow_outputs=False)
+    # Without a file reader nothing in a template suspends, so the coroutine finishes on its first step.
+    step = render(default, scope, None)
+    try:
+        step.send(None)
+    except StopIteration as done:
+        return done.value
+    step.close()
+    raise InputError("an input default template could not be rendered")
+
+
+def default_template_problem(decl: InputDecl, earlier: list[str]) -> str | None:
+    """Why ``decl``'s template default cannot be rendered at admission (None when it can, or is no template)."""
+    from relavium_desktop.engine.workflow.errors import TemplateError
+    from relavium_desktop.engine.workflow.templates import sites
+
+    if not isinstance(decl.default, str) or "{{" not in decl.default:
+        return None
+    try:
+        found = sites(decl.default)
+    except TemplateError as exc:
+        return f"input {decl.name!r} default: {exc}"
+    for site in found:
+        head = site.ref[0]
+        if head != "inputs":
+            return (f"input {decl.name!r} default reads {site.source.strip()}: a default template may read only "
+                    "the inputs declared before it (ctx is built from the inputs, run does not exist yet)")
+        if len(site.ref) < 2 or str(site.ref[1]) not in earlier:
+            return (f"input {decl.name!r} default reads {site.source.strip()}, which is not an input declared "
+                    f"before {decl.name!r}")
+        if any(f.name == "read_file" for f in site.filters):
+            return f"input {decl.name!r} default uses the read_file filter, which an input default cannot use"
+    return None
 
 
 def masked_inputs(decls: list[InputDecl], inputs: Mapping[str, Any]) -> dict[str, Any]:

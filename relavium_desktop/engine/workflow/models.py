@@ -95,8 +95,6 @@ class InputDecl(Strict):
                 raise ValueError("validation min_length must be <= max_length")
         if self.type == "secret" and self.default is not None:
             raise ValueError("a secret input may not declare a default")
-        if isinstance(self.default, str) and "{{" in self.default:
-            raise ValueError("an input default is not a template field ({{ }} is not allowed)")
         return self
 
     @property
@@ -401,6 +399,17 @@ class WorkflowBody(Strict):
     @classmethod
     def _mcp_list_form(cls, value: Any) -> Any:
         return mcp_servers_mapping(value)
+
+    @field_validator("inputs")
+    @classmethod
+    def _default_templates_read_earlier_inputs(cls, value: list[InputDecl]) -> list[InputDecl]:
+        from relavium_desktop.engine.workflow.inputs import default_template_problem
+
+        for i, decl in enumerate(value):
+            problem = default_template_problem(decl, [d.name for d in value[:i]])
+            if problem is not None:
+                raise ValueError(problem)
+        return value
 
 
 class WorkflowFile(Strict):

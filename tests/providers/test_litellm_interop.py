@@ -51,6 +51,9 @@ from tests.helpers import run_cli
 
 litellm_proxy_fixture = proxy_fixtures.litellm_proxy_fixture  # the session's proxy, as ``litellm_proxy``
 
+# One worker runs the whole module (scripts/test: --dist loadgroup), so the proxy starts once.
+pytestmark = pytest.mark.xdist_group("litellm")
+
 KINDS = ["openai", "anthropic"]
 STREAMING_KINDS = ["openai", "gemini"]  # where the proxy streams a mock model's answer
 CHAT_TEXT = "Hello from the LiteLLM mock, streamed in pieces."

@@ -53,6 +53,9 @@ def desktop_entry_command(args: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from relavium_desktop.ui import startup_probe
+
+    startup_probe.mark("interpreter")  # Python itself is up (bench/startup.py's first phase)
     args = list(sys.argv if argv is None else argv)
     if any(flag in args[1:] for flag in DESKTOP_ENTRY_FLAGS):
         return desktop_entry_command(args[1:])
@@ -64,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from relavium_desktop.ui.shell import run_app
 
     configure_logging()  # every log line masked, RELAVIUM_LOG=debug to see them
+    startup_probe.mark("imports")
     return run_app(args)
 
 

@@ -16,6 +16,7 @@ recolours it with no code in the view.
 from __future__ import annotations
 
 from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui import startup_probe
 from relavium_desktop.ui.qt import (
     QApplication,
     QColor,
@@ -206,11 +207,14 @@ class Theme(QObject):
             # Native styles (Windows, macOS) ignore parts of a QPalette; Fusion paints from it.
             app.setStyle("Fusion")
         app.setPalette(to_qpalette(self._palette))
+        startup_probe.mark("theme-palette")
         font = app.font()
         if font.pointSize() != points:
             font.setPointSize(points)
             app.setFont(font)
+        startup_probe.mark("fonts")
         app.setStyleSheet(build_stylesheet(self._palette, points))
+        startup_probe.mark("theme-stylesheet")
         self.changed.emit()
 
 

@@ -73,6 +73,13 @@ def run(args: argparse.Namespace) -> int:
     except AgentFileError as exc:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
+    if spec.input_schema is not None:  # the agent's own input contract, checked before anything starts
+        from relavium_desktop.engine.agent.spec_fields import input_problem
+
+        problem = input_problem(spec.input_schema, args.prompt)
+        if problem is not None:
+            print(f"relavium: {args.agent_file}: --prompt: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     workspace = workspace_of(args.workspace)
     policy = policy_of(args.policy)
     providers = providers_of(args.providers)

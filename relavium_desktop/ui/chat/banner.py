@@ -74,6 +74,8 @@ class ErrorBanner(QWidget):
 
         self.code = str(error.get("code", ""))
         text = describe(self.code)
+        if error.get("reason") == "empty_answer":  # reached, answered nothing: not "could not be reached"
+            text = BannerText("The model returned an empty answer.", "Try again", ACTION_RETRY)
         detail = clip(mask_text(str(error.get("message", ""))), 400)
         self.label.setText(f"<b>{_escape(text.headline)}</b><br>{_escape(detail)}")
         self.action = text.action

@@ -576,3 +576,82 @@ def test_the_specs_complete_example_routes_by_its_condition_alone(
     system_text = system if isinstance(system, str) else "".join(block["text"] for block in system)
     assert "Focus: security vulnerabilities and type safety." in system_text  # ctx in the system_prompt
     assert f"Human gate decision: {decision}" in json.dumps(report.body["messages"])
+
+
+# -- the agent spec's example (agent-yaml-spec.md), verbatim, as a $ref of its own workflow -----
+
+SPEC_AGENT_EXAMPLE = """# .relavium/agents/summarizer.agent.yaml
+id: summarizer
+name: Summarizer Agent
+description: Produces a concise 3-bullet summary focused on a context-supplied area.
+model: claude-sonnet-4-6
+provider: anthropic
+system_prompt: |
+  You are a concise summarizer. Summarize the input in 3 bullet points.
+  Focus on: {{ctx.focus_area}}
+temperature: 0.3
+max_tokens: 512
+tools: []
+retry:
+  max: 3
+  backoff: exponential
+fallback_chain:
+  - model: gpt-4o
+    provider: openai
+    max_attempts: 2
+  - model: gemini-2.5-pro
+    provider: gemini
+    max_attempts: 1
+"""
+# The spec's "Referencing an agent from a workflow" node, with the input and context it reads.
+SPEC_AGENT_WORKFLOW = HEAD + """  id: summarize
+  inputs: [{name: text, type: string}]
+  context: [{key: focus_area, value: risks to the launch date}]
+  agents: [{$ref: agents/summarizer.agent.yaml}]
+  nodes:
+    - {id: start, type: input}
+    - id: summarize
+      type: agent
+      agent_ref: summarizer          # resolves to the agent above
+      prompt_template: '{{inputs.text}}'
+    - {id: out, type: output}
+  edges: [{from: start, to: summarize}, {from: summarize, to: out}]
+"""
+
+
+@pytest.fixture
+def spec_providers(env: dict[str, str], relavium_home: Path, llm_server: ScriptedLLMServer) -> dict[str, str]:
+    """The spec's provider names (anthropic, openai, gemini), each pointing at the scripted server."""
+    base = llm_server.base_url
+    entries = {name: {"kind": name, "base_url": base + ("/v1" if name == "openai" else ""),
+                      "api_key": "env:RELAVIUM_TEST_KEY", "allow_local": True}
+               for name in ("anthropic", "openai", "gemini")}
+    (relavium_home / "providers.yaml").write_text(json.dumps({"providers": entries}))
+    return env
+
+
+def test_the_agent_specs_example_resolves_ctx_and_retries_its_whole_chain_three_times(
+    spec_providers: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "summarizer.agent.yaml").write_text(SPEC_AGENT_EXAMPLE)
+    wf = tmp_path / "summarize.relavium.yaml"
+    wf.write_text(SPEC_AGENT_WORKFLOW)
+    argv = ("run", str(wf), "--input", "text=The launch slips if QA finds more bugs.", "--workspace", str(tmp_path),
+            "--json")
+    llm_server.script(Reply.say("- QA\n- bugs\n- date"))
+    code, events, err = run_cli(*argv, env=spec_providers)
+    assert code == 0, err
+    system = llm_server.requests[0].body["system"]
+    text = system if isinstance(system, str) else "".join(block["text"] for block in system)
+    assert text.endswith("Focus on: risks to the launch date\n")  # {{ctx.focus_area}} resolved
+
+    # Every model of the chain unavailable: 3 attempts x (1 + 2 + 1 requests) = 12, in each dialect.
+    before = len(llm_server.requests)
+    llm_server.script(*[Reply.error(503) for _ in range(14)])
+    code, events, err = run_cli(*argv, env=spec_providers)
+    assert code == 1, err
+    sent = llm_server.requests[before:]
+    assert len(sent) == 12
+    assert [r.dialect for r in sent[:4]] == ["anthropic", "openai", "openai", "gemini"]
+    assert [e["attemptNumber"] for e in events if e["type"] == "node:retrying"] == [2, 3]

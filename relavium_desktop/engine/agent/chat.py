@@ -126,6 +126,12 @@ class ChatSession:
         instead of reaching the model as a placeholder.  The stored message
         keeps the handles; bytes are resolved per request by the loop.
         """
+        if self.spec.input_schema is not None and text:
+            from relavium_desktop.engine.agent.spec_fields import input_problem
+
+            problem = input_problem(self.spec.input_schema, text)  # the agent's input contract, before storing
+            if problem is not None:
+                raise ValueError(problem)
         if media:
             await self._admit_attachments(media)
         history = self.store.messages(self.session_id)

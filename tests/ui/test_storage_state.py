@@ -183,6 +183,7 @@ def test_a_mode_change_on_a_full_disk_says_it_was_not_saved(
     assert f"cannot save desktop-settings.ini: the disk holding {small_disk.root} is full" in banner.label.text()
     assert (small_disk.root / keys.FILE_NAME).read_bytes() == before  # whole: the old file, not half a new one
     small_disk.free()
+    window.context.blockSignals(True)  # the unmount at teardown must not reach the window once the loop is gone
     window.close()
     window.context.close()
 
@@ -232,6 +233,8 @@ def test_a_disk_filling_mid_chat_shows_the_state_and_keeps_the_message(
     texts = [m.text for m in view.backend.store.messages(view.session_id)]
     assert [t[:32] for t in texts] == ["first question", "First answer.", "a question the disk cannot take ",
                                        "Stored now."]
+    # The tmpfs is unmounted at teardown; its folder watch must not reach the window once the loop is gone.
+    window.context.blockSignals(True)
 
 
 def test_the_window_names_the_same_file_the_store_opens() -> None:

@@ -95,7 +95,7 @@ def ini_problem(path: Path) -> str | None:
     if b"\0" in data:
         return "it holds binary data, not settings text"
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # an editor's byte-order mark is not damage
     except UnicodeDecodeError:
         return "it is not UTF-8 text"
     for number, line in enumerate(text.splitlines(), 1):

@@ -280,3 +280,26 @@ def test_broken_settings_files_are_named_in_the_window_and_left_as_they_are(
     window.close()
     for name, data in broken.items():
         assert (relavium_home / name).read_bytes() == data, name
+
+
+def test_what_counts_as_a_damaged_settings_file(tmp_path: Path) -> None:
+    path = tmp_path / keys.FILE_NAME
+    assert keys.ini_problem(path) is None  # absent: defaults, nothing to protect
+    good = {
+        b"[project]\nlast=/home/a b=c\n\n; comment\n# another\n[window]\ngeometry=@ByteArray(\\x1\\0)\n",
+        b"\xef\xbb\xbf[chat]\r\nmode=auto\r\n",  # an editor's BOM and CRLF
+        b"",
+    }
+    for data in good:
+        path.write_bytes(data)
+        assert keys.ini_problem(path) is None, data
+    bad = {
+        b"[chat]\nmode=auto\n[proj": "line 3 is not a [section] header",
+        b"[chat]\nmo": "line 2 is not a key=value setting (the file may be cut off)",
+        b"[chat]\nmode=\x00\x00": "it holds binary data, not settings text",
+        b"[chat]\nmode=\xff\xfe\n": "it is not UTF-8 text",
+        b"[chat]\n=value\n": "line 2 is not a key=value setting (the file may be cut off)",
+    }
+    for data, why in bad.items():
+        path.write_bytes(data)
+        assert keys.ini_problem(path) == why, data

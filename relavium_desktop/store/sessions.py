@@ -8,6 +8,7 @@ Deleting a session deletes its rows (foreign keys cascade).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -284,6 +285,12 @@ class SqliteSessionStore:
             return
         if owner_alive(int(row["owner_pid"]), float(row["owner_started"])):
             return
+        # Opportunistic: a read must not fail because this write cannot happen now (disk full,
+        # read-only, locked); the draft stays and is kept by a later read.
+        with contextlib.suppress(sqlite3.DatabaseError):
+            self._keep_dead_draft_locked(session_id, row)
+
+    def _keep_dead_draft_locked(self, session_id: str, row: sqlite3.Row) -> None:
         with write_tx(self._conn):
             again = self._conn.execute(
                 "SELECT text FROM chat_partials WHERE session_id = ? AND owner_pid = ? AND owner_started = ?",

@@ -95,6 +95,8 @@ def provider_statuses(
     entries: Mapping[str, ProviderEntry], resolve: KeyLookup | None = None
 ) -> list[ProviderStatus]:
     """One status per entry, in the entries' order; blocking (keyring), no network."""
+    from relavium_desktop.providers.factory import provider_env_var  # not at import: first paint stays light
+
     lookup = resolve or host_key_lookup()
     out: list[ProviderStatus] = []
     for name, entry in entries.items():
@@ -106,8 +108,12 @@ def provider_statuses(
                 state = "present" if lookup(entry.api_key) else "missing"
             except KeyStoreUnavailable as exc:
                 state, why = "unavailable", str(exc)
-        out.append(ProviderStatus(name, entry.kind, entry.base_url, entry.api_key, state,
-                                  _detail(entry, state, why)))
+        detail = _detail(entry, state, why)
+        fallback = provider_env_var(name)
+        if entry.api_key and state != "present" and os.environ.get(fallback):
+            # The headless key source a run falls back to (factory.resolve_key): usable, and said so.
+            state, detail = "present", f"key found ({fallback}; {entry.api_key} is not set)"
+        out.append(ProviderStatus(name, entry.kind, entry.base_url, entry.api_key, state, detail))
     return out
 
 

@@ -76,6 +76,10 @@ def test_the_key_comes_from_the_environment_variable(
     assert request.headers["authorization"] == f"Bearer {KEY}"
     assert request.body["messages"][-1]["content"] == "about quantum"
     assert KEY not in json.dumps(events) + err  # the key never appears in run output
+    # ``providers list`` says the key is there, as the run found it; missing without the variable.
+    code, listed, err = run_cli("providers", "list", "--json", env=env)
+    assert code == 0 and [(p["name"], p["key"]) for p in listed] == [("openai", "present")], (listed, err)
+    assert [p["key"] for p in run_cli("providers", "list", "--json", env=ci_env)[1]] != ["present"]
 
 
 def test_a_missing_key_fails_before_anything_runs_with_exit_2(

@@ -4,8 +4,9 @@
 Modules: ``executables`` (host-controlled search path), ``environment`` (the
 base and git environments), ``capture`` (bounded head/tail + streaming
 spill), ``runner`` (spawn, timeout, cancellation), ``tree`` (process-group
-and tree kills), ``git`` (the hardened git runner), ``cwd`` (the fallback
-working-directory resolver).
+and tree kills), ``guard`` (children die with this process, even on kill -9:
+parent-death signal plus the ``guard_main`` watcher), ``git`` (the hardened
+git runner), ``cwd`` (the fallback working-directory resolver).
 """
 
 from __future__ import annotations

@@ -127,10 +127,6 @@ class ChildGuard:
     def untrack(self, pgid: int) -> None:
         self._send(f"-{pgid}")
 
-    def watcher_pid(self) -> int | None:
-        watcher = self._watcher
-        return watcher.pid if watcher is not None else None
-
 
 _guards: dict[int, ChildGuard] = {}
 _guards_lock = threading.Lock()

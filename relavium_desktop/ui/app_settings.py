@@ -68,9 +68,17 @@ def ui_settings() -> QSettings:
     path = data_dir() / FILE_NAME
     problem = ini_problem(path)
     if problem is None:
-        _keep_backup(path)
         return QSettings(str(path), QSettings.Format.IniFormat)
     return _stand_in(path, problem)
+
+
+def keep_backup(settings: QSettings) -> None:
+    """Copy the settings file, read cleanly at this start, to ``.bak`` (after the first paint: it fsyncs).
+
+    Nothing is copied from a stand-in: the broken file is not a good version.
+    """
+    if settings_problem(settings) is None and settings.format() == QSettings.Format.IniFormat:
+        _keep_backup(Path(settings.fileName()))
 
 
 def settings_problem(settings: QSettings) -> str | None:

@@ -161,6 +161,8 @@ class MainWindow(QMainWindow):
         self.chat_view.open_settings.connect(self.show_settings)
         self.chat_view.choose_project.connect(self.choose_project)
         self.first_painted.connect(lambda: QTimer.singleShot(0, self._load_chat))
+        # The settings read cleanly at this start become the last good copy (.bak), once painted.
+        self.first_painted.connect(lambda: keys.keep_backup(self.context.settings))
         # history.db's problems (checked before anything opens it) and broken settings files, shown above the pages.
         from relavium_desktop.host.datadir import data_dir
 

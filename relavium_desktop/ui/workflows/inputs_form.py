@@ -59,11 +59,14 @@ class InputsForm(QWidget):
                 combo.setCurrentIndex(list(enum).index(decl.default))
             return combo
         edit = QLineEdit()
-        if decl.default is not None:
+        if isinstance(decl.default, str) and "{{" in decl.default:
+            # A template default is rendered by the engine when the field is left empty.
+            edit.setPlaceholderText(f"default: {decl.default}")
+        elif decl.default is not None:
             edit.setText(str(decl.default))
         if decl.type == "secret":
             edit.setPlaceholderText("secret:NAME (a reference to a stored secret)")
-        elif decl.description:
+        elif decl.description and not edit.placeholderText():
             edit.setPlaceholderText(decl.description)
         return edit
 

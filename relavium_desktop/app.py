@@ -63,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem is not None:
         print(problem, file=sys.stderr)
         return 2
+    from relavium_desktop.ui import pyside_import_scan
+
+    pyside_import_scan.install()  # before the app's own Qt modules load: their sources stay out of linecache
     from relavium_desktop.host.log_masking import configure_logging
     from relavium_desktop.ui.shell import run_app
 

@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 
     from relavium_desktop.host.desktop_os import DesktopOs
     from relavium_desktop.host.egress.local_servers import LocalServerKind
+    from relavium_desktop.ui.chat.view import ChatView
+    from relavium_desktop.ui.clipboard_actions import ClipboardAction
     from relavium_desktop.ui.quick_panel import ClipboardRunner, QuickPanel
     from relavium_desktop.ui.runs.view import RunsView
     from relavium_desktop.ui.settings.view import SettingsView
@@ -155,11 +157,9 @@ class MainWindow(QMainWindow):
             self.nav.addItem(QListWidgetItem(label))
         self.pages = QStackedWidget()
         startup_probe.mark("window-chrome")
-        from relavium_desktop.ui.chat.view import ChatView
-
-        self.chat_view = ChatView(self.context)
-        self.chat_view.open_settings.connect(self.show_settings)
-        self.chat_view.choose_project.connect(self.choose_project)
+        # The Chat page is built when first shown or asked for (``chat_view``): behind the
+        # welcome flow it would only delay the first paint and hold memory.
+        self._chat_view: ChatView | None = None
         self.first_painted.connect(lambda: QTimer.singleShot(0, self._load_chat))
         # The settings read cleanly at this start become the last good copy (.bak), once painted.
         self.first_painted.connect(lambda: keys.keep_backup(self.context.settings))
@@ -173,13 +173,11 @@ class MainWindow(QMainWindow):
         problem = keys.settings_problem(self.context.settings)
         if problem:
             self.settings_problems.add(problem)
-        self.chat_view.send_blocked = self.storage_blocked
-        self.chat_view.storage_failed.connect(self.show_storage_problem)
         self.context.mode_changed.connect(lambda _mode: self.check_settings_saved())
         self.context.project_changed.connect(lambda _project: self.check_settings_saved())
-        self.pages.addWidget(self.chat_view)
+        self.pages.addWidget(QWidget())  # the Chat page's slot
         if self.clipboard_runner is None:
-            self.clipboard_runner = self.chat_view.run_clipboard_action
+            self.clipboard_runner = self._run_clipboard_in_chat
         self.pages.addWidget(_placeholder("Workflows", ""))
         self.pages.addWidget(_placeholder("Runs / History", "No runs yet."))
         self._settings_slot = QWidget()
@@ -202,9 +200,10 @@ class MainWindow(QMainWindow):
         column.addWidget(self.settings_problems)
         column.addWidget(body, 1)
         self.setCentralWidget(root)
-        self.nav.setCurrentRow(NAV_CHAT)
         if self.first_run_certain():
             self.show_welcome()
+        else:
+            self.nav.setCurrentRow(NAV_CHAT)
         startup_probe.mark("first-view")
 
         shortcut = self.context.settings.value(keys.KEY_SHORTCUT_CLIPBOARD, keys.DEFAULT_CLIPBOARD_SHORTCUT)
@@ -214,6 +213,30 @@ class MainWindow(QMainWindow):
         geometry = self.context.settings.value(keys.KEY_GEOMETRY)
         if geometry is not None:
             self.restoreGeometry(geometry)
+
+    # -- the Chat page, built on first use ----------------------------------------
+
+    @property
+    def chat_view(self) -> ChatView:
+        """The Chat page; built the first time it is shown or asked for."""
+        if self._chat_view is None:
+            from relavium_desktop.ui.chat.view import ChatView
+
+            view = ChatView(self.context)
+            view.open_settings.connect(self.show_settings)
+            view.choose_project.connect(self.choose_project)
+            view.send_blocked = self.storage_blocked
+            view.storage_failed.connect(self.show_storage_problem)
+            self._chat_view = view
+            self.replace_page(NAV_CHAT, view)
+            if self.tray_status is not None:
+                self.tray_status.watch_chat(view)
+            if self._painted:  # built after the first paint (the welcome flow ended): load it now
+                QTimer.singleShot(0, self._load_chat)
+        return self._chat_view
+
+    async def _run_clipboard_in_chat(self, action: ClipboardAction, text: str) -> str:
+        return await self.chat_view.run_clipboard_action(action, text)
 
     # -- first paint and lazily built services --------------------------------
 
@@ -296,9 +319,9 @@ class MainWindow(QMainWindow):
 
         from relavium_desktop.store.db import SchemaTooNewError
 
-        if self.load_chat and self.storage_ok():
+        if self.load_chat and self._chat_view is not None and self.storage_ok():
             try:
-                self.chat_view.ensure_loaded()
+                self._chat_view.ensure_loaded()
             except (sqlite3.DatabaseError, SchemaTooNewError) as exc:  # a store failing on open: shown
                 if not self.show_storage_problem(exc):
                     raise
@@ -307,7 +330,8 @@ class MainWindow(QMainWindow):
         """history.db opens again (Retry, moved aside, recovered): start what waited for it."""
         if self.ensure_services():
             self._load_chat()
-            self.chat_view.refresh_models()
+            if self._chat_view is not None:
+                self._chat_view.refresh_models()
 
     def show_settings_file_problems(self) -> None:
         """Name each settings file that does not parse (it is left as it is; the app runs without it)."""
@@ -441,6 +465,9 @@ class MainWindow(QMainWindow):
             return
         if row == NAV_RUNS:
             self.show_runs()
+            return
+        if row == NAV_CHAT:
+            self.pages.setCurrentWidget(self.chat_view)
             return
         self.pages.setCurrentIndex(row)
 
@@ -588,7 +615,8 @@ class MainWindow(QMainWindow):
 
             status = TrayStatus(self)
             self.tray_status = status
-            status.watch_chat(self.chat_view)
+            if self._chat_view is not None:  # else watched when built
+                status.watch_chat(self._chat_view)
             if self.context.approvals is not None:
                 status.watch_approvals(self.context.approvals)
             # The Workflows view is built on first use; it becomes the current page when it is.
@@ -644,7 +672,8 @@ class MainWindow(QMainWindow):
             self.hide()
             self.tell_about_tray()
             return
-        self.chat_view.close_backend()
+        if self._chat_view is not None:
+            self._chat_view.close_backend()
         if self.tray is not None:
             self.tray.hide()
         super().closeEvent(event)

@@ -72,7 +72,8 @@ def test_add_list_test_models_then_an_agent_run_uses_it_then_remove(
     assert sent.headers["authorization"] == f"Bearer {KEY}" and sent.body["max_tokens"] == 1
 
     llm_server.models = ["llama3.2", "qwen2.5"]
-    code, models, err = run_cli("providers", "models", "box", "--json", env=env)
+    # The test above listed (and cached) the server's models; --refresh asks again for the new list.
+    code, models, err = run_cli("providers", "models", "box", "--refresh", "--json", env=env)
     assert code == 0, err
     assert models["source"] == "live" and models["note"] is None and models["provider"] == "box"
     assert [m["id"] for m in models["models"]] == ["llama3.2", "qwen2.5"]

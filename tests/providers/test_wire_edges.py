@@ -226,3 +226,18 @@ def test_an_empty_assistant_answer_is_never_sent_back_without_content() -> None:
     assert len(assistants) == 1 and assistants[0]["tool_calls"]
     assert all(m.get("content") is not None or m.get("tool_calls") for m in wire)
     assert json.dumps(wire).count('"content": null') == 1  # only beside tool_calls
+
+
+async def test_a_model_that_never_answers_is_a_timeout_naming_the_limit() -> None:
+    # A real listening socket that accepts the request and never answers: the server was reached.
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        port = listener.getsockname()[1]
+        entry = ProviderEntry(kind="anthropic", base_url=f"http://127.0.0.1:{port}", api_key="env:K",
+                              allow_local=True, timeout_s=1.0)
+        p = make_provider("silent", entry, resolve_secret=env_resolver({"K": KEY}),
+                          validate_base_url=basic_validate_base_url)
+        error, _ = await _fails(p)
+    assert error.code is ProviderErrorCode.UNAVAILABLE and not error.unreached and not error.transient
+    assert "the model did not answer within 1 s" in error.message

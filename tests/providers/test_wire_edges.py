@@ -241,3 +241,27 @@ async def test_a_model_that_never_answers_is_a_timeout_naming_the_limit() -> Non
         error, _ = await _fails(p)
     assert error.code is ProviderErrorCode.UNAVAILABLE and not error.unreached and not error.transient
     assert "the model did not answer within 1 s" in error.message
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_connection_reset_before_the_answer_is_retried_by_the_turn(
+    llm_server: ScriptedLLMServer, kind: str
+) -> None:
+    from relavium_desktop.engine.agent.routing import stream_turn
+    from relavium_desktop.engine.agent.spec import AgentSpec
+
+    llm_server.script(Reply(drop=True), Reply.say("after the reset"))
+    p = provider(llm_server, kind)
+    spec = AgentSpec.model_validate({"id": "a", "provider": kind, "model": "m"})
+    waits: list[float] = []
+    events: list[Any] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    turn = await stream_turn(spec, lambda name: p, [Message.user("hi")], [], emit=events.append, node_id="n",
+                             sleep=record)
+    assert turn.message.text == "after the reset" and len(llm_server.requests) == 2
+    assert len(waits) == 1 and 0.5 <= waits[0] <= 1.0
+    retrying = [e for e in events if type(e).__name__ == "AgentRetrying"]
+    assert retrying[0].message.startswith("the connection was reset, retrying in")

@@ -28,7 +28,8 @@ def test_an_answer_cut_off_by_a_dead_stream_is_marked_and_try_again_asks_anew(
     assert answer.role == "assistant" and answer.cut_off
     shown = answer.shown_text().strip()
     assert shown and "The first half of".startswith(shown)
-    assert answer.try_again_button is not None and answer.try_again_button.isVisibleTo(answer)
+    assert answer.try_again_button is not None
+    qtbot.waitUntil(lambda: answer.try_again_button.isVisibleTo(answer), timeout=5_000)
     store = chat.backend.store
     assert [m.text for m in store.messages(chat.session_id)] == ["Tell me a story", answer.text]
     assert store.cut_off_indexes(chat.session_id) == {1}

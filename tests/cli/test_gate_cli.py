@@ -58,6 +58,10 @@ def test_list_shows_each_pending_gate_and_approve_resumes_the_run(cli_env: dict[
     assert resumed["type"] == "human_gate:resumed"
     assert (resumed["decision"], resumed["decidedBy"]) == ("approved", "cli")
     assert events[-1]["type"] == "run:completed" and events[-1]["outputs"] == {"out": "shipped for ana"}
+    # Upstream's expected continuation: the gate resolves (no node:completed of its own), then what follows.
+    assert [e["type"] + (f":{e['nodeId']}" if "nodeId" in e else "") for e in events] == [
+        "human_gate:resumed:ask", "node:started:done", "node:completed:done", "node:started:out",
+        "node:completed:out", "run:completed"]
     # Answered: gone from the list, and a second answer is refused (exit 2), nothing re-run.
     assert [g["runId"] for g in run_cli("gate", "list", "--json", env=cli_env)[1]["gates"]] == [second]
     code, out, err = run_cli("gate", "approve", first, "--json", env=cli_env, cwd=tmp_path)

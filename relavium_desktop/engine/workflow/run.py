@@ -505,15 +505,19 @@ class WorkflowRun:
             output["payload"] = decision.payload
         approvals = "personApprovedGates" if decided_by_person(decision.decided_by) else "timeoutApprovedGates"
         self.state.setdefault(approvals, []).append(node_id)
-        self._complete(node_id, NodeResult(output), gate.get("openedAtEpoch"))
+        # As upstream's event stream has it, the gate's human_gate:resumed is its completion:
+        # no node:completed follows for the gate itself (its output is the decision above).
+        self._complete(node_id, NodeResult(output), gate.get("openedAtEpoch"), announce=False)
 
-    def _complete(self, node_id: str, result: NodeResult, started: float | None) -> None:
+    def _complete(self, node_id: str, result: NodeResult, started: float | None, *, announce: bool = True) -> None:
         self.state["status"][node_id] = "completed"
         self.state["outputs"][node_id] = result.output
         if result.selected is not None:
             self.state["selected"][node_id] = result.selected
         now = self.engine.clock()
         tokens = TokensUsed(input=result.input_tokens, output=result.output_tokens, model=result.model or None)
+        if not announce:
+            return
         self.emit(NodeCompleted(node_id=node_id, node_type=self.plan.nodes[node_id].type,
                                 output=_bounded(result.output), tokens_used=tokens,
                                 duration_ms=round((now - (started or now)) * 1000), attempt_number=result.attempt))

@@ -230,6 +230,9 @@ def node_spans(events: list[JsonDict]) -> list[NodeSpan]:
             continue
         elif kind == "human_gate:paused":
             span.state = "waiting"
+        elif kind == "human_gate:resumed" and event.get("decision") != "rejected":
+            span.end = at  # the gate's completion: no node:completed follows it
+            span.state = "completed"
         elif kind in ("node:completed", "node:failed", "node:skipped"):
             span.end = at
             span.state = {"node:completed": "completed", "node:failed": "failed"}.get(str(kind), "skipped")

@@ -190,6 +190,10 @@ class RunTimeline(QWidget):
         elif kind == "human_gate:resumed" and record is not None:
             record.decision = f"{event.get('decision')} by {event.get('decidedBy')}"
             record.detail = record.decision
+            if event.get("decision") != "rejected":  # the gate's completion (no node:completed follows)
+                record.output = {k: event[k] for k in ("decision", "decidedBy", "payload") if k in event}
+                record.has_output = True
+                self._set_state(record, "completed")
             self._update_row(record)
         elif kind == "agent:token" and record is not None:
             record.tokens.append(str(event.get("token", "")))

@@ -254,7 +254,8 @@ async def test_gate_pauses_durably_and_a_new_engine_resumes_it() -> None:
     result2 = await resumed.run()
     assert result2.status == "completed" and result2.outputs == {"out": {"shipped": "approved"}}
     assert resumed.events[0]["sequenceNumber"] == first_len  # gap-free across the restart
-    assert node_sequence(resumed.events) == ["node:completed:ask", "node:started:ship", "node:completed:ship",
+    # As upstream expects: the resumed gate completes by its human_gate:resumed, no node:completed:ask.
+    assert node_sequence(resumed.events) == ["node:started:ship", "node:completed:ship",
                                              "node:started:out", "node:completed:out", "run:completed"]
     assert resumed.events[0]["type"] == "human_gate:resumed" and resumed.events[0]["decision"] == "approved"
     all_events = journal.events[result.run_id]

@@ -25,7 +25,7 @@ def test_reasoning_effort_and_input_schema_in_an_agent_file(
         "mcp_servers: []\n"
     ))
     llm_server.script(Reply.say("fine"))
-    code, events, err = run_cli("agent", "run", str(agent), "--prompt", "is it fine?", "--json", env=env)
+    code, _, err = run_cli("agent", "run", str(agent), "--prompt", "is it fine?", "--json", env=env)
     assert code == 0, err
     assert llm_server.requests[0].body["reasoning_effort"] == "medium"
 

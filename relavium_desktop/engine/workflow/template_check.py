@@ -7,6 +7,7 @@ failing midway:
 * a reference to an input the workflow does not declare, a context key it
   does not define (or, in a context value, one defined only later), or a node
   it does not have;
+* ``length`` or ``read_file`` applied to a number or boolean input;
 * the ``read_file`` filter where no file reader exists at run time (a human
   gate's ``message_template`` and ``assignee``: a gate's text is shown to a
   person, it does not read files);
@@ -45,6 +46,7 @@ class _Checker:
         self.body = body
         self.smap = smap
         self.inputs = {i.name for i in body.inputs}
+        self.input_types = {i.name: i.type for i in body.inputs}
         self.secret_inputs = {i.name for i in body.inputs if i.type == "secret"}
         self.ctx_keys = {c.key for c in body.context}
         self.node_ids = {n.id for n in body.nodes}
@@ -78,6 +80,16 @@ class _Checker:
                     else "but the workflow's context defines no such key"))
             elif site.output_node is not None and site.output_node not in self.node_ids:
                 self.issue(path, f"{what} reads run.outputs[{site.output_node!r}], but there is no such node")
+            elif head == "inputs" and len(rest) == 1 and site.filters:
+                self.check_scalar_filters(path, site, what)
+
+    def check_scalar_filters(self, path: Path, site: Site, what: str) -> None:
+        """``length`` or ``read_file`` first applied to a number or boolean input fails whenever it has a value."""
+        kind = self.input_types.get(str(site.ref[1]))
+        first = site.filters[0].name
+        if kind in ("number", "boolean") and first in ("length", "read_file"):
+            need = "a string, list or object" if first == "length" else "a file path string"
+            self.issue(path, f"{what} applies {first} to inputs.{site.ref[1]}, a {kind} input; {first} needs {need}")
 
     def context(self) -> None:
         seen: set[str] = set()

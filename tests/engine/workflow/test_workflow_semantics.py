@@ -138,6 +138,19 @@ def test_each_template_fault_is_named_at_its_place() -> None:
     ]
 
 
+def test_a_filter_that_cannot_apply_to_a_declared_input_type_is_refused() -> None:
+    text = HEAD + """  inputs: [{name: n, type: number}, {name: ok, type: boolean}, {name: s, type: string}]
+  nodes:
+    - {id: s, type: input}
+    - {id: ask, type: human_gate, message_template: '{{ inputs.n | length }} {{ inputs.s | length }}',
+       assignee: '{{ inputs.ok | default("x") }}'}
+  edges: [{from: s, to: ask}]
+"""
+    (line,) = problems(text)
+    assert line.endswith("node 'ask' message_template applies length to inputs.n, a number input; "
+                         "length needs a string, list or object")
+
+
 def test_a_ref_agents_system_prompt_is_checked_at_its_agents_entry() -> None:
     text = HEAD + """  agents: [{$ref: agents/a.agent.yaml}]
   nodes:

@@ -33,6 +33,7 @@ from relavium_desktop.engine.tools.plugin_api import (
 )
 from relavium_desktop.engine.tools.tooldef import ToolDef
 from relavium_desktop.host.atomic import write_text_atomic
+from relavium_desktop.host.settings_bak import BakInUse, load_or_bak
 
 log = logging.getLogger(__name__)
 
@@ -84,37 +85,42 @@ def _plugins_path(home: Path) -> Path:
 
 
 def enabled_names(home: Path) -> list[str]:
-    """The names the user enabled (an absent file: none); a broken file points to its last good ``.bak``."""
-    from relavium_desktop.host.atomic import backup_note
+    """The names the user enabled (an absent file: none).
 
-    try:
-        return _enabled_names(home)
-    except PluginsFileError as exc:
-        raise PluginsFileError(f"{exc}{backup_note(_plugins_path(home))}") from None
+    A broken file whose last good copy (``plugins.yaml.bak``) loads runs on
+    that copy, in memory (:func:`enabled_names_noting` says so); otherwise it
+    raises PluginsFileError.
+    """
+    return enabled_names_noting(home)[0]
 
 
-def _enabled_names(home: Path) -> list[str]:
+def enabled_names_noting(home: Path) -> tuple[list[str], BakInUse | None]:
+    """:func:`enabled_names`, and a :class:`BakInUse` when the names come from ``plugins.yaml.bak``."""
+    return load_or_bak(_plugins_path(home), _enabled_names_at, PluginsFileError)
+
+
+def _enabled_names_at(path: Path) -> list[str]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    path = _plugins_path(home)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError) as exc:
-        raise PluginsFileError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or type(exc).__name__})") from None
+        raise PluginsFileError(
+            f"{PLUGINS_FILE}: cannot read ({getattr(exc, 'strerror', None) or type(exc).__name__})") from None
     try:
         data = YAML(typ="safe").load(text)
     except YAMLError as exc:
-        raise PluginsFileError(f"{path}: not valid YAML ({type(exc).__name__})") from None
+        raise PluginsFileError(f"{PLUGINS_FILE}: not valid YAML ({type(exc).__name__})") from None
     if data is None:
         return []
     enabled = data.get("enabled") if isinstance(data, dict) else None
     if not isinstance(data, dict) or set(data) - {"enabled"} or not isinstance(enabled, list) or not all(
         isinstance(n, str) for n in enabled
     ):
-        raise PluginsFileError(f"{path}: expected 'enabled: [plugin names]' and nothing else")
+        raise PluginsFileError(f"{PLUGINS_FILE}: expected 'enabled: [plugin names]' and nothing else")
     return sorted(set(enabled))
 
 
@@ -122,7 +128,10 @@ def set_enabled(home: Path, name: str, on: bool) -> list[str]:
     """Enable or disable ``name`` (atomically rewrites ``plugins.yaml``); returns the new enabled list."""
     from ruamel.yaml import YAML
 
-    names = set(enabled_names(home))
+    current, notice = enabled_names_noting(home)  # a broken file raises here, before anything is written
+    if notice is not None:
+        raise PluginsFileError(notice.refusal())
+    names = set(current)
     names = names | {name} if on else names - {name}
     path = _plugins_path(home)
     buf = io.StringIO()

@@ -32,7 +32,8 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.representer import RoundTripRepresenter
 
-from relavium_desktop.host.atomic import backup_note, write_text_atomic
+from relavium_desktop.host.atomic import backup_path, write_text_atomic
+from relavium_desktop.host.settings_bak import BakInUse, load_or_bak
 from relavium_desktop.providers.config import DEFAULT_ENTRIES, ProviderConfigError, ProviderEntry
 
 Stamp = tuple[int, int, int]
@@ -115,7 +116,7 @@ class ProviderStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
-        self._cached: tuple[Stamp, dict[str, ProviderEntry]] | None = None
+        self._cached: tuple[tuple[Stamp, Stamp | None], dict[str, ProviderEntry], BakInUse | None] | None = None
 
     def __repr__(self) -> str:
         return f"ProviderStore({str(self.path)!r})"
@@ -140,26 +141,44 @@ class ProviderStore:
     def entries(self) -> dict[str, ProviderEntry]:
         """Name → entry; the built-in defaults only while the file does not exist.
 
-        Raises ``ProviderConfigError`` naming the file, the provider and the
-        field for an unreadable or invalid file (never a key value).
+        A broken file whose last good copy (``providers.yaml.bak``) loads gives
+        that copy's entries, in memory (:meth:`bak_in_use` says so; edits are
+        refused meanwhile).  Otherwise raises ``ProviderConfigError`` naming the
+        file, the provider and the field (never a key value).
         """
+        return dict(self._state()[0])
+
+    def bak_in_use(self) -> BakInUse | None:
+        """Why the entries come from ``providers.yaml.bak`` (the file is broken), or None."""
+        return self._state()[1]
+
+    def _state(self) -> tuple[dict[str, ProviderEntry], BakInUse | None]:
         with self._lock:
             stamp = self.stamp()
             if stamp is None:
                 self._cached = None
-                return dict(DEFAULT_ENTRIES)
-            if self._cached is not None and self._cached[0] == stamp:
-                return dict(self._cached[1])
-            try:
-                entries = self._parse(self._read_text())
-            except ProviderConfigError as exc:  # the file stays as it is; point to the last good copy
-                raise ProviderConfigError(f"{exc}{backup_note(self.path)}") from None
-            self._cached = (stamp, entries)
-            return dict(entries)
+                return dict(DEFAULT_ENTRIES), None
+            bak_stamp = self._bak_stamp()
+            if self._cached is not None and self._cached[0] == (stamp, bak_stamp):
+                return self._cached[1], self._cached[2]
+            entries, notice = load_or_bak(self.path, self._entries_at, ProviderConfigError)
+            self._cached = ((stamp, bak_stamp), entries, notice)
+            return entries, notice
 
-    def _read_text(self) -> str:
+    def _bak_stamp(self) -> Stamp | None:
         try:
-            return self.path.read_text(encoding="utf-8")
+            st = os.stat(backup_path(self.path))
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _entries_at(self, path: Path) -> dict[str, ProviderEntry]:
+        """The entries of ``path`` (this file or its ``.bak``); errors name ``providers.yaml``."""
+        return self._parse(self._read_text(path))
+
+    def _read_text(self, path: Path | None = None) -> str:
+        try:
+            return (path or self.path).read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise ProviderConfigError(f"{self.path.name}: provider settings are not UTF-8 text") from None
         except OSError as exc:
@@ -261,7 +280,9 @@ class ProviderStore:
             doc = CommentedMap([("providers", section)])
             doc.yaml_set_start_comment(HEADER)
             return doc, section
-        self.entries()  # refuse to edit a file that does not parse: say why first
+        notice = self.bak_in_use()  # refuse to edit a file that does not parse: say why first
+        if notice is not None:  # running on the .bak: an edit would replace the broken file with old content
+            raise ProviderConfigError(notice.refusal())
         doc = self._load(self._read_text(), _yaml())
         if doc is None:
             doc = CommentedMap([("providers", CommentedMap())])

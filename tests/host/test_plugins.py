@@ -82,6 +82,7 @@ def test_plugins_yaml_is_written_atomically_and_read_strictly(relavium_home: Pat
     assert set_enabled(relavium_home, "b", False) == ["a"]
     assert enabled_names(relavium_home) == ["a"]
     assert [p.name for p in relavium_home.iterdir() if p.name.startswith(".plugins-")] == []
+    (relavium_home / "plugins.yaml.bak").unlink()  # no last good copy to run on (tests/host/test_settings_files.py)
     (relavium_home / "plugins.yaml").write_text("enabled: wordcount\n")
     with pytest.raises(PluginsFileError, match="expected 'enabled: \\[plugin names\\]'"):
         enabled_names(relavium_home)

@@ -29,9 +29,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+if TYPE_CHECKING:
+    from relavium_desktop.host.settings_bak import BakInUse
 
 CONFIG_FILE = "mcp.yaml"
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -154,22 +157,24 @@ def parse_servers(raw: Any, *, source: str = CONFIG_FILE) -> dict[str, StdioServ
 def load_servers(home: Path) -> dict[str, StdioServer | HttpServer]:
     """The servers in ``home/mcp.yaml``; none when the file does not exist.
 
-    A broken file raises McpConfigError (pointing to ``mcp.yaml.bak`` when a
-    last good copy exists); the file itself is never rewritten because of it.
+    A broken file whose last good copy (``mcp.yaml.bak``) loads runs on that
+    copy, in memory (:func:`load_servers_noting` says so); otherwise it raises
+    McpConfigError.  The file itself is never rewritten because of it.
     """
-    from relavium_desktop.host.atomic import backup_note
-
-    try:
-        return _load_servers(home)
-    except McpConfigError as exc:
-        raise McpConfigError(f"{exc}{backup_note(home / CONFIG_FILE)}") from None
+    return load_servers_noting(home)[0]
 
 
-def _load_servers(home: Path) -> dict[str, StdioServer | HttpServer]:
+def load_servers_noting(home: Path) -> tuple[dict[str, StdioServer | HttpServer], BakInUse | None]:
+    """:func:`load_servers`, and a :class:`BakInUse` when the servers come from ``mcp.yaml.bak``."""
+    from relavium_desktop.host.settings_bak import load_or_bak
+
+    return load_or_bak(home / CONFIG_FILE, _load_servers_at, McpConfigError)
+
+
+def _load_servers_at(path: Path) -> dict[str, StdioServer | HttpServer]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    path = home / CONFIG_FILE
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -37,6 +37,7 @@ from relavium_desktop.host.mcp.config import (
     StdioServer,
     parse_servers,
 )
+from relavium_desktop.host.settings_bak import BakInUse, load_or_bak
 
 Stamp = tuple[int, int, int]
 FILE_MODE = 0o600
@@ -128,21 +129,37 @@ class McpYamlEditor:
         return (st.st_mtime_ns, st.st_size, st.st_ino)
 
     def servers(self) -> dict[str, StdioServer | HttpServer]:
-        """The validated entries in file order; raises McpConfigError for a broken file."""
-        return self._validate(self._section_plain(self._load(YAML(typ="safe"))))
+        """The validated entries in file order; raises McpConfigError for a broken file.
+
+        A broken file whose ``mcp.yaml.bak`` loads gives the ``.bak``'s entries
+        (what the app runs on, see :meth:`bak_in_use`); editing is refused then.
+        """
+        return self._validate(self._current_section())
+
+    def bak_in_use(self) -> BakInUse | None:
+        """Why the entries come from ``mcp.yaml.bak`` (the file is broken), or None; raises for no usable copy."""
+        return load_or_bak(self.path, self._section_at, McpConfigError)[1]
+
+    def _current_section(self) -> dict[str, Any]:
+        return load_or_bak(self.path, self._section_at, McpConfigError)[0]
+
+    def _section_at(self, path: Path) -> dict[str, Any]:
+        """The validated plain ``servers`` section of the file at ``path`` (``mcp.yaml`` or its ``.bak``)."""
+        section = self._section_plain(self._load(YAML(typ="safe"), self._read_text(path)))
+        self._validate(section)
+        return section
 
     def raw_entry(self, name: str) -> dict[str, Any]:
-        """Server ``name`` exactly as the file spells it (for an edit form), as plain data."""
-        self.servers()
-        section = self._section_plain(self._load(YAML(typ="safe")))
+        """Server ``name`` exactly as the file (or the ``.bak`` in use) spells it, for an edit form, as plain data."""
+        section = self._current_section()
         if name not in section:
             raise self._unknown(name, section)
         value = section[name]
         return dict(value) if isinstance(value, Mapping) else {}
 
-    def _read_text(self) -> str | None:
+    def _read_text(self, path: Path | None = None) -> str | None:
         try:
-            return self.path.read_text(encoding="utf-8")
+            return (path or self.path).read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
         except UnicodeDecodeError:
@@ -150,9 +167,7 @@ class McpYamlEditor:
         except OSError as exc:
             raise McpConfigError(f"{CONFIG_FILE}: cannot be read ({exc.strerror or type(exc).__name__})") from None
 
-    def _load(self, yaml: YAML, text: str | None = None) -> Any:
-        if text is None:
-            text = self._read_text()
+    def _load(self, yaml: YAML, text: str | None) -> Any:
         if text is None:
             return None
         try:
@@ -255,6 +270,9 @@ class McpYamlEditor:
 
     def _edit_doc(self) -> tuple[CommentedMap, CommentedMap]:
         """The round-trip document and its ``servers`` mapping; refuses a file that does not load."""
+        notice = self.bak_in_use()  # a broken file raises here, saying what is wrong, before any edit
+        if notice is not None:
+            raise McpConfigError(notice.refusal())
         text = self._read_text()
         doc = self._load(_yaml(), text) if text is not None else None
         if doc is None:

@@ -39,6 +39,7 @@ from mcp.shared.message import SessionMessage
 
 from relavium_desktop.host.process.environment import base_environment, child_environment
 from relavium_desktop.host.process.executables import resolve_executable
+from relavium_desktop.host.process.guard import process_guard
 from relavium_desktop.host.process.tree import group_kwargs, kill_tree
 
 EXIT_GRACE_S = 0.5  # after stdin closes, before the tree is killed
@@ -110,9 +111,13 @@ async def stdio_transport(launch: StdioLaunch, fault: StdioFault | None = None) 
     ``fault`` receives the reason when the server's output ends the stream (a malformed line).
     """
     fault = fault if fault is not None else StdioFault()
+    # A server is a child like run_command's: if this process dies (even kill -9) the guard's
+    # watcher ends its group and anything carrying the marker, setsid'd descendants included.
+    guard = process_guard()
+    guard.start()
     process = await anyio.open_process(
         [launch.executable, *launch.args],
-        env=launch.env,
+        env={**launch.env, **guard.env()},
         cwd=launch.cwd,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -120,6 +125,7 @@ async def stdio_transport(launch: StdioLaunch, fault: StdioFault | None = None) 
         **group_kwargs(),
     )
     live.add(process.pid)
+    guard.track(process.pid)  # start_new_session: the pid is the group id
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -170,6 +176,7 @@ async def stdio_transport(launch: StdioLaunch, fault: StdioFault | None = None) 
         with anyio.CancelScope(shield=True):
             await _stop(process)
             live.discard(process.pid)
+            guard.untrack(process.pid)
             for stream in (read_stream, write_stream):
                 await stream.aclose()
 

@@ -66,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from relavium_desktop.ui import pyside_import_scan
 
     pyside_import_scan.install()  # before the app's own Qt modules load: their sources stay out of linecache
+    # httpx imports its command-line client (click, rich, pygments: ~6 MB) whenever they are installed and
+    # falls back when the import fails; the window never runs that client.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     from relavium_desktop.host.log_masking import configure_logging
     from relavium_desktop.ui.shell import run_app
 

@@ -336,9 +336,17 @@ class MainWindow(QMainWindow):
     def show_settings_file_problems(self) -> None:
         """Name each settings file that does not parse (it is left as it is; the app runs without it)."""
         from relavium_desktop.host.datadir import data_dir
+        from relavium_desktop.providers import PROVIDERS_FILE
+
+        home = data_dir()
+        # No such file (a fresh data folder): nothing can be broken, and the parsers (YAML,
+        # pydantic, the MCP host) stay unloaded -- the idle window does not need them.
+        names = (PROVIDERS_FILE, "mcp.yaml", "plugins.yaml")
+        if not any((home / name).exists() or (home / f"{name}.bak").exists() for name in names):
+            return
         from relavium_desktop.ui.storage_state import settings_file_problems
 
-        for line in settings_file_problems(data_dir()):
+        for line in settings_file_problems(home):
             self.settings_problems.add(line)
 
     def check_settings_saved(self) -> bool:

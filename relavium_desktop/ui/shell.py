@@ -727,7 +727,9 @@ def run_app(argv: list[str]) -> int:
     startup_probe.mark("qt-init")
     files = [os.path.abspath(f) for f in args.files]
     name = server_name()
-    if not args.headless_check:  # a check paints its own window even beside a running app
+    # A check paints its own window even beside a running app.  A running app listens on a socket
+    # file (outside Windows): with no such file there is nobody to forward to, and no socket to try.
+    if not args.headless_check and (os.name == "nt" or os.path.exists(name)):
         if files:
             if forward_to_running(name, OPEN_FILE, path=files[0]):
                 return 0

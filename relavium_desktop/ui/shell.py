@@ -161,8 +161,9 @@ class MainWindow(QMainWindow):
         # welcome flow it would only delay the first paint and hold memory.
         self._chat_view: ChatView | None = None
         self.first_painted.connect(lambda: QTimer.singleShot(0, self._load_chat))
-        # The settings read cleanly at this start become the last good copy (.bak), once painted.
-        self.first_painted.connect(lambda: keys.keep_backup(self.context.settings))
+        # The settings read cleanly at this start become the last good copy (.bak), once painted --
+        # on the next turn of the loop: inside the paint event its two fsyncs would hold the frame back.
+        self.first_painted.connect(lambda: QTimer.singleShot(0, lambda: keys.keep_backup(self.context.settings)))
         # history.db's problems (checked before anything opens it) and broken settings files, shown above the pages.
         from relavium_desktop.host.datadir import data_dir
 

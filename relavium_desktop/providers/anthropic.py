@@ -65,6 +65,10 @@ def _content(message: Message, media: MediaLookup | None = None) -> list[dict[st
         elif isinstance(part, ToolResultPart):
             blocks.append({"type": "tool_result", "tool_use_id": part.call_id, "content": part.content,
                            "is_error": part.is_error})
+        elif isinstance(part, ReasoningPart) and part.signature:
+            # Signed thinking goes back as it came (first in the assistant turn, where it was):
+            # with extended thinking on, Anthropic requires it in a tool loop's assistant turn.
+            blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
         elif isinstance(part, ReasoningPart):
             continue  # unsigned thinking cannot be replayed; the text answer carries on
     return blocks
@@ -139,6 +143,8 @@ class AnthropicProvider(HttpProvider):
                     yield TextDelta(delta.get("text", ""))
                 elif dtype == "thinking_delta":
                     yield ReasoningDelta(delta.get("thinking", ""))
+                elif dtype == "signature_delta" and delta.get("signature"):
+                    yield ReasoningDelta("", signature=str(delta["signature"]))
                 elif dtype == "input_json_delta" and data.get("index") in tools:
                     tools[data["index"]]["json"].append(delta.get("partial_json", ""))
             elif kind == "content_block_stop" and data.get("index") in tools:
@@ -169,7 +175,7 @@ class AnthropicProvider(HttpProvider):
             if btype == "text" and block.get("text"):
                 out.append(TextDelta(block["text"]))
             elif btype == "thinking" and block.get("thinking"):
-                out.append(ReasoningDelta(block["thinking"]))
+                out.append(ReasoningDelta(block["thinking"], signature=block.get("signature") or None))
             elif btype == "tool_use":
                 args = block.get("input")
                 error = None if isinstance(args, dict) else f"expected a JSON object, got {type(args).__name__}"

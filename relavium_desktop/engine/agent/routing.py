@@ -95,12 +95,16 @@ async def _stream_once(
 ) -> StreamedTurn:
     text: list[str] = []
     reasoning: list[str] = []
+    signature: str | None = None
     async for ev in provider.stream(request):
         if isinstance(ev, TextDelta):
             text.append(ev.text)
             turn.shown = True
             emit(AgentToken(node_id=node_id, token=ev.text, model=route.model))
         elif isinstance(ev, ReasoningDelta):
+            signature = ev.signature or signature
+            if not ev.text:
+                continue  # a signature alone: nothing to show
             reasoning.append(ev.text)
             turn.shown = True
             emit(AgentReasoning(node_id=node_id, token=ev.text, model=route.model))
@@ -119,7 +123,7 @@ async def _stream_once(
         )
     parts: list[Part] = []
     if reasoning:
-        parts.append(ReasoningPart("".join(reasoning)))
+        parts.append(ReasoningPart("".join(reasoning), signature))
     if text:
         parts.append(TextPart("".join(text)))
     parts.extend(ToolCallPart(c.call_id, c.name, dict(c.args)) for c in turn.calls)

@@ -24,6 +24,9 @@ class TextPart:
 @dataclass(frozen=True, slots=True)
 class ReasoningPart:
     text: str
+    # The provider's signature over the thinking (Anthropic): with it the block can be sent back,
+    # as Anthropic requires for the assistant turn of a tool loop when extended thinking is on.
+    signature: str | None = None
     kind: Literal["reasoning"] = "reasoning"
 
 

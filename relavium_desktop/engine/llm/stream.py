@@ -21,6 +21,8 @@ class TextDelta:
 @dataclass(frozen=True, slots=True)
 class ReasoningDelta:
     text: str
+    # Anthropic signs a thinking block (sent once, at its end); the signature lets it be replayed.
+    signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ load-time behaviour of the real loader.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from relavium_desktop.host.assembly import HostSettings, build_host
 from relavium_desktop.providers.config import ProviderEntry, basic_validate_base_url, env_resolver
 from relavium_desktop.providers.factory import ProviderSet
 from tests.engine.workflow.wfhelpers import load, of_type
-from tests.fixtures.llm_server import Reply, ScriptedLLMServer
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer, thinking_signature
 
 KEY = "sk-test-SPECFIELDS0123456789abcdefgh"
 
@@ -230,3 +231,34 @@ def test_fields_that_run_are_accepted() -> None:
     agent = wf.agents["a"]
     assert agent.memory is not None and agent.memory.type == "none"
     assert agent.retry is not None and agent.retry.retry_on == ["sandbox_error", "tool_failed"]
+
+
+THINK_TOOLS = """schema_version: '1.0'
+workflow:
+  id: thinking-tools
+  agents:
+    - {id: a, provider: anthropic, model: claude-sonnet-4, reasoning_effort: low, tools: [read_file]}
+  nodes:
+    - {id: s, type: input}
+    - {id: a, type: agent, agent_ref: a, prompt_template: 'What does notes.txt say?'}
+  edges: [{from: s, to: a}]
+"""
+
+
+async def test_anthropic_signed_thinking_goes_back_in_the_tool_loop(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """With extended thinking on, Anthropic requires the signed thinking block in a tool loop's assistant turn."""
+    eng = engine(llm_server, tmp_path)
+    (tmp_path / "ws" / "notes.txt").write_text("the tide turns at noon\n")
+    thought = "I should read the file first."
+    llm_server.script(replace(Reply.call("read_file", {"path": "notes.txt"}), reasoning=thought),
+                      Reply.say("It says the tide turns at noon."))
+    result, _ = await run(eng, THINK_TOOLS)
+    assert result.status == "completed", result.error
+    first, second = (r.body for r in llm_server.requests)
+    assert first["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+    assistant = next(m for m in second["messages"] if m["role"] == "assistant")
+    assert assistant["content"][0] == {"type": "thinking", "thinking": thought,
+                                       "signature": thinking_signature(thought)}
+    assert assistant["content"][1]["type"] == "tool_use"

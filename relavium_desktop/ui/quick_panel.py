@@ -29,6 +29,7 @@ from relavium_desktop.engine.agent.session import title_for_action
 from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.ui.clipboard_actions import ClipboardAction, offered
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QDialog,
     QGuiApplication,
@@ -191,7 +192,7 @@ class QuickPanel(QDialog):
                 result = await self._runner(action, self.text)
         except Exception as exc:  # noqa: BLE001 -- shown to the user (masked)
             self._busy = False
-            self.status.setText(f"“{show_line(action.title)}” failed: {show_line(mask_text(str(exc))[:300])}")
+            self.status.setText(f"“{show_line(action.title)}” failed: {error_text(exc, limit=300)}")
             set_tone(self.status, "danger")
             self.run_button.setEnabled(True)
             await self._notify_if_away(f"“{show_line(action.title)}” failed", "Open Relavium to see why.")

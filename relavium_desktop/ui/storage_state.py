@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, Qt, QVBoxLayout, QWidget, Signal
 from relavium_desktop.ui.theme import set_surface, set_tone
 
@@ -113,7 +114,7 @@ class StorageState(QWidget):
         """Show ``problem`` (its one-line description, what to do) and the actions that fit it."""
         self.problem = problem
         self.title.setText(TITLES.get(problem.kind, TITLES["io"]))
-        self.detail.setText(f"{problem.describe()}\n{HINTS.get(problem.kind, HINTS['io'])}")
+        self.detail.setText(f"{error_text(problem.describe())}\n{HINTS.get(problem.kind, HINTS['io'])}")
         corrupt = problem.kind == "corrupt"
         self.aside_button.setVisible(corrupt)
         self.recover_button.setVisible(corrupt)
@@ -151,7 +152,7 @@ class StorageState(QWidget):
         try:
             kept = move_aside(self.path)
         except OSError as exc:
-            self._say(f"Could not move {self.path.name} aside: {exc.strerror or exc}.")
+            self._say(f"Could not move {self.path.name} aside: {exc.strerror or error_text(exc)}.")
             return
         self._say(f"The damaged file is kept as {kept.name} in {kept.parent}. Relavium starts with an empty history.")
         self.check()
@@ -177,12 +178,12 @@ class StorageState(QWidget):
             kept = await asyncio.to_thread(move_aside, self.path)
         except OSError as exc:
             self._set_busy(False)
-            self._say(f"Could not move {self.path.name} aside: {exc.strerror or exc}.")
+            self._say(f"Could not move {self.path.name} aside: {exc.strerror or error_text(exc)}.")
             return
         try:
             done = await asyncio.to_thread(salvage, kept, self.path)
         except (RecoveryFailed, OSError) as exc:
-            self._say(f"Nothing could be recovered ({exc}). The damaged file is kept as {kept.name}; "
+            self._say(f"Nothing could be recovered ({error_text(exc)}). The damaged file is kept as {kept.name}; "
                       "Relavium starts with an empty history.")
         else:
             self._say(f"Recovered {done.sessions} chats and {done.messages} messages ({done.method}). "
@@ -246,13 +247,13 @@ def settings_file_problems(home: Path) -> list[str]:
     try:
         provider_store(home).entries()
     except ProviderConfigError as exc:
-        lines.append(f"{exc} -- the providers in it are not offered until it is fixed.")
+        lines.append(f"{error_text(exc)} -- the providers in it are not offered until it is fixed.")
     try:
         load_servers(home)
     except McpConfigError as exc:
-        lines.append(f"{exc} -- no MCP server is started until it is fixed.")
+        lines.append(f"{error_text(exc)} -- no MCP server is started until it is fixed.")
     try:
         enabled_names(home)
     except PluginsFileError as exc:
-        lines.append(f"{exc} -- no plugin is loaded until it is fixed.")
+        lines.append(f"{error_text(exc)} -- no plugin is loaded until it is fixed.")
     return lines

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QHBoxLayout,
     QLabel,
@@ -279,7 +280,7 @@ class WelcomeView(QWidget):
                 store.update(name, kind=entry.kind, base_url=entry.base_url, allow_local=entry.allow_local,
                              api_key=key)
         except (ProviderConfigError, OSError, ValueError) as exc:
-            self.provider_status.setText(f"Could not save the provider: {exc}")
+            self.provider_status.setText(f"Could not save the provider: {error_text(exc)}")
             return False
         self.provider = name
         self.context.check_providers()
@@ -365,7 +366,7 @@ class WelcomeView(QWidget):
                     # A closure, not call arguments: executor debug logging prints arguments.
                     await asyncio.to_thread(lambda: SecretStore().set(secret, value))
                 except SecretStoreError as exc:
-                    self.key_status.setText(f"The key could not be stored: {exc}")
+                    self.key_status.setText(f"The key could not be stored: {error_text(exc)}")
                     return
             result = await test_provider(data_dir(), name)
             self.key_status.setText(result.message)  # "Connected: …" / "Unreachable: …", coloured by tone

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui.chat import look
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QBuffer,
     QByteArray,
@@ -254,7 +255,7 @@ class AttachmentStrip(QWidget):
             item.size, item.mime, item.thumb, item.problem = done.size, done.mime, done.thumb, done.problem
             item.handle = done.handle
         except Exception as exc:  # noqa: BLE001 - shown on the chip: the user decides what to do
-            item.problem = f"it could not be added ({type(exc).__name__}: {str(exc)[:200]})"
+            item.problem = f"it could not be added ({type(exc).__name__}: {error_text(exc, limit=200)})"
         if item in self.items:
             chip.refresh()
             self._changed()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui.chat.offer_bar import OfferBar
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import Signal
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ class FolderAccessOffer(OfferBar):
         try:
             grant = context.grants.folders.add(context.project, folder)
         except ValueError as exc:
-            self.label.setText(f"That folder cannot be allowed: {exc}.")
+            self.label.setText(f"That folder cannot be allowed: {error_text(exc)}.")
             return
         self.show_step(f"Allowed for this project: {grant.folder}. Revoke it any time in Settings → Permissions.",
                        self.retry_button)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QDialog,
     QEvent,
@@ -177,7 +178,7 @@ class SlashPrompts(QObject):
         try:
             text = await self.mcp.get_prompt(prompt.server, prompt.name, arguments)
         except Exception as exc:  # noqa: BLE001 - a server's failure is shown, never raised into Qt
-            self.status.setText(f"{slash_name(prompt)}: {str(exc)[:200]}")
+            self.status.setText(f"{slash_name(prompt)}: {error_text(exc, limit=200)}")
             return
         self.status.setText("")
         self.composer.setPlainText(text)
@@ -228,7 +229,7 @@ class AttachResource(QToolButton):
         try:
             text = await self.mcp.read_resource(server, uri)
         except Exception as exc:  # noqa: BLE001 - a server's failure is shown, never raised into Qt
-            self.status.setText(f"Could not read {uri} from '{server}': {str(exc)[:200]}")
+            self.status.setText(f"Could not read {uri} from '{server}': {error_text(exc, limit=200)}")
             return
         self.status.setText("")
         added = attachment(server, uri, text)

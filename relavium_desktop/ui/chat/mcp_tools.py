@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import QFileSystemWatcher, QObject, QTimer, Signal
 
 if TYPE_CHECKING:
@@ -196,7 +197,7 @@ class ChatMcp(QObject):
             log.warning("MCP discovery failed: %s", exc)
             from relavium_desktop.host.mcp.discovery import ServerReport
 
-            reports = (ServerReport(server=MCP_FILE, origin="user", ok=False, error=str(exc)[:300]),)
+            reports = (ServerReport(server=MCP_FILE, origin="user", ok=False, error=error_text(exc, limit=300)),)
         self._project = project
         self.needs_project = not project and self._configured()
         self.tools, self.reports, self.refused = tools, reports, refused

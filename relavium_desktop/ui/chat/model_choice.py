@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui.chat.model_picker import ModelPicker, ProviderGroup
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import QObject, Signal
 
 # asyncio loads after the first paint (the window is built before the event loop exists).
@@ -88,7 +89,7 @@ class ModelChoice(QObject):
             self.entries = self.context.provider_store().entries()
             self.error = ""
         except ProviderConfigError as exc:
-            self.entries, self.error = {}, str(exc)
+            self.entries, self.error = {}, error_text(exc)
 
     def _groups(self) -> list[ProviderGroup]:
         from relavium_desktop.providers.models import known_models

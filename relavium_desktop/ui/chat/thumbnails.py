@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from relavium_desktop.ui.chat import look
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QDialog,
     QHBoxLayout,
@@ -115,7 +116,7 @@ class Thumbnail(QToolButton):
             data = await self._loader(self.handle)
             thumb = await asyncio.to_thread(thumbnail_of, data, THUMB_PX)
         except Exception as exc:  # noqa: BLE001 - a missing object leaves the icon and says why
-            self._unavailable(str(exc))
+            self._unavailable(error_text(exc))
             return
         if thumb is None:
             self._unavailable("it is not an image this app can show")
@@ -138,7 +139,7 @@ class Thumbnail(QToolButton):
             data = await self._loader(self.handle)
             image = await asyncio.to_thread(QImage.fromData, data)
         except Exception as exc:  # noqa: BLE001
-            self._unavailable(str(exc))
+            self._unavailable(error_text(exc))
             return
         if image.isNull():
             self._unavailable("it is not an image this app can show")

@@ -32,6 +32,7 @@ from relavium_desktop.ui.chat.model_choice import ModelChoice
 from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
 from relavium_desktop.ui.chat.transcript import Transcript
 from relavium_desktop.ui.elided_label import ElidedLabel
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QComboBox,
     QHBoxLayout,
@@ -519,7 +520,7 @@ class ChatView(QWidget):
             log.exception("chat turn failed")
             self._on_event({"type": "chat:turn_failed",
                             "error": {"code": "validation" if isinstance(exc, ValueError) else "failed",
-                                      "message": str(exc)}})
+                                      "message": error_text(exc)}})
         finally:
             self.transcript.end_stream()
             self.transcript.cancel_open_cards()

@@ -18,6 +18,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QCheckBox,
     QComboBox,
@@ -193,7 +194,7 @@ class ServerDialog(QDialog):
         try:
             changes = self.changes()
         except ValueError as exc:
-            self.show_error(str(exc))
+            self.show_error(error_text(exc))
             return
         self.status.setVisible(False)
         self.submitted.emit(self.original, name, changes)

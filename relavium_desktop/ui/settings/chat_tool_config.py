@@ -41,6 +41,7 @@ from relavium_desktop.engine.tools.env_policy import (
 from relavium_desktop.host.egress.base_url import check_base_url_scheme
 from relavium_desktop.host.secrets import SecretStore, SecretStoreError
 from relavium_desktop.ui.chat.backend import KEY_POLICY, KEY_TOOL_CONFIG
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QCheckBox,
     QComboBox,
@@ -89,7 +90,7 @@ def read_tool_config(settings: QSettings) -> tuple[dict[str, Any], str | None]:
     try:
         parse_tool_config(data, _TOOLS.get)
     except ToolConfigError as exc:
-        return data, f"{exc}; chat ignores these settings until this is fixed"
+        return data, f"{error_text(exc)}; chat ignores these settings until this is fixed"
     return data, None
 
 
@@ -301,7 +302,7 @@ class ToolConfigSection(QWidget):
         try:
             domain = validate_domain_entry(self.cred_domain.text(), field="host")
         except AllowlistEntryError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(error_text(exc))
             return
         typed = self.cred_key.text().strip()
         self.cred_key.clear()  # never keep a key in a widget longer than needed
@@ -369,7 +370,7 @@ class ToolConfigSection(QWidget):
         try:
             name = validate_allowed_env_entry(self.allowed_env_edit.text().strip(), field="Allowed variables")
         except AllowedEnvEntryError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(error_text(exc))
             return
         if name.upper() not in {n.upper() for n in self.allowed_names()}:
             self.allowed_env.addItem(name)
@@ -405,7 +406,7 @@ class ToolConfigSection(QWidget):
             self._check_search_url()
             parse_tool_config(data, _TOOLS.get, allowed_env=self.allowed_names())
         except (ToolConfigError, ToolError) as exc:
-            self.error.setText(str(exc))
+            self.error.setText(error_text(exc))
             self.status.setText("")
             self.saved.emit()
             return
@@ -426,7 +427,7 @@ class ToolConfigSection(QWidget):
             try:
                 await asyncio.to_thread(self._secrets.delete, SEARCH_KEY_NAME)
             except SecretStoreError as exc:
-                self.error.setText(f"the key could not be removed from the system keyring: {exc}")
+                self.error.setText(f"the key could not be removed from the system keyring: {error_text(exc)}")
         await self._save("")
 
     def _check_search_url(self) -> None:
@@ -479,6 +480,6 @@ class ToolConfigSection(QWidget):
             # A closure, not call arguments: executor debug logging would print the key.
             await asyncio.to_thread(lambda: self._secrets.set(name, typed))
         except SecretStoreError as exc:
-            self.error.setText(f"the key could not be stored in the system keyring: {exc}")
+            self.error.setText(f"the key could not be stored in the system keyring: {error_text(exc)}")
             return None
         return f"secret:{name}"

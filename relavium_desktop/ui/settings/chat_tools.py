@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from relavium_desktop.engine.tools.command_policy import AllowlistEntryError, validate_command_entry
 from relavium_desktop.engine.tools.domain_policy import validate_domain_entry
 from relavium_desktop.ui.chat.backend import KEY_POLICY  # the key the chat view reads per turn
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QFrame,
     QGroupBox,
@@ -213,7 +214,7 @@ class ChatToolsPage(QWidget):
         try:
             stored, argv = normalise_command(self.commands.edit.text())
         except PolicyEntryError as exc:
-            self.commands.error.setText(str(exc))
+            self.commands.error.setText(error_text(exc))
             return
         if self.commands.add_value(stored, _command_label(stored, argv)):
             self.save()
@@ -222,7 +223,7 @@ class ChatToolsPage(QWidget):
         try:
             host = normalise_domain(self.domains.edit.text())
         except PolicyEntryError as exc:
-            self.domains.error.setText(str(exc))
+            self.domains.error.setText(error_text(exc))
             return
         if self.domains.add_value(host, host):
             self.save()

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.host.mcp.config import HttpServer, McpConfigError, StdioServer
 from relavium_desktop.host.mcp.editing import McpYamlEditor
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.mcp.server_dialog import ServerDialog
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
@@ -320,7 +321,7 @@ class McpServersPage(QWidget):
             self.servers = self.editor.servers()
         except McpConfigError as exc:
             self.servers = {}
-            self.file_error.setText(f"mcp.yaml cannot be used as it is: {exc}. No MCP server starts until it "
+            self.file_error.setText(f"mcp.yaml cannot be used as it is: {error_text(exc)}. No MCP server starts until it "
                                     "is fixed. Open it with “Open mcp.yaml” to correct it.")
             self.file_error.setVisible(True)
             self.add_button.setEnabled(False)
@@ -425,7 +426,7 @@ class McpServersPage(QWidget):
         try:
             self.editor.set_tools_allowlist(name, allowlist)
         except McpConfigError as exc:
-            self.tools_status.setText(str(exc))
+            self.tools_status.setText(error_text(exc))
             set_tone(self.tools_status, "danger")
             return
         report = self.reports.get(name)
@@ -516,7 +517,7 @@ class McpServersPage(QWidget):
         try:
             raw = self.editor.raw_entry(name)
         except McpConfigError as exc:
-            self.file_error.setText(str(exc))
+            self.file_error.setText(error_text(exc))
             self.file_error.setVisible(True)
             return None
         return self._open_dialog(ServerDialog(name=name, raw=raw, parent=self))
@@ -545,7 +546,7 @@ class McpServersPage(QWidget):
                     self.editor.rename_server(original, name)
                     self.reports.pop(original, None)
         except McpConfigError as exc:
-            dialog.show_error(str(exc))
+            dialog.show_error(error_text(exc))
             return
         if original:
             self.reports.pop(name, None)  # the launch changed: the last test no longer says anything
@@ -579,7 +580,7 @@ class McpServersPage(QWidget):
         try:
             self.editor.remove_server(name)
         except McpConfigError as exc:
-            self.file_error.setText(str(exc))
+            self.file_error.setText(error_text(exc))
             self.file_error.setVisible(True)
             return
         self.reports.pop(name, None)

@@ -11,6 +11,7 @@ import sys
 
 from relavium_desktop.host import autostart
 from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QCheckBox,
     QFormLayout,
@@ -99,7 +100,7 @@ class NotificationsPage(QWidget):
             else:
                 autostart.disable(app_id())
         except OSError as exc:  # not installed, or the config folder cannot be written
-            self.login_note.setText(f"Could not change the login start: {exc}")
+            self.login_note.setText(f"Could not change the login start: {error_text(exc)}")
             self.login_note.show()
             self.start_at_login.blockSignals(True)
             self.start_at_login.setChecked(not on)

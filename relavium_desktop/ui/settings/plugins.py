@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import QCheckBox, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 from relavium_desktop.ui.theme import set_tone
 
@@ -108,7 +109,7 @@ class PluginsPage(QWidget):
             set_enabled(self._data_home(), name, on)
         except (PluginsFileError, OSError) as exc:
             log.warning("plugins.yaml: %s", exc)
-            self.error.setText(f"Could not save the plugin choice: {exc}")
+            self.error.setText(f"Could not save the plugin choice: {error_text(exc)}")
             self.error.show()
             return
         self.error.hide()

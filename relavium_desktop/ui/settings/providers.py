@@ -27,6 +27,7 @@ from relavium_desktop.providers.config import (
     ProviderEntry,
     basic_validate_base_url,
 )
+from relavium_desktop.ui.error_text import error_text, first_line
 from relavium_desktop.ui.qt import (
     QCheckBox,
     QComboBox,
@@ -141,7 +142,7 @@ class ProvidersPage(QWidget):
         try:
             entries = self.context.provider_store().entries()
         except ProviderConfigError as exc:
-            self.file_error.setText(f"providers.yaml cannot be used as it is: {exc}. Fix the file, "
+            self.file_error.setText(f"providers.yaml cannot be used as it is: {error_text(exc)}. Fix the file, "
                                     "or remove it to start again from the defaults.")
             self.file_error.setVisible(True)
             entries = {}
@@ -238,8 +239,8 @@ class ProvidersPage(QWidget):
                 row.remove_key.setEnabled(hint is not None)
 
     def _unavailable(self, exc: SecretStoreError) -> None:
-        self._keyring_error = str(exc)
-        self.banner.setText(f"API keys cannot be stored right now. {exc}")
+        self._keyring_error = error_text(exc)
+        self.banner.setText(f"API keys cannot be stored right now. {self._keyring_error}")
         self.banner.setVisible(True)
 
     def refresh(self) -> None:
@@ -305,7 +306,7 @@ class ProvidersPage(QWidget):
         try:
             change(self.context.provider_store())
         except (ProviderConfigError, OSError, ValueError) as exc:
-            return str(exc) if not isinstance(exc, OSError) else f"providers.yaml cannot be written: {exc.strerror}"
+            return error_text(exc) if not isinstance(exc, OSError) else f"providers.yaml cannot be written: {exc.strerror}"
         self.context.check_providers()
         return None
 
@@ -316,7 +317,7 @@ class ProvidersPage(QWidget):
         try:
             basic_validate_base_url(url, allow_local)
         except ProviderConfigError as exc:
-            row.endpoint_status.setText(str(exc))
+            row.endpoint_status.setText(error_text(exc))
             return
         error = self._edit(lambda store: store.update(name, base_url=url, allow_local=allow_local))
         row = self.rows.get(name, row)  # the page may have been rebuilt from the saved file
@@ -377,7 +378,7 @@ class ProvidersPage(QWidget):
             entry = ProviderEntry(kind=kind, base_url=url, allow_local=local,  # type: ignore[arg-type]
                                   api_key=None if local else key_ref_for(name or "provider"))
         except (ProviderConfigError, ValueError) as exc:
-            self.add_status.setText(str(exc).splitlines()[0])
+            self.add_status.setText(first_line(exc))
             return
         error = self._edit(lambda store: store.add(name, entry))
         if error:

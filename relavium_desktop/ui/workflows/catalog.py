@@ -16,6 +16,7 @@ from pathlib import Path
 
 from relavium_desktop.engine.workflow.errors import WorkflowError
 from relavium_desktop.engine.workflow.loader import LoadedWorkflow, load_workflow
+from relavium_desktop.ui.error_text import error_text
 
 SUFFIX = ".relavium.yaml"
 # Folders no one keeps workflows in and that can be huge.
@@ -89,7 +90,7 @@ def load_entry(path: Path, project: Path) -> WorkflowEntry:
     try:
         entry.loaded = load_workflow(text, rel, read_ref=read_ref, known_tools=known_tool_ids())
     except WorkflowError as exc:
-        entry.error = str(exc)
+        entry.error = error_text(exc, limit=8000, mode="block")
     return entry
 
 

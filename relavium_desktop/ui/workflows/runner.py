@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalHook, ApprovalRegime
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import QObject, Signal
 from relavium_desktop.ui.tasks import spawn
 
@@ -97,7 +98,7 @@ class WorkflowRunner(QObject):
         try:
             self._mcp_block = services.workflow_mcp_block(workflow)
         except McpConfigError as exc:
-            self.failed_to_start.emit(str(exc))
+            self.failed_to_start.emit(error_text(exc))
             return False
         self._mcp_tool_ids = services.workflow_tool_ids(workflow)
         return self._launch(lambda engine: engine.start(
@@ -155,7 +156,7 @@ class WorkflowRunner(QObject):
             self.run = make(engine)
         except refused as exc:
             store.close()
-            self.failed_to_start.emit(str(exc))
+            self.failed_to_start.emit(error_text(exc))
             return False
         except BaseException:
             store.close()

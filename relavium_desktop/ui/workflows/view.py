@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
@@ -379,7 +380,7 @@ class WorkflowsView(QWidget):
         try:
             values = self.inputs.values()
         except InputError as exc:
-            self.message.setText(str(exc))
+            self.message.setText(error_text(exc))
             return
         self.context.ensure_services()
         self.timeline.reset()

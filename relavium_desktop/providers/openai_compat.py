@@ -102,10 +102,12 @@ class OpenAICompatProvider(HttpProvider):
         }
         if request.temperature is not None:
             body["temperature"] = request.temperature
-        if request.max_tokens is not None:
-            body["max_tokens"] = request.max_tokens
         if request.reasoning_effort:
             body["reasoning_effort"] = openai_effort(request.reasoning_effort)
+            if request.max_tokens is not None:  # reasoning models take only this name for the cap
+                body["max_completion_tokens"] = request.max_tokens
+        elif request.max_tokens is not None:
+            body["max_tokens"] = request.max_tokens
         if request.tools:
             body["tools"] = [{"type": "function", "function": {
                 "name": t.name, "description": t.description, "parameters": normalise_schema(t.parameters, "openai")}}

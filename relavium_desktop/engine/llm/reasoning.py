@@ -6,7 +6,8 @@ and this module is the one place that maps the tier onto it, so the three
 wire clients cannot drift:
 
 - OpenAI: the ``reasoning_effort`` field (``off`` is its lowest tier,
-  ``minimal``; ``max`` its highest, ``high``);
+  ``minimal``; ``max`` its highest, ``high``), with the output cap sent as
+  ``max_completion_tokens``, the only name its reasoning models accept;
 - Anthropic: extended thinking, ``thinking: {type: enabled, budget_tokens}``;
   the budget stays below the request's ``max_tokens`` and at or above
   Anthropic's 1,024-token floor (a cap too small for that sends no thinking);

@@ -103,6 +103,8 @@ async def test_off_and_an_explicit_cap(llm_server: ScriptedLLMServer, tmp_path: 
     assert result.status == "completed", result.error
     anthropic = bodies(llm_server)["anthropic"]
     assert anthropic["thinking"] == {"type": "enabled", "budget_tokens": 2999} and anthropic["max_tokens"] == 3000
+    openai = bodies(llm_server)["openai"]  # OpenAI's reasoning models take the cap only as max_completion_tokens
+    assert openai["max_completion_tokens"] == 3000 and "max_tokens" not in openai
     llm_server.requests.clear()
     llm_server.script(Reply.say("o"), Reply.say("a"), Reply.say("g"))
     result, _ = await run(engine(llm_server, tmp_path), THREE.format(effort="high", extra=", max_tokens: 800"))

@@ -22,7 +22,7 @@ from relavium_desktop.engine.llm.messages import (
     ToolResultPart,
 )
 from relavium_desktop.engine.llm.provider import ChatRequest
-from relavium_desktop.engine.llm.reasoning import thinking_budget
+from relavium_desktop.engine.llm.reasoning import gemini_thinking_budget
 from relavium_desktop.engine.llm.schema_dialect import normalise_schema
 from relavium_desktop.engine.llm.stream import (
     ReasoningDelta,
@@ -103,7 +103,8 @@ class GeminiProvider(HttpProvider):
         if request.max_tokens is not None:
             config["maxOutputTokens"] = request.max_tokens
         if request.reasoning_effort:
-            config["thinkingConfig"] = {"thinkingBudget": thinking_budget(request.reasoning_effort)}
+            config["thinkingConfig"] = {"thinkingBudget": gemini_thinking_budget(request.reasoning_effort,
+                                                                                  request.model)}
         if config:
             body["generationConfig"] = config
         headers = {"x-goog-api-key": api_key} if api_key else {}

@@ -11,7 +11,8 @@ wire clients cannot drift:
 - Anthropic: extended thinking, ``thinking: {type: enabled, budget_tokens}``;
   the budget stays below the request's ``max_tokens`` and at or above
   Anthropic's 1,024-token floor (a cap too small for that sends no thinking);
-- Gemini: ``generationConfig.thinkingConfig.thinkingBudget`` (``off`` is 0).
+- Gemini: ``generationConfig.thinkingConfig.thinkingBudget`` (``off`` is 0,
+  except on a Pro model, which cannot stop thinking: its lowest, 128).
 """
 
 from __future__ import annotations
@@ -35,6 +36,17 @@ def openai_effort(effort: str) -> str:
 def thinking_budget(effort: str) -> int:
     """The token budget of the tier (``off`` is 0)."""
     return _BUDGET.get(effort, 0)
+
+
+GEMINI_PRO_MIN_BUDGET = 128
+
+
+def gemini_thinking_budget(effort: str, model: str) -> int:
+    """Gemini's ``thinkingBudget`` for the tier on ``model``."""
+    budget = thinking_budget(effort)
+    if budget == 0 and "-pro" in model.lower():
+        return GEMINI_PRO_MIN_BUDGET  # a Pro model refuses 0: thinking cannot be turned off there
+    return budget
 
 
 def anthropic_thinking(effort: str, max_tokens: int | None, default_max: int) -> tuple[dict[str, object] | None, int]:

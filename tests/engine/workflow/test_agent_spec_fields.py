@@ -94,6 +94,12 @@ async def test_off_and_an_explicit_cap(llm_server: ScriptedLLMServer, tmp_path: 
     assert sent["openai"]["reasoning_effort"] == "minimal"
     assert "thinking" not in sent["anthropic"] and sent["anthropic"]["temperature"] == 0.5
     assert sent["gemini"]["generationConfig"]["thinkingConfig"] == {"thinkingBudget": 0}
+    # A Gemini Pro model cannot stop thinking: off is its lowest budget there.
+    llm_server.requests.clear()
+    llm_server.script(Reply.say("o"), Reply.say("a"), Reply.say("g"))
+    await run(engine(llm_server, tmp_path), THREE.format(effort="off", extra="").replace("gemini-2.5-flash",
+                                                                                       "gemini-2.5-pro"))
+    assert bodies(llm_server)["gemini"]["generationConfig"]["thinkingConfig"] == {"thinkingBudget": 128}
 
     # An author's max_tokens is a cost cap: the thinking budget fits below it, never raises it;
     # a cap under Anthropic's 1,024-token floor sends no thinking at all.

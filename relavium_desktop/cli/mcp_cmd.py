@@ -237,6 +237,10 @@ def run(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace or ".").expanduser()
     if not workspace.is_dir():
         raise UsageError(f"--workspace: {workspace} is not a folder")
+    from relavium_desktop.cli.settings_notices import mcp_notice, say
+    from relavium_desktop.host.datadir import data_dir
+
+    say(mcp_notice(data_dir()))
     try:
         out, text = asyncio.run(_run(workspace.resolve(), args))
     except _Failed as exc:

@@ -33,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "list":
         if args.name:
             raise UsageError("plugins list takes no NAME")
+        from relavium_desktop.cli.settings_notices import plugins_notice, say
+
+        say(plugins_notice(data_dir()))
         rows = plugin_statuses()
         text = "\n".join(r.describe() for r in rows) or "no plugins installed (entry point group relavium.tools)"
         print_result(args.json, {"ok": True, "plugins": [r.to_json() for r in rows]}, text)

@@ -181,6 +181,10 @@ def run(args: argparse.Namespace) -> int:
     ok, note = True, None
     try:
         store = _store(args)
+        if args.action in ("list", "test", "models"):  # add and remove are refused, saying why
+            from relavium_desktop.cli.settings_notices import providers_notice, say
+
+            say(providers_notice(store))
         if args.action == "list":
             out, text = _list(args, store)
         elif args.action == "add":

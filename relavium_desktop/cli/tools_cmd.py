@@ -60,7 +60,12 @@ def run(args: argparse.Namespace) -> int:
     mcp_tools: list[Any] = []
     servers: dict[str, str] = {}
     skipped: list[Any] = []
+    from relavium_desktop.cli.settings_notices import mcp_notice, plugins_notice, say
+    from relavium_desktop.host.datadir import data_dir
+
+    say(plugins_notice(data_dir()))
     if not args.no_mcp:
+        say(mcp_notice(data_dir()))
         mcp_tools, servers, problems, skipped = asyncio.run(_discover(workspace.resolve(), args.mcp_timeout))
         for line in problems:
             print(f"relavium: {line}", file=sys.stderr)

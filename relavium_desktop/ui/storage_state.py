@@ -12,8 +12,8 @@ down.
 
 :class:`SettingsProblems` is the smaller sibling for settings files that do
 not parse (desktop-settings.ini, providers.yaml, mcp.yaml, plugins.yaml):
-each is named, none is rewritten, and the app runs on defaults or the
-``.bak`` copy.
+each is named, none is rewritten, and the app runs on defaults or, in
+memory, on the ``.bak`` copy (edits refused until the file is fixed).
 """
 
 from __future__ import annotations
@@ -234,26 +234,33 @@ class SettingsProblems(QWidget):
 def settings_file_problems(home: Path) -> list[str]:
     """One line per settings file under ``home`` that does not parse: providers.yaml, mcp.yaml, plugins.yaml.
 
-    Each loader already refuses its broken file with a message naming it
-    (and its ``.bak``); nothing here writes.  desktop-settings.ini is checked
-    where it is opened (``app_settings.ui_settings``).
+    Each loader already refuses its broken file with a message naming it, or
+    runs on its last good ``.bak`` (in memory) and says so here; nothing here
+    writes.  desktop-settings.ini is checked where it is opened
+    (``app_settings.ui_settings``).
     """
-    from relavium_desktop.host.mcp.config import McpConfigError, load_servers
-    from relavium_desktop.host.plugins import PluginsFileError, enabled_names
+    from relavium_desktop.host.mcp.config import McpConfigError, load_servers_noting
+    from relavium_desktop.host.plugins import PluginsFileError, enabled_names_noting
     from relavium_desktop.providers.config import ProviderConfigError
     from relavium_desktop.services import provider_store
 
     lines: list[str] = []
     try:
-        provider_store(home).entries()
+        notice = provider_store(home).bak_in_use()
     except ProviderConfigError as exc:
         lines.append(f"{error_text(exc)} -- the providers in it are not offered until it is fixed.")
+    else:
+        lines += [f"{notice.describe()}."] if notice is not None else []
     try:
-        load_servers(home)
+        notice = load_servers_noting(home)[1]
     except McpConfigError as exc:
         lines.append(f"{error_text(exc)} -- no MCP server is started until it is fixed.")
+    else:
+        lines += [f"{notice.describe()}."] if notice is not None else []
     try:
-        enabled_names(home)
+        notice = enabled_names_noting(home)[1]
     except PluginsFileError as exc:
         lines.append(f"{error_text(exc)} -- no plugin is loaded until it is fixed.")
+    else:
+        lines += [f"{notice.describe()}."] if notice is not None else []
     return lines

@@ -1,0 +1,51 @@
+"""One stderr line when a command runs on a settings file's last good ``.bak``.
+
+providers.yaml, mcp.yaml and plugins.yaml fall back to their ``.bak`` in
+memory when they are broken (``host.settings_bak``); the command works, but
+the user must learn that the file they edit is not the one in use and that
+edits are refused until it is fixed.  A file with no usable ``.bak`` is not
+reported here: its loader's error is what the command reports.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from relavium_desktop.host.settings_bak import BakInUse
+    from relavium_desktop.providers.store import ProviderStore
+
+
+def say(notice: BakInUse | None) -> None:
+    """Print ``notice`` (when there is one) as a warning line on stderr."""
+    if notice is not None:
+        print(f"relavium: warning: {notice.describe()}", file=sys.stderr)
+
+
+def providers_notice(store: ProviderStore) -> BakInUse | None:
+    from relavium_desktop.providers.config import ProviderConfigError
+
+    try:
+        return store.bak_in_use()
+    except ProviderConfigError:
+        return None  # no usable copy: the command reports the file's error itself
+
+
+def mcp_notice(home: Path) -> BakInUse | None:
+    from relavium_desktop.host.mcp.config import McpConfigError, load_servers_noting
+
+    try:
+        return load_servers_noting(home)[1]
+    except McpConfigError:
+        return None
+
+
+def plugins_notice(home: Path) -> BakInUse | None:
+    from relavium_desktop.host.plugins import PluginsFileError, enabled_names_noting
+
+    try:
+        return enabled_names_noting(home)[1]
+    except PluginsFileError:
+        return None

@@ -38,17 +38,23 @@ class BakInUse:
 
     def describe(self) -> str:
         """The one line the CLI prints on stderr and the window shows in its banner."""
-        return (f"{self.reason} -- the last good version ({self.bak}) is in use; "
-                f"edits are not saved until {self.file} is fixed or removed")
+        return (
+            f"{self.reason} -- the last good version ({self.bak}) is in use; "
+            f"edits are not saved until {self.file} is fixed or removed"
+        )
 
     def refusal(self) -> str:
         """Why an edit through Relavium is refused while the ``.bak`` runs."""
-        return (f"not saved: {self.file} is broken ({self.reason}) and Relavium is running on its last good "
-                f"version ({self.bak}); fix or remove {self.file} first, then try again")
+        return (
+            f"not saved: {self.file} is broken ({self.reason}) and Relavium is running on its last good "
+            f"version ({self.bak}); fix or remove {self.file} first, then try again"
+        )
 
 
 def load_or_bak(
-    path: Path, read: Callable[[Path], T], errors: type[Exception],
+    path: Path,
+    read: Callable[[Path], T],
+    errors: type[Exception],
 ) -> tuple[T, BakInUse | None]:
     """``read(path)``, or ``read(path.bak)`` with a :class:`BakInUse` when the file fails and the ``.bak`` loads.
 

@@ -250,17 +250,17 @@ def settings_file_problems(home: Path) -> list[str]:
     except ProviderConfigError as exc:
         lines.append(f"{error_text(exc)} -- the providers in it are not offered until it is fixed.")
     else:
-        lines += [f"{notice.describe()}."] if notice is not None else []
+        lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
     try:
         notice = load_servers_noting(home)[1]
     except McpConfigError as exc:
         lines.append(f"{error_text(exc)} -- no MCP server is started until it is fixed.")
     else:
-        lines += [f"{notice.describe()}."] if notice is not None else []
+        lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
     try:
         notice = enabled_names_noting(home)[1]
     except PluginsFileError as exc:
         lines.append(f"{error_text(exc)} -- no plugin is loaded until it is fixed.")
     else:
-        lines += [f"{notice.describe()}."] if notice is not None else []
+        lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
     return lines

@@ -31,7 +31,8 @@ def _warning(err: str, name: str) -> str:
 
 
 def test_providers_list_runs_on_the_backup_and_add_remove_refuse(
-    cli_env: dict[str, str], relavium_home: Path,
+    cli_env: dict[str, str],
+    relavium_home: Path,
 ) -> None:
     code, _, err = run_cli("providers", "add", "box", "--kind", "openai", "--api-key", "env:X", env=cli_env)
     assert code == 0, err
@@ -46,9 +47,11 @@ def test_providers_list_runs_on_the_backup_and_add_remove_refuse(
     names = [row["name"] for row in out]
     assert "box" in names and "later" not in names  # the version before the second add
     line = _warning(err, "providers.yaml")
-    assert line == ("relavium: warning: providers.yaml: not valid YAML at line 2, column 9 (ParserError) -- the last "
-                    "good version (providers.yaml.bak) is in use; edits are not saved until providers.yaml is fixed "
-                    "or removed")
+    assert line == (
+        "relavium: warning: providers.yaml: not valid YAML at line 2, column 9 (ParserError) -- the last "
+        "good version (providers.yaml.bak) is in use; edits are not saved until providers.yaml is fixed "
+        "or removed"
+    )
     code, out, err = run_cli("providers", "list", env=cli_env)
     assert code == 0 and "box" in out and "warning: providers.yaml" in err
 
@@ -60,12 +63,15 @@ def test_providers_list_runs_on_the_backup_and_add_remove_refuse(
         assert path.read_bytes() == broken  # neither rewritten nor replaced by the .bak
 
     path.unlink()  # removed: the built-in defaults, no warning, and edits are saved again
-    code, out, err = run_cli("providers", "add", "third", "--kind", "openai", "--api-key", "env:Z", env=cli_env)
+    code, out, err = run_cli(
+        "providers", "add", "third", "--kind", "openai", "--api-key", "env:Z", env=cli_env
+    )
     assert code == 0 and "warning" not in err, err
 
 
 def test_providers_list_without_a_usable_backup_still_fails_naming_the_file(
-    cli_env: dict[str, str], relavium_home: Path,
+    cli_env: dict[str, str],
+    relavium_home: Path,
 ) -> None:
     (relavium_home / "providers.yaml").write_bytes(b"providers: [")
     code, _, err = run_cli("providers", "list", env=cli_env)
@@ -74,7 +80,9 @@ def test_providers_list_without_a_usable_backup_still_fails_naming_the_file(
 
 
 def test_tools_list_runs_the_mcp_servers_of_the_backup(
-    cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+    cli_env: dict[str, str],
+    relavium_home: Path,
+    tmp_path: Path,
 ) -> None:
     editor = McpYamlEditor(relavium_home)  # what Settings -> MCP servers writes
     editor.add_server("fx", {"transport": "stdio", "command": sys.executable, "args": [str(SERVER), "stdio"]})
@@ -83,23 +91,31 @@ def test_tools_list_runs_the_mcp_servers_of_the_backup(
     broken = b"servers:\n  fx: {transport: std"
     path.write_bytes(broken)
 
-    code, out, err = run_cli("tools", "list", "--json", "--workspace", str(tmp_path), env=cli_env, timeout=120)
+    code, out, err = run_cli(
+        "tools", "list", "--json", "--workspace", str(tmp_path), env=cli_env, timeout=120
+    )
     assert code == 0, err
     ids = {row["id"]: row for row in out}
     assert ids["mcp_fx_echo"]["server"] == "fx"  # discovered from the server mcp.yaml.bak configures
     assert not any(i.startswith("mcp_later_") for i in ids)
     line = _warning(err, "mcp.yaml")
     assert "mcp.yaml: not valid YAML" in line
-    assert line.endswith("the last good version (mcp.yaml.bak) is in use; edits are not saved until mcp.yaml is "
-                         "fixed or removed")
+    assert line.endswith(
+        "the last good version (mcp.yaml.bak) is in use; edits are not saved until mcp.yaml is "
+        "fixed or removed"
+    )
     assert path.read_bytes() == broken
 
-    with pytest.raises(McpConfigError, match=r"not saved: mcp.yaml is broken .* fix or remove mcp.yaml first"):
+    with pytest.raises(
+        McpConfigError, match=r"not saved: mcp.yaml is broken .* fix or remove mcp.yaml first"
+    ):
         editor.update_server("fx", {"args": [str(SERVER), "stdio", "--changed"]})
     assert path.read_bytes() == broken
 
 
-def test_plugins_list_runs_on_the_backup_and_enable_refuses(cli_env: dict[str, str], relavium_home: Path) -> None:
+def test_plugins_list_runs_on_the_backup_and_enable_refuses(
+    cli_env: dict[str, str], relavium_home: Path
+) -> None:
     code, _, err = run_cli("plugins", "enable", "wordcount", env=cli_env)
     assert code == 0, err
     code, _, err = run_cli("plugins", "disable", "wordcount", env=cli_env)
@@ -115,8 +131,10 @@ def test_plugins_list_runs_on_the_backup_and_enable_refuses(cli_env: dict[str, s
     assert not any(p["name"] == "plugins.yaml" for p in out["plugins"])
     line = _warning(err, "plugins.yaml")
     assert line.startswith("relavium: warning: plugins.yaml: not valid YAML")
-    assert line.endswith("the last good version (plugins.yaml.bak) is in use; edits are not saved until "
-                         "plugins.yaml is fixed or removed")
+    assert line.endswith(
+        "the last good version (plugins.yaml.bak) is in use; edits are not saved until "
+        "plugins.yaml is fixed or removed"
+    )
 
     for action in ("enable", "disable"):
         code, _, err = run_cli("plugins", action, "wordcount", env=cli_env)

@@ -13,6 +13,7 @@ from relavium_desktop.host.mcp.editing import McpYamlEditor
 from relavium_desktop.host.plugins import set_enabled
 from relavium_desktop.providers.config import ProviderEntry
 from relavium_desktop.providers.store import ProviderStore
+from relavium_desktop.ui.qt import Qt
 
 
 def test_the_banner_says_which_backup_is_in_use(make_window, qtbot, relavium_home: Path) -> None:
@@ -24,8 +25,11 @@ def test_the_banner_says_which_backup_is_in_use(make_window, qtbot, relavium_hom
     editor.add_server("two", {"transport": "stdio", "command": "/bin/false"})
     set_enabled(relavium_home, "alpha", True)
     set_enabled(relavium_home, "beta", True)
-    broken = {"providers.yaml": b"providers:\n  box: {kind: openai, base_url: htt",
-              "mcp.yaml": b"servers: [", "plugins.yaml": b"enabled: [alpha, be"}
+    broken = {
+        "providers.yaml": b"providers:\n  box: {kind: openai, base_url: htt",
+        "mcp.yaml": b"servers: [",
+        "plugins.yaml": b"enabled: [alpha, be",
+    }
     for name, data in broken.items():
         (relavium_home / name).write_bytes(data)
 
@@ -38,8 +42,36 @@ def test_the_banner_says_which_backup_is_in_use(make_window, qtbot, relavium_hom
     for name in broken:
         line = next(x for x in banner.lines if x.startswith(f"{name}:"))
         assert f"{name}: not valid YAML" in line
-        assert line.endswith(f"the last good version ({name}.bak) is in use; edits are not saved until {name} "
-                             "is fixed or removed.")
+        assert line.endswith(
+            f"the last good version ({name}.bak) is in use; edits are not saved until {name} "
+            "is fixed or removed."
+        )
     window.close()
     for name, data in broken.items():
         assert (relavium_home / name).read_bytes() == data, name
+
+
+def test_settings_mcp_lists_the_backup_and_an_edit_is_refused_with_the_dialog_kept(
+    make_window, relavium_home: Path
+) -> None:
+    editor = McpYamlEditor(relavium_home)
+    editor.add_server("one", {"transport": "stdio", "command": "/bin/true"})
+    editor.add_server("two", {"transport": "stdio", "command": "/bin/false"})
+    path = relavium_home / "mcp.yaml"
+    broken = b"servers:\n  one: {transport: std"
+    path.write_bytes(broken)
+
+    page = make_window().show_settings("mcp").mcp
+    assert [
+        page.server_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(page.server_list.count())
+    ] == ["one"]  # what runs: the servers of mcp.yaml.bak
+    assert not page.file_error.isHidden()
+    assert "the last good version (mcp.yaml.bak) is in use" in page.file_error.text()
+    assert not page.add_button.isEnabled()
+    dialog = page.open_edit_dialog("one")
+    assert dialog is not None and dialog.command_edit.text() == "/bin/true"
+    dialog.command_edit.setText("/bin/echo")
+    dialog.save_button.click()
+    assert dialog.isVisible() and dialog.command_edit.text() == "/bin/echo"  # what was typed stays on screen
+    assert "fix or remove mcp.yaml first" in dialog.status.text()
+    assert path.read_bytes() == broken

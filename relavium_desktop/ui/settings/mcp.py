@@ -319,6 +319,7 @@ class McpServersPage(QWidget):
         selected = self.selected()
         try:
             self.servers = self.editor.servers()
+            bak = self.editor.bak_in_use()  # broken, running on mcp.yaml.bak: listed, not editable
         except McpConfigError as exc:
             self.servers = {}
             self.file_error.setText(f"mcp.yaml cannot be used as it is: {error_text(exc)}. No MCP server starts until it "
@@ -326,8 +327,11 @@ class McpServersPage(QWidget):
             self.file_error.setVisible(True)
             self.add_button.setEnabled(False)
         else:
-            self.file_error.setVisible(False)
-            self.add_button.setEnabled(True)
+            if bak is not None:
+                self.file_error.setText(f"{error_text(bak.describe(), limit=600)}. "
+                                        "Open it with “Open mcp.yaml” to correct it.")
+            self.file_error.setVisible(bak is not None)
+            self.add_button.setEnabled(bak is None)
         for gone in set(self.reports) - set(self.servers):
             self.reports.pop(gone, None)
         self.server_list.blockSignals(True)

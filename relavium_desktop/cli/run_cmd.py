@@ -255,6 +255,13 @@ def run(args: argparse.Namespace) -> int:
                     comment=getattr(args, "comment", None),  # ``relavium gate reject --reason``
                 )
                 wf_run = engine.resume(args.resume, decision, gate_id=args.gate, on_event=printer)
+                if decision.decision == "approved":  # what still runs needs its keys, checked before it runs
+                    status = wf_run.state["status"]
+                    missing = _missing_provider_keys(wf_run.workflow, args.providers,
+                                                     pending={n for n, s in status.items() if s == "pending"})
+                    if missing:
+                        report_error("provider_auth", "; ".join(missing), args.json)
+                        return EXIT_USAGE
             else:
                 assert wf is not None
                 inputs = coerce_text_inputs(wf.file.workflow.inputs, _parse_inputs(args.input))
@@ -300,7 +307,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FAILED
 
 
-def _missing_provider_keys(wf: Any, providers_file: str | None) -> list[str]:
+def _missing_provider_keys(wf: Any, providers_file: str | None, pending: set[str] | None = None) -> list[str]:
     """The preflight: each agent node's provider has a key (keyring, its own reference or RELAVIUM_<P>_API_KEY).
 
     An unreadable provider settings file is left to the run, which fails the
@@ -315,7 +322,7 @@ def _missing_provider_keys(wf: Any, providers_file: str | None) -> list[str]:
         entries = provider_entries(settings_file=Path(providers_file) if providers_file else None)
     except ProviderConfigError:
         return []
-    return missing_keys(wf, entries, host_resolver())
+    return missing_keys(wf, entries, host_resolver(), pending=pending)
 
 
 def _not_resumable(run: dict[str, Any]) -> str:

@@ -17,15 +17,18 @@ from relavium_desktop.providers.config import ProviderEntry, SecretResolver
 from relavium_desktop.providers.factory import ProviderKeyError, resolve_key
 
 
-def needed_providers(workflow: LoadedWorkflow) -> dict[str, str]:
-    """Provider entry name -> the first agent node that needs it (its agent's provider, or the model's family)."""
+def needed_providers(workflow: LoadedWorkflow, pending: set[str] | None = None) -> dict[str, str]:
+    """Provider entry name -> the first agent node that needs it (its agent's provider, or the model's family).
+
+    ``pending``: only these nodes (a resumed run's nodes that have not run yet).
+    """
     from relavium_desktop.engine.workflow.agent_loop_runner import infer_provider
     from relavium_desktop.engine.workflow.models import AgentNode
 
     needed: dict[str, str] = {}
     for node_id in workflow.plan.order:
         node = workflow.plan.nodes.get(node_id)
-        if not isinstance(node, AgentNode):
+        if not isinstance(node, AgentNode) or (pending is not None and node_id not in pending):
             continue
         agent = workflow.agents.get(node.agent_ref)
         if agent is None:
@@ -38,7 +41,8 @@ def needed_providers(workflow: LoadedWorkflow) -> dict[str, str]:
 
 
 def missing_keys(
-    workflow: LoadedWorkflow, entries: Mapping[str, ProviderEntry], resolve_secret: SecretResolver
+    workflow: LoadedWorkflow, entries: Mapping[str, ProviderEntry], resolve_secret: SecretResolver,
+    *, pending: set[str] | None = None,
 ) -> list[str]:
     """One secret-free message per needed provider whose key cannot be resolved (empty: all present).
 
@@ -46,7 +50,7 @@ def missing_keys(
     ones; an entry without a key reference is a keyless local server.
     """
     problems = []
-    for provider, node_id in needed_providers(workflow).items():
+    for provider, node_id in needed_providers(workflow, pending).items():
         entry = entries.get(provider)
         if entry is None:
             continue

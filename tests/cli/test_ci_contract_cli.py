@@ -155,3 +155,27 @@ def test_tool_call_keeps_its_documented_stdout_object(ci_env: dict[str, str], tm
     code, out, _ = run_cli("tool", "call", "read_file", "--args", json.dumps({"path": "missing.txt"}),
                            "--workspace", str(tmp_path), "--json", env=ci_env)
     assert code == 1 and out["ok"] is False and out["tool"] == "read_file"
+
+
+GATED = WORKFLOW.replace(
+    "    - {id: write, type: agent,", "    - {id: ask, type: human_gate}\n    - {id: write, type: agent,"
+).replace("{from: prep, to: write}", "{from: prep, to: ask}, {from: ask, to: write}")
+
+
+def test_a_gate_approved_in_ci_checks_the_key_of_what_still_runs_first(
+    ci_env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    keyed = {**ci_env, "RELAVIUM_OPENAI_API_KEY": KEY}
+    code, events, err = run_cli("run", str(workflow(tmp_path, GATED)), "--input", "topic=x", "--workspace",
+                                str(tmp_path), "--json", env=keyed, cwd=tmp_path)
+    assert code == 3, err
+    run_id = events[-1]["runId"]
+    # The approving job has no key: refused before anything runs, and the gate stays open.
+    code, out, err = run_cli("gate", "approve", run_id, "--json", env=ci_env, cwd=tmp_path)
+    assert code == 2 and out == ""
+    assert error_doc(err)["code"] == "provider_auth" and "RELAVIUM_OPENAI_API_KEY" in error_doc(err)["message"]
+    assert [g["runId"] for g in run_cli("gate", "list", "--json", env=ci_env)[1]["gates"]] == [run_id]
+    llm_server.script(Reply.say("done"))
+    code, events, err = run_cli("gate", "approve", run_id, "--json", env=keyed, cwd=tmp_path)
+    assert code == 0, err
+    assert events[-1]["type"] == "run:completed" and len(llm_server.requests) == 1

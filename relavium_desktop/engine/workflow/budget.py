@@ -86,15 +86,10 @@ class BudgetGovernor:
                             reason=PAUSE_REASON)
 
 
-def _models_of(agent: AgentDef, node: AgentNode | None) -> list[tuple[str, tuple[str | int, ...]]]:
-    """(model, where) for every model a node of this agent may call."""
-    out: list[tuple[str, tuple[str | int, ...]]] = []
-    if node is not None and node.model:
-        out.append((node.model, ("model",)))
-    elif agent.model:
-        out.append((agent.model, ("agent_model",)))
-    out += [(entry.model, ("fallback_chain", i)) for i, entry in enumerate(agent.fallback_chain or [])]
-    return out
+def _models_of(agent: AgentDef, node: AgentNode) -> list[tuple[str, bool]]:
+    """(model, named by the node's own ``model``?) for every model a node of this agent may call."""
+    primary = [(node.model, True)] if node.model else [(agent.model, False)] if agent.model else []
+    return primary + [(entry.model, False) for entry in agent.fallback_chain or []]
 
 
 def budget_issues(
@@ -110,14 +105,12 @@ def budget_issues(
         if not isinstance(node, AgentNode) or node.agent_ref not in agents:
             continue
         agent = agents[node.agent_ref]
-        for model, where in _models_of(agent, node):
+        for model, on_node in _models_of(agent, node):
             if price(model) is not None or (node.agent_ref, model) in seen:
                 continue
             seen.add((node.agent_ref, model))
-            if where == ("model",):
-                path: tuple[str | int, ...] = ("workflow", "nodes", n, "model")
-            else:
-                path = ("workflow", "agents", placed.get(agent.id, 0))
+            path: tuple[str | int, ...] = (
+                ("workflow", "nodes", n, "model") if on_node else ("workflow", "agents", placed.get(agent.id, 0)))
             issues.append(smap.issue(path, (
                 f"budget: no price is known for model {model!r} (agent {agent.id!r}), so the run's "
                 f"max_cost_microcents could not be enforced before its requests; use a priced model or remove "

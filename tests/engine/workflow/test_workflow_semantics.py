@@ -241,6 +241,11 @@ def test_a_budget_with_an_unpriced_fallback_model_is_refused() -> None:
     assert line.startswith("wf.relavium.yaml:6:7: budget: no price is known for model 'llama3:8b' (agent 'a')")
     # Without the budget the same workflow is valid: nothing is promised that cannot be kept.
     load(text.replace("  budget: {max_cost_microcents: 100000, on_exceed: fail}\n", ""))
+    # A node's own model override is named at the node.
+    override = text.replace(", fallback_chain: [{provider: ollama, model: llama3:8b}]", "").replace(
+        "{id: ag, type: agent, agent_ref: a}", "{id: ag, type: agent, agent_ref: a, model: qwen2.5}")
+    (line,) = problems(override)
+    assert line.startswith("wf.relavium.yaml:9:") and "no price is known for model 'qwen2.5'" in line
 
 
 # -- 6. save_to --------------------------------------------------------------------------------

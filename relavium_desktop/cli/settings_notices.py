@@ -49,3 +49,14 @@ def plugins_notice(home: Path) -> BakInUse | None:
         return enabled_names_noting(home)[1]
     except PluginsFileError:
         return None
+
+
+def say_all(home: Path) -> None:
+    """The warning line for each of providers.yaml, mcp.yaml and plugins.yaml running on its ``.bak``.
+
+    For commands that read all three (chat, run, agent): one call at their start.
+    """
+    from relavium_desktop.services import provider_store
+
+    for notice in (providers_notice(provider_store(home)), mcp_notice(home), plugins_notice(home)):
+        say(notice)

@@ -109,9 +109,15 @@ def _main(argv: list[str]) -> int:
         from relavium_desktop.cli import storage_faults
 
         fault = storage_faults.storage_fault(exc)  # a damaged history.db, a full disk: name file and cause
+        on_stderr = "--json" in argv and argv[0] in JSON_FAULTS_ON_STDERR  # stdout keeps run events only
+        if fault is not None and on_stderr:
+            from relavium_desktop.cli.validate_cmd import print_error_json
+
+            print_error_json("storage", fault)
+            return EXIT_FAILED
         if fault is not None:
             return storage_faults.report(fault, "--json" in argv)
-        return _internal_error(exc, "--json" in argv)
+        return _internal_error(exc, "--json" in argv, on_stderr=on_stderr)
     except BaseException as exc:
         import asyncio
 
@@ -188,7 +194,7 @@ def _say_error(line: str) -> None:
 _DETAIL_LIMIT = 500
 
 
-def _internal_error(exc: BaseException, as_json: bool) -> int:
+def _internal_error(exc: BaseException, as_json: bool, *, on_stderr: bool = False) -> int:
     """One secret-free line for a failure no command anticipated; never a traceback."""
     try:
         from relavium_desktop.engine.tools.masking import mask_text
@@ -199,6 +205,12 @@ def _internal_error(exc: BaseException, as_json: bool) -> int:
     if len(detail) > _DETAIL_LIMIT:
         detail = detail[: _DETAIL_LIMIT - 3] + "..."
     message = f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else "")
+    if on_stderr:  # the CI contract: the one fault document on stderr, stdout untouched
+        from relavium_desktop.cli.validate_cmd import print_error_json
+
+        with contextlib.suppress(OSError, ValueError):
+            print_error_json("internal", f"{message} (RELAVIUM_DEBUG=1 shows the traceback)")
+        return EXIT_FAILED
     _say_error(f"relavium: {message} (RELAVIUM_DEBUG=1 shows the traceback)")
     if as_json:
         from relavium_desktop.cli.jsonargs import print_json

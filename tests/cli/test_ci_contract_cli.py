@@ -179,3 +179,31 @@ def test_a_gate_approved_in_ci_checks_the_key_of_what_still_runs_first(
     code, events, err = run_cli("gate", "approve", run_id, "--json", env=keyed, cwd=tmp_path)
     assert code == 0, err
     assert events[-1]["type"] == "run:completed" and len(llm_server.requests) == 1
+
+
+def test_storage_and_internal_faults_of_run_are_json_on_stderr_too(
+    ci_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    flow = workflow(tmp_path, "schema_version: '1.0'\nworkflow:\n  id: w\n  nodes:\n    - {id: s, type: input}\n"
+                              "    - {id: out, type: output}\n  edges: [{from: s, to: out}]\n")
+    (relavium_home / "history.db").write_bytes(b"\x00not a database" * 512)
+    code, out, err = run_cli("run", str(flow), "--json", env=ci_env, cwd=tmp_path)
+    assert code == 1 and out == ""  # no stray document among the run events
+    doc = error_doc(err)
+    assert doc["code"] == "storage" and "history.db is not a database or is damaged" in doc["message"]
+
+    # A bug nobody anticipated (made here in-process: no real input triggers one): the same shape.
+    from relavium_desktop.cli import main, run_cmd
+
+    def boom(args: object) -> int:
+        raise RuntimeError(f"boom with api_key={KEY}")
+
+    monkeypatch.setattr(run_cmd, "run", boom)
+    monkeypatch.delenv("RELAVIUM_DEBUG", raising=False)
+    assert main(["run", str(flow), "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    doc = error_doc(err)
+    assert doc["code"] == "internal" and doc["message"].startswith("internal error: RuntimeError: boom")
+    assert KEY not in err

@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from relavium_desktop.engine.agent.egress_check import PreEgress
+from relavium_desktop.engine.agent.held_stream import HeldStream
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.events import (
     AgentProviderFallback,
@@ -96,27 +97,43 @@ async def _stream_once(
     text: list[str] = []
     reasoning: list[str] = []
     signature: str | None = None
-    async for ev in provider.stream(request):
-        if isinstance(ev, TextDelta):
-            text.append(ev.text)
-            turn.shown = True
-            emit(AgentToken(node_id=node_id, token=ev.text, model=route.model))
-        elif isinstance(ev, ReasoningDelta):
-            signature = ev.signature or signature
-            if not ev.text:
-                continue  # a signature alone: nothing to show
-            reasoning.append(ev.text)
-            turn.shown = True
-            emit(AgentReasoning(node_id=node_id, token=ev.text, model=route.model))
-        elif isinstance(ev, ToolCallEvent):
-            turn.calls.append(ev)
-        elif isinstance(ev, UsageEvent):
-            turn.input_tokens += ev.input_tokens
-            turn.output_tokens += ev.output_tokens
-            turn.cache_read_tokens += ev.cache_read_tokens
-            turn.cache_write_tokens += ev.cache_write_tokens
-        elif isinstance(ev, StopEvent):
-            turn.stop = ev.reason
+    # A key streamed in pieces is held back until it is whole, then masked (engine/agent/held_stream.py).
+    shown_text, shown_reasoning = HeldStream(), HeldStream()
+
+    def release() -> None:
+        if piece := shown_reasoning.flush():
+            emit(AgentReasoning(node_id=node_id, token=piece, model=route.model))
+        if piece := shown_text.flush():
+            emit(AgentToken(node_id=node_id, token=piece, model=route.model))
+
+    try:
+        async for ev in provider.stream(request):
+            if isinstance(ev, TextDelta):
+                text.append(ev.text)
+                turn.shown = True
+                if piece := shown_text.feed(ev.text):
+                    emit(AgentToken(node_id=node_id, token=piece, model=route.model))
+            elif isinstance(ev, ReasoningDelta):
+                signature = ev.signature or signature
+                if not ev.text:
+                    continue  # a signature alone: nothing to show
+                reasoning.append(ev.text)
+                turn.shown = True
+                if piece := shown_reasoning.feed(ev.text):
+                    emit(AgentReasoning(node_id=node_id, token=piece, model=route.model))
+            elif isinstance(ev, ToolCallEvent):
+                turn.calls.append(ev)
+            elif isinstance(ev, UsageEvent):
+                turn.input_tokens += ev.input_tokens
+                turn.output_tokens += ev.output_tokens
+                turn.cache_read_tokens += ev.cache_read_tokens
+                turn.cache_write_tokens += ev.cache_write_tokens
+            elif isinstance(ev, StopEvent):
+                turn.stop = ev.reason
+    except ProviderError:
+        release()  # what arrived before a failure is shown (and kept), as it always was
+        raise
+    release()
     if turn.stop == "content_filter":
         raise ProviderError(
             ProviderErrorCode.CONTENT_FILTER, f"{provider.name}: the provider's content filter stopped the reply"

@@ -530,6 +530,9 @@ class _KnownSecrets:
             self.pattern = re.compile("|".join(_SPLIT.join(re.escape(c) for c in a) for a in alternatives))
             self._values = values
 
+    def values(self) -> frozenset[str]:
+        return self._values
+
     def clear(self) -> None:
         with self._lock:
             self._values = frozenset()
@@ -552,6 +555,32 @@ def remember_secret(value: str) -> None:
 def forget_secrets() -> None:
     """Drop every remembered value (tests; a long-lived process never needs it)."""
     _KNOWN.clear()
+
+
+def may_begin_credential(piece: str, *, partial: bool = True) -> bool:
+    """Whether ``piece`` (unbroken text, no whitespace) could be the start of a credential still arriving.
+
+    True when ``piece`` is a token family's prefix followed only by that
+    family's characters so far (``sk-ant-api03-Hq7``) or, with ``partial``
+    (the piece starts at a word boundary), also the beginning of a family
+    prefix (``sk-a``) or of a secret known by value.  A stream
+    (``agent:token``) holds such a piece back until it is complete or broken,
+    so a key cut across two events is still masked whole.
+    """
+    if not piece:
+        return False
+    known = _KNOWN.values() if partial else frozenset()
+    if piece[0] not in _FAMILY_FIRST and not known:
+        return False
+    for prefix, shape in _FAMILIES.items():
+        if piece.startswith(prefix) and shape.run.fullmatch(piece, len(prefix)):
+            return True
+        if partial and prefix.startswith(piece):
+            return True
+    return any(value.startswith(piece) for value in known)
+
+
+_FAMILY_FIRST = frozenset(prefix[0] for prefix in _FAMILIES)
 
 
 def mask_text(text: str) -> str:

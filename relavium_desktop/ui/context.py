@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.ui import app_settings as keys
-from relavium_desktop.ui.qt import QFileDialog, QFileSystemWatcher, QObject, QSettings, QWidget, Signal
+from relavium_desktop.ui.qt import QObject, QSettings, QWidget, Signal
 from relavium_desktop.ui.theme import Theme
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.ui.approval import ApprovalController
     from relavium_desktop.ui.mcp.hooks import AppMcpHooks
+    from relavium_desktop.ui.qt import QFileSystemWatcher
 
 # A native folder dialog cannot be driven by tests; the app takes any
 # callable with this shape (tests pass a double that returns a fixed folder).
@@ -39,6 +40,8 @@ FolderPicker = Callable[[QWidget, str], "str | None"]
 
 
 def native_folder_picker(parent: QWidget, start: str) -> str | None:
+    from relavium_desktop.ui.qt import QFileDialog  # its class and enums are built on first use, not at start
+
     folder = QFileDialog.getExistingDirectory(parent, "Choose a project folder", start)
     return folder or None
 
@@ -161,6 +164,8 @@ class AppContext(QObject):
     def _watch_providers(self) -> None:
         assert self._providers is not None
         path = self._providers.path
+        from relavium_desktop.ui.qt import QFileSystemWatcher
+
         watcher = QFileSystemWatcher(self)
         # The folder too: a save replaces the file (atomic rename), which ends a file watch,
         # and a file that does not exist yet cannot be watched at all.

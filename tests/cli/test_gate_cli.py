@@ -107,3 +107,39 @@ def test_a_gate_approved_from_the_cli_is_a_persons_approval(
     assert code == 0, err
     assert resumed[-1]["type"] == "run:completed"
     assert commits(repo) == ["gated commit", "initial"]
+
+
+TWO_GATES = """schema_version: '1.0'
+workflow:
+  id: two-gates
+  nodes:
+    - {id: s, type: input}
+    - {id: fan, type: parallel, parallel_of: [legal, ops]}
+    - {id: legal, type: human_gate, message_template: 'Legal OK?'}
+    - {id: ops, type: human_gate, message_template: 'Ops OK?'}
+    - {id: join, type: merge, merge_strategy: concat}
+  edges: [{from: s, to: fan}, {from: legal, to: join}, {from: ops, to: join}]
+"""
+
+
+def test_with_several_gates_open_approve_names_one_with_gate(cli_env: dict[str, str], tmp_path: Path) -> None:
+    wf = tmp_path / "two.relavium.yaml"
+    wf.write_text(TWO_GATES)
+    code, events, err = run_cli("run", str(wf), "--json", env=cli_env, cwd=tmp_path)
+    assert code == 3, err
+    run_id = events[-1]["runId"]
+    gates = {g["nodeId"]: g["gateId"] for g in run_cli("gate", "list", run_id, "--json", env=cli_env)[1]["gates"]}
+    assert set(gates) == {"legal", "ops"}
+
+    code, out, err = run_cli("gate", "approve", run_id, "--json", env=cli_env, cwd=tmp_path)
+    assert code == 2 and out == ""
+    message = json.loads(err)["message"]
+    assert "2 pending gates; name one with --gate" in message and all(g in message for g in gates.values())
+
+    code, events, err = run_cli("gate", "approve", run_id, "--gate", gates["legal"], "--json", env=cli_env,
+                                cwd=tmp_path)
+    assert code == 3, err  # still waiting for ops
+    assert events[-1]["type"] == "run:paused" and events[-1]["gateIds"] == [gates["ops"]]
+    code, events, err = run_cli("gate", "approve", run_id, "--json", env=cli_env, cwd=tmp_path)
+    assert code == 0, err
+    assert events[-1]["type"] == "run:completed"

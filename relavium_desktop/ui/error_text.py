@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from relavium_desktop.engine.display_text import Mode, show
 
-# Long enough for a parser's message with its line and column; a banner is not a log.
-DEFAULT_LIMIT = 400
+# Long enough for a parser's message with its line and column, or the keyring's setup help;
+# a banner is not a log, and a server's runaway error text stops here.
+DEFAULT_LIMIT = 1000
 
 
 def error_text(error: BaseException | str | object, *, limit: int = DEFAULT_LIMIT, mode: Mode = "line") -> str:

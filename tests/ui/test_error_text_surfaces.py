@@ -4,7 +4,9 @@ Real parts: the window, providers.yaml on disk, the ``keyring`` library
 loading a backend (a stand-in that echoes what it was given, see
 ``echoing_keyring.py``), and a real MCP server over stdio
 (``tests/fixtures/mcp_leaky_server.py``) whose prompt fails echoing its
-argument.  Each assertion is on the label a person reads.
+argument.  Each assertion is on the label a person reads.  Last, the chat
+transcript of a key the scripted model server streams in pieces (the hold-back
+in ``engine/agent/held_stream.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from relavium_desktop.ui.qt import Qt
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
+from tests.ui.chat_driver import type_and_enter
 
 KEY = "sk-ant-api03-Hq7Wn2Lp9Rt4Yv6Bm1Zx8Cs3Dk5Fj0GgQ"
 LEAKY = str(Path(__file__).resolve().parents[1] / "fixtures" / "mcp_leaky_server.py")
@@ -85,3 +89,19 @@ def test_an_mcp_prompt_error_that_echoes_the_key_is_masked_in_the_composer_statu
     shown = status.text()
     assert "/leaky:leak" in shown and "***" in shown
     assert pieces_shown(KEY, shown) == [], shown
+
+
+def test_a_key_the_model_streams_in_pieces_never_shows_in_the_chat_transcript(
+    chat, qtbot, llm_server: ScriptedLLMServer
+) -> None:
+    before, after = "Here it is: ", " -- rotate it now, it was pasted into a chat."
+    llm_server.script(Reply(text=before + KEY + after, pieces=24))
+    streamed: list[str] = []
+    chat.transcript.flushed.connect(lambda _n: streamed.append(chat.transcript.messages()[-1].shown_text()))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as done:
+        type_and_enter(qtbot, chat, "What is my key?")
+    assert done.args == ["completed"]
+    final = chat.transcript.messages()[-1].shown_text()
+    assert streamed and [s for s in streamed if pieces_shown(KEY, s)] == []
+    assert pieces_shown(KEY, final) == [], final
+    assert final.strip() == (before + "***" + after).strip()

@@ -45,6 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.cli.settings_notices import say_all
+    from relavium_desktop.host.datadir import data_dir as _home
+
+    say_all(_home(), as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
     from relavium_desktop.engine.agent.loop import AgentLoop
     from relavium_desktop.engine.agent.runner import run_agent
     from relavium_desktop.engine.agent.tool_config import node_tool_configs, parameter_problems

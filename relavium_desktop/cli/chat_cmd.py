@@ -104,6 +104,10 @@ def _discard_spills(session_id: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.cli.settings_notices import say_all
+    from relavium_desktop.host.datadir import data_dir as _home
+
+    say_all(_home(), as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
     from relavium_desktop.store.sessions import SqliteSessionStore
 
     store = _store()

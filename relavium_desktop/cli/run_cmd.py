@@ -143,6 +143,10 @@ def _parse_inputs(pairs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.cli.settings_notices import say_all
+    from relavium_desktop.host.datadir import data_dir as _home
+
+    say_all(_home(), as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
     from relavium_desktop.engine.workflow.errors import InputError, WorkflowError
     from relavium_desktop.engine.workflow.inputs import coerce_text_inputs
     from relavium_desktop.engine.workflow.loader import load_workflow

@@ -9,6 +9,7 @@ reported here: its loader's error is what the command reports.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,9 +19,18 @@ if TYPE_CHECKING:
     from relavium_desktop.providers.store import ProviderStore
 
 
-def say(notice: BakInUse | None) -> None:
-    """Print ``notice`` (when there is one) as a warning line on stderr."""
-    if notice is not None:
+def say(notice: BakInUse | None, *, as_json: bool = False) -> None:
+    """Print ``notice`` (when there is one) as a warning line on stderr.
+
+    Under ``--json`` stderr lines are JSON (the CI contract), so the warning is
+    ``{"type": "warning", "message": ...}`` rather than prose a parser chokes on.
+    """
+    if notice is None:
+        return
+    if as_json:
+        print(json.dumps({"type": "warning", "code": "settings_backup_in_use", "message": notice.describe()}),
+              file=sys.stderr)
+    else:
         print(f"relavium: warning: {notice.describe()}", file=sys.stderr)
 
 
@@ -51,7 +61,7 @@ def plugins_notice(home: Path) -> BakInUse | None:
         return None
 
 
-def say_all(home: Path) -> None:
+def say_all(home: Path, *, as_json: bool = False) -> None:
     """The warning line for each of providers.yaml, mcp.yaml and plugins.yaml running on its ``.bak``.
 
     For commands that read all three (chat, run, agent): one call at their start.
@@ -59,4 +69,4 @@ def say_all(home: Path) -> None:
     from relavium_desktop.services import provider_store
 
     for notice in (providers_notice(provider_store(home)), mcp_notice(home), plugins_notice(home)):
-        say(notice)
+        say(notice, as_json=as_json)

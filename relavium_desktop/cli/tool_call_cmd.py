@@ -144,6 +144,10 @@ def _drop_empty_spill_folder(run_id: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.cli.settings_notices import say_all
+    from relavium_desktop.host.datadir import data_dir as _home
+
+    say_all(_home(), as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.tools.tooldef import ToolCall, ToolDispatchContext, ToolPolicy
     from relavium_desktop.services import cli_mcp_hooks, surface_host, tool_registry

@@ -141,3 +141,37 @@ def test_plugins_list_runs_on_the_backup_and_enable_refuses(
         assert code == 1, err
         assert "not saved: plugins.yaml is broken" in err and "fix or remove plugins.yaml first" in err
     assert path.read_bytes() == broken
+
+
+def test_tool_call_and_run_say_the_backup_is_in_use_in_text_and_as_json(
+    cli_env: dict[str, str],
+    relavium_home: Path,
+    tmp_path: Path,
+) -> None:
+    for name in ("box", "later"):
+        code, _, err = run_cli("providers", "add", name, "--kind", "openai", "--api-key", "env:X", env=cli_env)
+        assert code == 0, err
+    (relavium_home / "providers.yaml").write_bytes(b"providers: [\n  {box: ")
+    (tmp_path / "note.txt").write_text("hello")
+
+    code, _, err = run_cli("tool", "call", "read_file", "--workspace", str(tmp_path),
+                           "--args", '{"path": "note.txt"}', env=cli_env)
+    assert code == 0, err
+    assert "providers.yaml.bak) is in use" in _warning(err, "providers.yaml")
+
+    code, out, err = run_cli("tool", "call", "read_file", "--workspace", str(tmp_path),
+                             "--args", '{"path": "note.txt"}', "--json", env=cli_env)
+    assert code == 0 and out["ok"], err
+    import json
+
+    notices = [json.loads(line) for line in err.splitlines() if line.strip()]
+    assert [n["type"] for n in notices] == ["warning"]  # stderr stays JSON under --json
+    assert notices[0]["code"] == "settings_backup_in_use" and "providers.yaml.bak" in notices[0]["message"]
+
+    flow = tmp_path / "flow.relavium.yaml"
+    flow.write_text(
+        "schema_version: '1.0'\nworkflow:\n  name: t\n  nodes:\n"
+        "    - {id: out, type: output, value: done}\n"
+    )
+    code, _, err = run_cli("run", str(flow), env=cli_env)
+    assert "providers.yaml.bak) is in use" in _warning(err, "providers.yaml")

@@ -10,7 +10,7 @@ narrowing) live in :mod:`graph`, which sees the whole document.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -23,13 +23,15 @@ from pydantic import (
     model_validator,
 )
 
-from relavium_desktop.engine.agent.spec import FallbackEntry, RetryPolicy, check_tool_config_keys
+from relavium_desktop.engine.agent.spec import FallbackEntry, RetryCode, RetryPolicy, check_tool_config_keys
 from relavium_desktop.engine.agent.spec_fields import AgentMemory, check_input_schema, mcp_servers_mapping
 from relavium_desktop.engine.agent.tool_config import ToolConfigEntry
 from relavium_desktop.engine.llm.reasoning import ReasoningEffort
 from relavium_desktop.engine.tools.http_tools import HttpToolDecl
 
 IDENT = r"^[A-Za-z0-9_-]+$"
+# The failure codes a node retry can fire on (engine/agent/spec.py); any other retry_on code is refused.
+RETRY_CODES: tuple[str, ...] = get_args(RetryCode)
 NODE_ID = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
 
 
@@ -42,6 +44,19 @@ class Retry(Strict):
     backoff: Literal["linear", "exponential"] = "exponential"
     backoff_ms: int = Field(default=1000, ge=0, le=600_000)
     retry_on: list[str] | None = None
+
+    @field_validator("retry_on")
+    @classmethod
+    def _codes_the_engine_retries(cls, value: list[str] | None) -> list[str] | None:
+        # A code no failure ever carries would make the author believe a retry is armed that never fires.
+        if value is not None:
+            unknown = [code for code in value if code not in RETRY_CODES]
+            if unknown:
+                raise ValueError(
+                    f"retry_on {', '.join(repr(c) for c in unknown)} is not a failure this engine retries; "
+                    f"the retryable codes are {', '.join(RETRY_CODES)}"
+                )
+        return value
 
 
 InputType = Literal["string", "number", "boolean", "file_path", "code_diff", "secret"]
@@ -130,6 +145,18 @@ class AgentDef(Strict):
     provider: str | None = None
     base_url: str | None = None
     system_prompt: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_own_endpoint(cls, value: str | None) -> str | None:
+        # Requests go to the named provider's base_url, never this one: refused rather than ignored.
+        if value is not None:
+            raise ValueError(
+                "base_url on an agent is not supported: this engine sends an agent's requests to its "
+                "provider's base_url from providers.yaml, where the address is checked (add the endpoint with "
+                "relavium providers add NAME --base-url URL and name NAME in provider)"
+            )
+        return value
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
     tools: list[str] = Field(default_factory=list)
@@ -224,6 +251,19 @@ class AgentNode(_NodeBase):
     output_modalities: list[Literal["text", "image", "audio", "video"]] | None = None
     timeout_ms: int | None = Field(default=None, ge=1)
     retry: Retry | None = None
+
+    @field_validator("output_modalities")
+    @classmethod
+    def _text_only(cls, value: list[str] | None) -> list[str] | None:
+        # Nothing asks the model for media output, so a listed image/audio/video would be silently text.
+        media = [m for m in value or [] if m != "text"]
+        if media:
+            raise ValueError(
+                f"output_modalities {', '.join(media)} is not supported: this engine's agent nodes ask the model "
+                "for text only (media output from an agent node is a later phase upstream); list only text, "
+                "or remove the key"
+            )
+        return value
 
     @model_validator(mode="before")
     @classmethod

@@ -1,11 +1,13 @@
 """The main window shell on a qasync loop.
 
-Left navigation (Chat, Workflows, Runs / History -- those two built on first
-use --, Settings), a header that always shows the active project and
-chat mode, the tray, the single-instance socket and "Process what I copied".
-Startup stays fast: only the widgets of the first screen are built before the
-first paint; the grant store, notifier, tray and the Settings view are created
-afterwards (``after_first_paint``) or on first use.
+Left navigation (Chat, Workflows, Runs / History, Settings -- each page built
+when first shown, Chat too when the welcome flow comes first), a header that
+always shows the active project and chat mode, the tray, the single-instance
+socket and "Process what I copied".  Startup stays fast: only the widgets of
+the first screen are built before the first paint; the grant store, notifier,
+tray, provider readiness and the settings-file check come afterwards
+(``after_first_paint``) or on first use.  bench/startup.py measures it and
+tests/ui/test_first_paint_imports.py lists what must not load before the paint.
 
 The window owns the :class:`~relavium_desktop.ui.context.AppContext` the views
 are built with, and is the one place their intent signals (open Settings,

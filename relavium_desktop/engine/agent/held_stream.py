@@ -26,6 +26,10 @@ from relavium_desktop.engine.tools.masking import mask_text, may_begin_credentia
 HOLD_LIMIT = 256  # longer than any supported key family, short enough to never look stalled
 _RUN_RE = re.compile(r"\S*\Z")
 _LEADING_RUN_RE = re.compile(r"\S*")
+# One line break (a wrapped key continues across it) right before a position; not a blank line.
+_SINGLE_BREAK_BEFORE_RE = re.compile(r"(?<![\r\n\t])(?:\r\n|[\n\r\t])\Z")
+_TAIL_CHARS_RE = re.compile(r"[A-Za-z0-9_\-.]*")  # what a key family's continuation may contain
+_MAX_WRAPPED_LINES = 16
 
 
 class HeldStream:
@@ -71,7 +75,7 @@ class HeldStream:
         """Where the held part of ``buffer`` begins: the earliest point of its last run that may begin a key."""
         run = _RUN_RE.search(buffer)
         end = len(buffer)
-        if run is None or run.start() == end:
+        if run is None:
             return end
         # Only what is held and the new piece are scanned (released text is gone), so this stays bounded.
         for pos in range(run.start(), end):
@@ -80,4 +84,31 @@ class HeldStream:
             at_boundary = pos == run.start() or not buffer[pos - 1].isalnum()
             if may_begin_credential(buffer[pos:], partial=at_boundary):
                 return pos
+        return self._wrapped_key_start(buffer, run.start())
+
+    def _wrapped_key_start(self, buffer: str, run_start: int) -> int:
+        """Where a key wrapped across single line breaks and still arriving begins, else ``len(buffer)``.
+
+        The masking rule reads a key across one TAB, CR, LF or CRLF at a time
+        (a wrapped paste); so while the lines before the last run are a
+        family-prefixed key, each after a single break and all of the key's
+        characters, the whole key stays held.  A space or a blank line ends it.
+        """
+        end = len(buffer)
+        if not _TAIL_CHARS_RE.fullmatch(buffer, run_start, end):
+            return end
+        seg_end = run_start
+        for _ in range(_MAX_WRAPPED_LINES):
+            brk = _SINGLE_BREAK_BEFORE_RE.search(buffer, 0, seg_end)
+            if brk is None:
+                return end
+            seg = _RUN_RE.search(buffer, 0, brk.start())
+            if seg is None or seg.start() == brk.start():
+                return end
+            for pos in range(seg.start(), brk.start()):
+                if may_begin_credential(buffer[pos : brk.start()], partial=False):
+                    return pos
+            if not _TAIL_CHARS_RE.fullmatch(buffer, seg.start(), brk.start()):
+                return end
+            seg_end = seg.start()
         return end

@@ -95,3 +95,21 @@ def test_at_most_the_limit_is_held_and_the_rest_of_a_long_key_stays_masked() -> 
     joined = "".join(shown)
     assert "Ab1Ab1Ab" not in joined
     assert joined.endswith(" after")
+
+
+async def test_a_key_wrapped_across_a_line_break_and_split_across_events_is_masked_whole(rig: Rig) -> None:
+    wrapped = f"{KEY[:20]}\n{KEY[20:]}"
+    rig.server.script(Reply(text=BEFORE + wrapped + AFTER, pieces=30))
+    result = await rig.loop(tools=[]).run([Message.user("what is my key?")])
+    assert result.status == "completed", result.failure
+    tokens = [e["token"] for e in rig.of_type("agent:token")]
+    assert leaked(KEY[:20], tokens) == [] and leaked(KEY[20:], tokens) == []
+    assert "".join(tokens) == BEFORE + "***" + AFTER
+
+
+def test_a_line_break_after_ordinary_text_or_a_blank_line_releases_at_once() -> None:
+    stream = HeldStream()
+    assert stream.feed("line one\n") == "line one\n"
+    assert stream.feed("line two\n") == "line two\n"
+    assert stream.feed("sk-ant-api03-Hq7Wn2Lp9Rt4\n") == ""  # a key may go on on the next line
+    assert stream.feed("\n") == "***\n\n"  # a blank line ends it

@@ -72,6 +72,25 @@ def _format(event: dict[str, Any], as_json: bool) -> str | None:
     kind = event["type"]
     if kind == "agent:token":
         return None
+    # Node ids, gate messages and error texts come from the workflow's author, its models and
+    # tools: one line each, through the display rule, so no control or bidi character rewrites it.
+    return _shown(f"[{event['sequenceNumber']}] {_words(kind, event)}") + "\n"
+
+
+def _shown(text: str) -> str:
+    from relavium_desktop.engine.display_text import one_spaced, show_line
+
+    return show_line(one_spaced(text))
+
+
+def _words(kind: str, event: dict[str, Any]) -> str:
+    from relavium_desktop.engine.workflow.budget_words import budget_words
+
+    words = budget_words(event)
+    if words is not None:
+        if kind == "budget:paused" and event.get("runId"):
+            words += f"; answer with relavium gate approve {event['runId']} (or reject)"
+        return f"budget: {words}"
     node = f" {event['nodeId']}" if "nodeId" in event else ""
     extra = ""
     if kind in {"node:failed", "run:failed"}:
@@ -81,7 +100,7 @@ def _format(event: dict[str, Any], as_json: bool) -> str | None:
         extra = f" ({event.get('reason')})"
     elif kind in ("human_gate:paused", "agent:retrying"):  # a gate's question; "rate limited, retrying in 5 s"
         extra = f": {event.get('message')}"
-    return f"[{event['sequenceNumber']}] {kind}{node}{extra}\n"
+    return f"{kind}{node}{extra}"
 
 
 def _discard_stdout() -> None:
@@ -219,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
                 return EXIT_USAGE
             if not args.json:  # under --json stderr is kept for a fault's document
                 for line in model_warnings(wf, args.providers):
-                    print(f"relavium: warning: {line}", file=sys.stderr)
+                    print(_shown(f"relavium: warning: {line}"), file=sys.stderr)
             missing = _missing_provider_keys(wf, args.providers)
             if missing:  # before anything runs: a key CI forgot to pass is a bad invocation, not a failed run
                 report_error("provider_auth", "; ".join(missing), args.json)
@@ -277,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
             printer.on_lost = wf_run.cancel
             try:
                 result = asyncio.run(run_with_mcp(engine.registry, mcp_servers, wf_run.run,
-                                                   on_problem=lambda line: print(f"relavium: {line}", file=sys.stderr)))
+                                                   on_problem=lambda line: print(_shown(f"relavium: {line}"), file=sys.stderr)))
             except Exception as exc:
                 _record_crash(store, wf_run.run_id, exc)
                 raise
@@ -299,8 +318,8 @@ def run(args: argparse.Namespace) -> int:
     if result.status == "paused":
         if not args.json:
             for gate in result.pending_gates:
-                print(f"paused at gate {gate['nodeId']}; resume with: relavium run --resume {result.run_id} "
-                      "--decision approve|reject", file=sys.stderr)
+                print(_shown(f"paused at gate {gate['nodeId']}; resume with: relavium run --resume {result.run_id} "
+                             "--decision approve|reject"), file=sys.stderr)
         return EXIT_PAUSED
     if result.status == "completed":
         if not args.json:

@@ -105,3 +105,15 @@ def test_a_key_the_model_streams_in_pieces_never_shows_in_the_chat_transcript(
     assert streamed and [s for s in streamed if pieces_shown(KEY, s)] == []
     assert pieces_shown(KEY, final) == [], final
     assert final.strip() == (before + "***" + after).strip()
+
+
+def test_the_chat_error_banner_marks_control_characters_a_server_put_in_its_error(qtbot) -> None:
+    from relavium_desktop.ui.chat.banner import ErrorBanner
+
+    banner = ErrorBanner()
+    qtbot.addWidget(banner)
+    banner.show_error({"code": "provider_unavailable",
+                       "message": f"upstream said \u202egpj.sh\u202c with {KEY}\x1b[2J"})
+    shown = banner.label.text()
+    assert "⟦U+202E RLO⟧" in shown and "⟦\\x1b⟧" in shown and "\x1b" not in shown and "\u202e" not in shown
+    assert pieces_shown(KEY, shown) == [], shown

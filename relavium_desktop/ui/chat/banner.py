@@ -4,13 +4,15 @@ A failed turn carries a fixed error code (ARCHITECTURE.md); each code maps
 to a sentence a user can act on and, where one exists, a button that goes
 there -- a missing or rejected key opens Settings → Providers, a rate limit
 or an unreachable server offers to send the message again.  The engine's
-message (already secret-free) is shown masked underneath.
+message (already secret-free) is shown underneath through ``ui/error_text``,
+the one way error text reaches the screen (masked, clipped, display rule).
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, QWidget, Signal
 from relavium_desktop.ui.theme import set_surface
 
@@ -70,13 +72,11 @@ class ErrorBanner(QWidget):
         self.setVisible(False)
 
     def show_error(self, error: dict[str, Any]) -> None:
-        from relavium_desktop.engine.tools.masking import clip, mask_text
-
         self.code = str(error.get("code", ""))
         text = describe(self.code)
         if error.get("reason") == "empty_answer":  # reached, answered nothing: not "could not be reached"
             text = BannerText("The model returned an empty answer.", "Try again", ACTION_RETRY)
-        detail = clip(mask_text(str(error.get("message", ""))), 400)
+        detail = error_text(str(error.get("message", "")), limit=400, mode="block")
         self.label.setText(f"<b>{_escape(text.headline)}</b><br>{_escape(detail)}")
         self.action = text.action
         self.button.setText(text.button or "")

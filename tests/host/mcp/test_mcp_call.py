@@ -111,7 +111,9 @@ async def test_child_env_is_built_not_inherited(relavium_home: Path, monkeypatch
         assert "MCP_TEST_CANARY" not in names
         assert "OPENAI_API_KEY" not in names
         assert "FIXTURE_MODE" in names
-        assert names <= {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "FIXTURE_MODE"}
+        # RELAVIUM_CHILD_GUARD: the child guard's marker (a random token, no secret), by which its
+        # watcher ends the server's descendants if this process dies.
+        assert names <= {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "FIXTURE_MODE", "RELAVIUM_CHILD_GUARD"}
         # PATH is the host's command search path, not the app's.
         path = result_text(await host.call("calc", "env_value", {"name": "PATH"}))
         assert path != os.environ.get("PATH")

@@ -30,13 +30,22 @@ workflow:
 """
 
 EXPECTED = {
-    "pause_for_approval": (3, "budget: spent $0.000045 of $0.00005 — the next request of second could pass the "
-                              "limit, so the run is paused for approval; answer with relavium gate approve {run_id} "
-                              "(or reject)"),
-    "fail": (1, "budget: spent $0.000045 of $0.00005 — the next request of second (up to $0.0000065) could pass "
-                "the limit, so it was not sent and the run stops"),
-    "warn": (0, "budget: spent $0.000045 of $0.00005 (90% of the limit) — going on, as the workflow only asks "
-                "for a warning"),
+    "pause_for_approval": (
+        3,
+        "budget: spent $0.000045 of $0.00005 — the next request of second could pass the "
+        "limit, so the run is paused for approval; answer with relavium gate approve {run_id} "
+        "(or reject)",
+    ),
+    "fail": (
+        1,
+        "budget: spent $0.000045 of $0.00005 — the next request of second (up to $0.0000065) could pass "
+        "the limit, so it was not sent and the run stops",
+    ),
+    "warn": (
+        0,
+        "budget: spent $0.000045 of $0.00005 (90% of the limit) — going on, as the workflow only asks "
+        "for a warning",
+    ),
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from relavium_desktop.engine.display_text import one_spaced, show_line
 from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.engine.workflow.budget_words import budget_words
 from relavium_desktop.ui.runs.local_time import parse_wire_time
 
 NODE, TOOL, RUN = "node", "tool", "run"
@@ -194,8 +195,10 @@ def _run_row(kind: str, event: JsonDict, at: float | None) -> StoryRow | None:
         return StoryRow(at, RUN, f"Run failed: {words}{tail}", error=True, detail=code)
     if kind == "run:cancelled":
         return StoryRow(at, RUN, f"Run stopped{tail}")
-    if kind == "budget:warning":
-        return StoryRow(at, RUN, f"Budget: {event.get('thresholdPct')}% of the limit spent", error=True)
+    budget = budget_words(event)
+    if budget is not None:  # the CLI's words too (engine/workflow/budget_words.py)
+        node_id = str(event["nodeId"]) if event.get("nodeId") is not None else None
+        return StoryRow(at, NODE if node_id else RUN, f"Budget: {budget}", node_id, error=kind != "budget:paused")
     return None
 
 

@@ -445,7 +445,9 @@ def test_a_budget_the_engine_cannot_enforce_is_refused_at_validation(
 # Changes from the spec's text, and why: providers are the scripted server's entries;
 # the two reviewers declare output_schema {type: object} (their replies are JSON the
 # condition and the object_merge read; the spec's text leaves the replies as prose);
-# max_parallel: 1 keeps the scripted replies in plan order.
+# max_parallel: 1 keeps the scripted replies in plan order; its file_change trigger is
+# left out (runs start only when asked here, so validate refuses a trigger nothing fires:
+# tests/cli/test_unhonoured_fields_cli.py).
 
 SPEC_COMPLETE_EXAMPLE = """schema_version: '1.0'
 workflow:
@@ -453,9 +455,6 @@ workflow:
   version: '1.2.0'
   name: Code Review Pipeline
   tags: [engineering, review, security]
-  trigger:
-    type: file_change
-    file_change: {glob: 'src/**/*.ts', debounce_ms: 2000}
   max_parallel: 1
   inputs:
     - {name: file_path, type: file_path, required: true}

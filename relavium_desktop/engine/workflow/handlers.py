@@ -321,6 +321,9 @@ async def run_output(node: OutputNode, scope: Scope, env: NodeEnv) -> NodeResult
         if not outcome.ok:
             assert outcome.error is not None
             raise _tool_error(outcome.error)
+    if node.output_format != "json" and not isinstance(value, str):
+        # text and markdown promise the run's reader text: a structured value arrives as its JSON text.
+        value = "" if value is None else json.dumps(value, ensure_ascii=False, indent=2)
     return NodeResult(value)
 
 

@@ -394,10 +394,26 @@ class Edge(Strict):
 
 
 class Trigger(Strict):
+    """How a run starts.  Only ``manual`` is honoured: nothing here watches files, keeps a schedule,
+    listens for webhooks or serves MCP calls, so any other trigger is refused rather than left idle."""
+
     type: Literal["manual", "webhook", "schedule", "file_change", "mcp_call"] = "manual"
     webhook: dict[str, Any] | None = None
     schedule: str | None = None
     file_change: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _manual_only(self) -> Trigger:
+        unfired = [self.type] if self.type != "manual" else []
+        unfired += [k for k in ("webhook", "schedule", "file_change") if getattr(self, k) is not None and k not in unfired]
+        if unfired:
+            raise ValueError(
+                f"trigger {', '.join(unfired)} is not supported: this engine starts a workflow only when asked "
+                "(relavium run, or Run in the app); nothing here watches files, keeps a schedule, listens for "
+                "webhooks or serves MCP calls, so the workflow would never start by it (remove trigger, or set "
+                "type: manual)"
+            )
+        return self
 
 
 class Budget(Strict):

@@ -52,8 +52,10 @@ def known_tool_ids() -> KnownTools:
 
 def report_invalid(exc: Any, as_json: bool) -> None:
     """One clear message per issue, file:line:column first; with --json the error document on stderr."""
-    if not as_json:
-        print(str(exc), file=sys.stderr)
+    if not as_json:  # issues quote the author's text: shown by the display rule, so none rewrites its line
+        from relavium_desktop.engine.display_text import show_block
+
+        print(show_block(str(exc)), file=sys.stderr)
         return
     issues = [
         {"file": exc.filename, "line": i.line, "column": i.column, "message": i.message}
@@ -67,7 +69,9 @@ def report_error(code: str, message: str, as_json: bool) -> None:
     if as_json:
         print_error_json(code, message)
     else:
-        print(f"relavium: {message}", file=sys.stderr)
+        from relavium_desktop.engine.display_text import show_block
+
+        print(f"relavium: {show_block(message)}", file=sys.stderr)
 
 
 def print_error_json(code: str, message: str, extra: dict[str, Any] | None = None) -> None:

@@ -107,3 +107,26 @@ def test_a_gate_message_with_control_and_bidi_characters_cannot_rewrite_the_line
         "human_gate:paused check: Deploy to staging?⟦\\x1b⟧[2K⟦\\r⟧Already approved ⟦U+202E RLO⟧exe.txt Second line"
     )
     assert "paused at gate check; resume with: relavium run --resume" in err
+
+
+BAD_TEMPLATE_WF = """schema_version: '1.0'
+workflow:
+  id: bad-template
+  nodes:
+    - {id: start, type: input}
+    - {id: check, type: human_gate, message_template: "Ship {{ inputs.name\\u202e\\e[2K }}?"}
+    - {id: out, type: output}
+  edges: [{from: start, to: check}, {from: check, to: out}]
+"""
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_an_invalid_workflow_quoting_bidi_and_escape_characters_is_reported_with_markers(
+    command: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    wf = tmp_path / "bad.relavium.yaml"
+    wf.write_text(BAD_TEMPLATE_WF)
+    code, out, err = run_cli(command, str(wf), env=env)
+    assert code == 2, out + err
+    assert "\u202e" not in err and "\x1b" not in err
+    assert f"{wf}:6:" in err and "⟦U+202E RLO⟧⟦\\x1b⟧[2K" in err

@@ -231,7 +231,7 @@ def node_spans(events: list[JsonDict]) -> list[NodeSpan]:
             spans[node] = NodeSpan(node, str(event.get("nodeType", "")), at)
         elif span is None:
             continue
-        elif kind == "human_gate:paused":
+        elif kind in ("human_gate:paused", "budget:paused"):  # a budget pause holds its node like a gate
             span.state = "waiting"
         elif kind == "human_gate:resumed" and event.get("decision") != "rejected":
             span.end = at  # the gate's completion: no node:completed follows it

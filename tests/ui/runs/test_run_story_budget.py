@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from relavium_desktop.ui.runs.run_story import story
+from relavium_desktop.ui.runs.run_story import node_spans, story
 from tests.cli.llm_cli import KEY, write_providers
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.helpers import run_cli
@@ -74,3 +74,6 @@ def test_a_budget_event_is_a_story_row_in_words(
     gate_ids = [str(e["gateId"]) for e in events if e.get("gateId")]
     for code_text in ("budget:", "Microcents", "microcent", "4500", *gate_ids):
         assert code_text not in rows[0].text
+    # The waterfall shows the held node waiting while the run is paused, stopped when it failed.
+    held = {span.node: span.state for span in node_spans(events)}["second"]
+    assert held == {"pause_for_approval": "waiting", "fail": "failed", "warn": "completed"}[mode]

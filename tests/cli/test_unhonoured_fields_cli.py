@@ -4,7 +4,8 @@ Each case writes a workflow that is valid but for one field the engine would
 otherwise accept and then not act on, and checks that ``validate`` exits 2
 naming the file's line:column of that field and why it is refused; the same
 workflow without the field validates, so the refusal is the field's alone.
-``output_format``, which the engine does honour, is checked by a run.
+``output_format``, which the engine does honour, is checked by a run, and an
+agent file's ``output_schema`` by ``relavium agent run``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.llm_cli import write_agent
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.helpers import run_cli
 
 WF = """schema_version: '1.0'
@@ -139,3 +142,38 @@ def test_output_format_text_or_markdown_delivers_text(
     code, events, err = run_cli("run", str(wf), "--workspace", str(tmp_path), "--json", env=env)
     assert code == 0, err
     assert events[-1]["type"] == "run:completed" and events[-1]["outputs"] == {"out": expected}
+
+
+@pytest.mark.parametrize(
+    ("reply", "code", "said"),
+    [
+        ('{"verdict": "ship"}', 0, None),
+        ("Sure! It looks fine to ship.", 1, "has an output_schema but its reply is not JSON"),
+        ('{"note": "no verdict"}', 1, "output does not match output_schema: output.verdict is required"),
+    ],
+)
+def test_an_agent_files_output_schema_is_asked_for_and_checked_by_agent_run(
+    reply: str,
+    code: int,
+    said: str | None,
+    env: dict[str, str],
+    llm_server: ScriptedLLMServer,
+    tmp_path: Path,
+) -> None:
+    agent = write_agent(
+        tmp_path / "a.agent.yaml",
+        tools=[],
+        extra="output_schema: {type: object, required: [verdict]}\n",
+    )
+    llm_server.script(Reply.say(reply))
+    got, events, err = run_cli("agent", "run", str(agent), "--prompt", "ship it?", "--json", env=env)
+    assert got == code, err
+    system = llm_server.requests[0].body["messages"][0]
+    assert system["role"] == "system" and '"required": ["verdict"]' in str(system["content"])
+    last = events[-1]
+    if said is None:
+        assert last["type"] == "run:completed" and last["output"] == reply
+    else:
+        assert last["type"] == "run:failed" and last["error"]["code"] == "validation"
+        assert said in last["error"]["message"]
+    assert len(llm_server.requests) == 1  # a reply that misses its contract is not asked again

@@ -15,6 +15,7 @@ retry carries, so one reader serves both.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from relavium_desktop.engine.agent.loop import AgentLoop
 from relavium_desktop.engine.agent.outcome import AgentFailure, LoopResult
@@ -35,12 +36,20 @@ async def run_agent(
     loop: AgentLoop, prompt: str, *, emit: Emit
 ) -> LoopResult:
     spec = loop.spec
+    if spec.output_schema is not None:  # asked for, as a workflow agent node asks (agent_loop_runner.py)
+        from relavium_desktop.engine.workflow.agent_loop_runner import schema_instruction
+
+        prompt_parts = (spec.system_prompt, schema_instruction(spec.output_schema))
+        loop.spec = spec.model_copy(update={"system_prompt": "\n\n".join(p for p in prompt_parts if p)})
     emit(RunStarted(agent_id=spec.id, provider=spec.provider, model=spec.model))
     attempt = 1  # retry.max counts attempts, the first included
     try:
         while True:
             history = [Message.user(prompt)]
             result = await loop.run(history)
+            if result.status == "completed" and spec.output_schema is not None:
+                result.failure = _schema_failure(spec.id, result.text, spec.output_schema)
+                result.status = "failed" if result.failure is not None else "completed"
             failure = result.failure
             if (
                 result.status == "failed"
@@ -75,3 +84,21 @@ async def run_agent(
         emit(RunFailed(error=result.failure.info(), retryable=result.failure.retryable,
                        tool_turns=result.tool_turns, usage=usage))
     return result
+
+
+def _schema_failure(agent_id: str, text: str, schema: dict[str, Any]) -> AgentFailure | None:
+    """Why the final reply misses the agent's ``output_schema`` (not JSON, or the wrong shape), or None.
+
+    The agent file's reply contract is checked as a workflow node's is: a
+    reply that does not match fails the run (not retryable: the same prompt
+    would be asked again of the same model), rather than passing unchecked.
+    """
+    from relavium_desktop.engine.workflow.agent_loop_runner import parse_json_reply
+    from relavium_desktop.engine.workflow.errors import NodeError
+    from relavium_desktop.engine.workflow.schema_check import check_output_schema
+
+    try:
+        check_output_schema(agent_id, parse_json_reply(agent_id, text), schema)
+    except NodeError as exc:
+        return AgentFailure(exc.code, exc.message, reason=exc.reason)
+    return None

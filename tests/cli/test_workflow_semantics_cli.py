@@ -370,7 +370,7 @@ def test_budget_fail_stops_before_the_request_that_could_pass_the_cap(
         "nodeId": "second", **FIGURES, "estimatedMicrocents": 645}
     assert kinds(events, "second") == ["node:started", "node:failed"]
     failed = next(e for e in events if e["type"] == "node:failed")
-    assert failed["error"]["code"] == "budget_exceeded" and "5000 micro-cent cap" in failed["error"]["message"]
+    assert failed["error"]["code"] == "budget_exceeded" and "(4500 of 5000 micro-cents)" in failed["error"]["message"]
     assert events[-1]["type"] == "run:failed" and events[-1]["error"]["code"] == "budget_exceeded"
     assert events[-1]["totalCostMicrocents"] == 4500
 

@@ -51,7 +51,8 @@ def test_a_budget_pause_is_approved_from_the_runs_gate_panel(
     _window, view = open_paused_run(make_window, qtbot, run_id)
     panel = view.gate_panel
     assert panel.isVisibleTo(view)
-    assert panel.message.text().startswith("budget: the run has spent 4500 of its 5000 micro-cent cap")
+    assert panel.message.text().startswith(
+        "budget: the run has spent $0.000045 of its $0.00005 limit (4500 of 5000 micro-cents)")
     with qtbot.waitSignal(view.resumed, timeout=30_000) as blocker:
         panel.approve_button.click()
     result = blocker.args[0]

@@ -30,6 +30,7 @@ from relavium_desktop.engine.agent.egress_check import EgressRefused, PreEgress,
 from relavium_desktop.engine.agent.pricing import price_for
 from relavium_desktop.engine.events import BudgetExceeded, BudgetWarning, Emit
 from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.engine.workflow.budget_words import money
 from relavium_desktop.engine.workflow.errors import Issue
 from relavium_desktop.engine.workflow.models import AgentDef, AgentNode, Budget, WorkflowBody
 from relavium_desktop.engine.workflow.source import SourceMap
@@ -73,9 +74,11 @@ class BudgetGovernor:
                 self.emit(BudgetWarning(spent_microcents=spent, limit_microcents=self.limit,
                                         threshold_pct=max(0, min(100, round(spent * 100 / self.limit)))))
             return
-        message = (f"budget: the run has spent {spent} of its {self.limit} micro-cent cap, and node {node_id!r}'s "
-                   f"next request to {route.model} may cost up to {estimate} more "
-                   f"(max_tokens {request.max_tokens or 'default'}); the request was not sent")
+        # Dollars first (what a person approves in a gate panel), the exact figures after.
+        message = (f"budget: the run has spent {money(spent)} of its {money(self.limit)} limit ({spent} of "
+                   f"{self.limit} micro-cents), and node {node_id!r}'s next request to {route.model} may cost up "
+                   f"to {money(estimate)} more (max_tokens {request.max_tokens or 'default'}); the request was "
+                   "not sent")
         if self.on_exceed == "fail":
             self.emit(BudgetExceeded(node_id=node_id, spent_microcents=spent, limit_microcents=self.limit,
                                      estimated_microcents=estimate))

@@ -1,9 +1,10 @@
 """kill -9 of the app mid-answer: the question and the partial answer are kept, history.db stays whole.
 
-Drives the app's chat backend (``ui/chat/backend.py`` + the engine's
-``ChatSession``, as the chat view builds them) in a child process --
-``tests/ui/chat_kill_child.py`` -- not the whole window: see that module for
-why.  Real slow wire-format server, real history.db, SIGKILL at random moments.
+Twice: through the real main window (``tests/ui/app_kill_window_child.py``:
+``MainWindow`` offscreen on qasync, the question typed into the composer, what
+the transcript shows printed as it grows), and through the app's chat backend
+alone (``tests/ui/chat_kill_child.py``), ten kills each.  Real slow
+wire-format server, real history.db, SIGKILL at random moments.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ def slow_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[SlowLLMServer]:
         yield server
 
 
+@pytest.mark.parametrize("child", ["tests.ui.chat_kill_child", "tests.ui.app_kill_window_child"],
+                         ids=["chat-backend", "real-window"])
 def test_kill_9_of_the_app_mid_answer_keeps_the_question_and_the_partial_answer(
-    cli_env: dict[str, str], relavium_home: Path, slow_server: SlowLLMServer
+    cli_env: dict[str, str], relavium_home: Path, slow_server: SlowLLMServer, child: str
 ) -> None:
     import json
 
@@ -56,7 +59,7 @@ def test_kill_9_of_the_app_mid_answer_keeps_the_question_and_the_partial_answer(
     def one(attempt: int) -> tuple[str, Streamed, float, float]:
         question = f"a long story please, number {attempt}"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.ui.chat_kill_child", ROUTE, question],
+            [sys.executable, "-m", child, ROUTE, question],
             env=env,
             cwd=REPO,
             stdout=subprocess.PIPE,

@@ -54,10 +54,14 @@ def run(args: argparse.Namespace) -> int:
         store.close()
     which = f" {args.status}" if args.status else ""
     lines = [_line(r) for r in runs]
-    lines.append(
-        f"showing {len(runs)} of {total}{which} runs"
-        + (" (use --limit for more)" if total > len(runs) else "")
-    )
+    if total == 0:
+        # An empty list says what to do next rather than "showing 0 of 0".
+        lines.append(f"no{which} runs yet" + ("" if args.status else "; start one with: relavium run FILE.relavium.yaml"))
+    else:
+        lines.append(
+            f"showing {len(runs)} of {total}{which} runs"
+            + (" (use --limit for more)" if total > len(runs) else "")
+        )
     out = {
         "runs": [
             {**r, "started_local": _local(r["started_at"]), "ended_local": _local(r.get("ended_at"))}

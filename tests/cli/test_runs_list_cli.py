@@ -80,4 +80,4 @@ def test_run_prints_its_id_first_and_runs_list_finds_it(cli_env: dict[str, str],
 def test_runs_list_on_an_empty_history(cli_env: dict[str, str], tmp_path: Path) -> None:
     code, out, err = run_cli("runs", "list", env=cli_env, cwd=tmp_path)
     assert code == 0, err
-    assert out.strip() == "showing 0 of 0 runs"
+    assert out.strip() == "no runs yet; start one with: relavium run FILE.relavium.yaml"

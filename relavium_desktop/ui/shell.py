@@ -738,9 +738,6 @@ def run_app(argv: list[str]) -> int:
                 return 0
         elif forward_to_running(name, "process-clipboard" if args.process_clipboard else "show"):
             return 0
-    server = InstanceServer(name)
-    if not args.headless_check:
-        server.listen()
     startup_probe.mark("single-instance")
 
     # A check paints and checks storage; it starts no chat backend (nor MCP servers) it would stop at once.
@@ -748,7 +745,18 @@ def run_app(argv: list[str]) -> int:
     startup_probe.mark("window")
     if args.project:
         window.context.set_project(args.project)
-    server.command_received.connect(window.handle_instance_command)
+    server: InstanceServer | None = None
+
+    def serve() -> None:
+        """Listen for later launches once the window is up: QtNetwork loads after the first paint."""
+        nonlocal server
+        if server is None and not args.headless_check:
+            server = InstanceServer(name)
+            server.listen()
+            server.command_received.connect(window.handle_instance_command)
+
+    # On the loop turn after the first paint, not inside it.
+    window.first_painted.connect(lambda: QTimer.singleShot(0, serve))
     status = 0
     if args.headless_check:
         def checked() -> None:
@@ -783,6 +791,7 @@ def run_app(argv: list[str]) -> int:
     asyncio.set_event_loop(loop)
     if hidden:
         QTimer.singleShot(0, window.after_first_paint)  # the tray and services, with no paint to wait for
+        QTimer.singleShot(0, serve)
     if args.process_clipboard:
         QTimer.singleShot(0, window.process_clipboard)
     if files and not args.headless_check:
@@ -791,7 +800,8 @@ def run_app(argv: list[str]) -> int:
     app.aboutToQuit.connect(closed.set)
     with loop:
         loop.run_until_complete(closed.wait())
-    server.close()
+    if server is not None:
+        server.close()
     if window.context.grants is not None:
         window.context.grants.close()
     return status

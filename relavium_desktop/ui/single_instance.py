@@ -8,19 +8,24 @@ below are accepted; anything else on the socket is ignored, so the socket
 is not a way to drive the app.  ``open-file`` carries one absolute path (a
 double-clicked workflow); it is emitted as ``open-file:<path>`` and only
 selects that file in the Workflows page -- it never runs anything.
+
+QtNetwork (and hashlib, for long paths) loads on first use, not on import:
+the app starts listening once its window is on screen (``ui/shell.py``), so
+the first paint does not wait for it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.host.datadir import data_dir
-from relavium_desktop.ui.qt import QLocalServer, QLocalSocket, QObject, Signal
+from relavium_desktop.ui.qt import QObject, Signal
+
+if TYPE_CHECKING:
+    from relavium_desktop.ui.qt import QLocalSocket
 
 COMMANDS = frozenset({"show", "process-clipboard"})
 OPEN_FILE = "open-file"
@@ -35,6 +40,9 @@ def server_name(home: Path | None = None) -> str:
     path = home / "instance.sock"
     if os.name != "nt" and len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
         return str(path)
+    import hashlib
+    import tempfile
+
     digest = hashlib.sha256(os.fsencode(home.resolve())).hexdigest()[:16]
     if os.name == "nt":
         return f"relavium-{digest}"
@@ -43,6 +51,8 @@ def server_name(home: Path | None = None) -> str:
 
 def forward_to_running(name: str, command: str, timeout_ms: int = 1000, *, path: str | None = None) -> bool:
     """Send ``command`` (with ``path`` for ``open-file``) to a running instance; False when none is listening."""
+    from relavium_desktop.ui.qt import QLocalSocket
+
     sock = QLocalSocket()
     sock.connectToServer(name)
     if not sock.waitForConnected(timeout_ms):
@@ -64,6 +74,8 @@ class InstanceServer(QObject):
     command_received = Signal(str)
 
     def __init__(self, name: str, parent: QObject | None = None) -> None:
+        from relavium_desktop.ui.qt import QLocalServer
+
         super().__init__(parent)
         self.name = name
         self._server = QLocalServer(self)
@@ -75,7 +87,7 @@ class InstanceServer(QObject):
         if self._server.listen(self.name):
             return True
         # A stale socket left by a crashed instance (nobody answered the forward).
-        QLocalServer.removeServer(self.name)
+        self._server.removeServer(self.name)
         return self._server.listen(self.name)
 
     def close(self) -> None:

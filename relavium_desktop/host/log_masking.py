@@ -23,8 +23,6 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from relavium_desktop.engine.tools.masking import mask_text
-
 LOG_ENV = "RELAVIUM_LOG"
 APP_LOGGERS = ("relavium", "relavium_desktop")
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
@@ -42,6 +40,10 @@ class MaskingFilter(logging.Filter):
 def mask_record(record: logging.LogRecord) -> None:
     if getattr(record, "_relavium_masked", False):
         return
+    # Imported with the first record, not with configure_logging: its patterns compile on import
+    # (~10 ms), which a start that logs nothing before its first paint need not pay.
+    from relavium_desktop.engine.tools.masking import mask_text
+
     try:
         message = record.getMessage()
     except Exception:  # noqa: BLE001 -- a bad format string: logging reports it later, with no args shown

@@ -238,29 +238,42 @@ def settings_file_problems(home: Path) -> list[str]:
     runs on its last good ``.bak`` (in memory) and says so here; nothing here
     writes.  desktop-settings.ini is checked where it is opened
     (``app_settings.ui_settings``).
+
+    A file that is absent, with no ``.bak`` either, cannot be broken: its
+    parser is not even imported (mcp.yaml's would load the whole MCP host).
     """
-    from relavium_desktop.host.mcp.config import McpConfigError, load_servers_noting
-    from relavium_desktop.host.plugins import PluginsFileError, enabled_names_noting
-    from relavium_desktop.providers.config import ProviderConfigError
-    from relavium_desktop.services import provider_store
+    from relavium_desktop.providers import PROVIDERS_FILE
+
+    def present(name: str) -> bool:
+        return (home / name).exists() or (home / f"{name}.bak").exists()
 
     lines: list[str] = []
-    try:
-        notice = provider_store(home).bak_in_use()
-    except ProviderConfigError as exc:
-        lines.append(f"{error_text(exc)} -- the providers in it are not offered until it is fixed.")
-    else:
-        lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
-    try:
-        notice = load_servers_noting(home)[1]
-    except McpConfigError as exc:
-        lines.append(f"{error_text(exc)} -- no MCP server is started until it is fixed.")
-    else:
-        lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
-    try:
-        notice = enabled_names_noting(home)[1]
-    except PluginsFileError as exc:
-        lines.append(f"{error_text(exc)} -- no plugin is loaded until it is fixed.")
-    else:
-        lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
+    if present(PROVIDERS_FILE):
+        from relavium_desktop.providers.config import ProviderConfigError
+        from relavium_desktop.services import provider_store
+
+        try:
+            notice = provider_store(home).bak_in_use()
+        except ProviderConfigError as exc:
+            lines.append(f"{error_text(exc)} -- the providers in it are not offered until it is fixed.")
+        else:
+            lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
+    if present("mcp.yaml"):
+        from relavium_desktop.host.mcp.config import McpConfigError, load_servers_noting
+
+        try:
+            notice = load_servers_noting(home)[1]
+        except McpConfigError as exc:
+            lines.append(f"{error_text(exc)} -- no MCP server is started until it is fixed.")
+        else:
+            lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
+    if present("plugins.yaml"):
+        from relavium_desktop.host.plugins import PluginsFileError, enabled_names_noting
+
+        try:
+            notice = enabled_names_noting(home)[1]
+        except PluginsFileError as exc:
+            lines.append(f"{error_text(exc)} -- no plugin is loaded until it is fixed.")
+        else:
+            lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
     return lines

@@ -27,18 +27,32 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui.chat.history_pages import HistoryPage, Recipe
-from relavium_desktop.ui.chat.message_block import ROLE_TITLES, MessageBlock
-from relavium_desktop.ui.chat.tool_cards import ToolCard
 from relavium_desktop.ui.qt import QEvent, QObject, QScrollArea, QTimer, QVBoxLayout, QWidget, Signal
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.llm.messages import Message
+    from relavium_desktop.ui.chat.message_block import ROLE_TITLES, MessageBlock
+    from relavium_desktop.ui.chat.tool_cards import ToolCard
     from relavium_desktop.ui.qt import QImage
 
     # One attachment of a user's message: handle, mime type, name, and its thumbnail when already made.
     Attached = tuple[str, str, str, QImage | None]
 
 __all__ = ["ROLE_TITLES", "MessageBlock", "ToolCard", "Transcript"]
+
+
+def __getattr__(name: str) -> Any:
+    """The block classes load with the first block (Markdown, highlighting, the tool cards' renderers:
+    ~20 ms), not with the empty transcript a chat page shows before its first paint."""
+    if name in ("ROLE_TITLES", "MessageBlock"):
+        from relavium_desktop.ui.chat import message_block
+
+        return getattr(message_block, name)
+    if name == "ToolCard":
+        from relavium_desktop.ui.chat.tool_cards import ToolCard
+
+        return ToolCard
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 FLUSH_MS = 30
 HISTORY_PAGE = 30  # blocks built when a session opens
@@ -130,6 +144,8 @@ class Transcript(QScrollArea):
         self._stick = True
 
     def _message(self, role: str, text: str, media: Sequence[Attached] = (), *, cut_off: bool = False) -> MessageBlock:
+        from relavium_desktop.ui.chat.message_block import MessageBlock
+
         block = MessageBlock(role, text, markdown=role == "assistant", theme=self.theme)
         block.complete = True
         if cut_off:
@@ -154,6 +170,8 @@ class Transcript(QScrollArea):
         return block
 
     def add_card(self, tool_id: str, tool_input: Any) -> ToolCard:
+        from relavium_desktop.ui.chat.tool_cards import ToolCard
+
         self.end_stream()
         card = ToolCard(tool_id, tool_input, theme=self.theme)
         self._add(card)
@@ -161,9 +179,13 @@ class Transcript(QScrollArea):
         return card
 
     def messages(self) -> list[MessageBlock]:
+        from relavium_desktop.ui.chat.message_block import MessageBlock
+
         return [b for b in self.blocks if isinstance(b, MessageBlock)]
 
     def cards(self) -> list[ToolCard]:
+        from relavium_desktop.ui.chat.tool_cards import ToolCard
+
         return [b for b in self.blocks if isinstance(b, ToolCard)]
 
     @property
@@ -178,6 +200,9 @@ class Transcript(QScrollArea):
 
     def plain_text(self) -> str:
         """The conversation as a person reads it: messages, and each tool call with its outcome."""
+        from relavium_desktop.ui.chat.message_block import MessageBlock
+        from relavium_desktop.ui.chat.tool_cards import ToolCard
+
         parts: list[str] = []
         for block in self.blocks:
             if isinstance(block, MessageBlock):
@@ -236,6 +261,8 @@ class Transcript(QScrollArea):
         self._update_actions()
 
     def _stored_card(self, call: Any, result: Any) -> ToolCard:
+        from relavium_desktop.ui.chat.tool_cards import ToolCard
+
         card = ToolCard(call.name, dict(call.args), theme=self.theme)
         if result is None:
             card.cancel()
@@ -317,6 +344,8 @@ class Transcript(QScrollArea):
 
     def remove_last_turn(self, *, keep_question: bool) -> None:
         """Take the last question's turn off the screen: its answer, and the question unless kept."""
+        from relavium_desktop.ui.chat.message_block import MessageBlock
+
         self.end_stream()
         if not any(isinstance(b, MessageBlock) and b.role == "user" for b in self._live):
             for page in reversed(self._pages):  # the last turn is stored history: have its pages built
@@ -366,6 +395,8 @@ class Transcript(QScrollArea):
         chunk = "".join(self._pending)
         self._pending.clear()
         if self._current is None:
+            from relavium_desktop.ui.chat.message_block import MessageBlock
+
             self._current = MessageBlock("assistant", theme=self.theme)
             self._wire(self._current)
             self._add(self._current)

@@ -46,6 +46,11 @@ NEVER_BEFORE_FIRST_PAINT = (
     "relavium_desktop.ui.runs",
     "relavium_desktop.ui.settings",
     "relavium_desktop.ui.tray",
+    "PySide6.QtNetwork",  # the single-instance socket listens on the loop turn after the paint
+    "relavium_desktop.engine.tools.masking",  # log masking compiles its patterns with the first log record
+    "relavium_desktop.host.mcp",  # the settings-file check parses only the files that exist
+    "relavium_desktop.ui.chat.message_block",  # the transcript's blocks load with its first block
+    "relavium_desktop.ui.chat.tool_cards",
 )
 # With the welcome flow on screen the chat page is built when the flow ends.
 NOT_BEFORE_THE_CHAT_IS_SHOWN = ("relavium_desktop.ui.chat",)

@@ -11,7 +11,7 @@ D-Bus): call from a worker thread in the window.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,10 +29,13 @@ class KeyStoreUnavailable(ProviderConfigError):
 KeyLookup = Callable[[str], bool]
 
 
-def host_key_lookup() -> KeyLookup:
+def host_key_lookup(in_child: Collection[str] = ()) -> KeyLookup:
     """Presence through the host: the environment for ``env:``, the OS keyring for ``secret:``.
 
     One keyring store for every lookup, so its backend is detected once.
+    The ``secret:`` refs in ``in_child`` are asked in one child process
+    first (``host/secret_presence.py``: the window's idle memory stays free
+    of the keyring stack); anything the child could not answer is asked here.
     """
     from relavium_desktop.host.secrets import (
         LINUX_HELP,
@@ -42,11 +45,25 @@ def host_key_lookup() -> KeyLookup:
     )
 
     store = SecretStore()
+    known: dict[str, bool] | str = {}
+    names = sorted({r.partition(":")[2] for r in in_child if r.startswith("secret:")})
+    if names:
+        from relavium_desktop.host import secret_presence
+
+        if secret_presence.child_usable():
+            try:
+                known = secret_presence.presence_in_child(names)
+            except secret_presence.ChildFailed:
+                known = {}
 
     def lookup(ref: str) -> bool:
         scheme, _, name = ref.partition(":")
         if scheme == "env":
             return bool(os.environ.get(name))
+        if isinstance(known, str):
+            raise KeyStoreUnavailable(known.replace(LINUX_HELP, "").strip())
+        if name in known:
+            return known[name]
         try:
             return store.get(name) is not None  # the value goes nowhere
         except SecretStoreUnavailable as exc:
@@ -92,12 +109,17 @@ def _detail(entry: ProviderEntry, state: KeyState, why: str = "") -> str:
 
 
 def provider_statuses(
-    entries: Mapping[str, ProviderEntry], resolve: KeyLookup | None = None
+    entries: Mapping[str, ProviderEntry], resolve: KeyLookup | None = None, *, keyring_in_child: bool = False
 ) -> list[ProviderStatus]:
-    """One status per entry, in the entries' order; blocking (keyring), no network."""
+    """One status per entry, in the entries' order; blocking (keyring), no network.
+
+    ``keyring_in_child``: the window's checks ask the keyring from a child
+    process while this one has not loaded it (see :func:`host_key_lookup`).
+    """
     from relavium_desktop.providers.factory import provider_env_var  # not at import: first paint stays light
 
-    lookup = resolve or host_key_lookup()
+    refs = [e.api_key for e in entries.values() if e.api_key] if keyring_in_child else []
+    lookup = resolve or host_key_lookup(refs)
     out: list[ProviderStatus] = []
     for name, entry in entries.items():
         why = ""

@@ -435,4 +435,4 @@ async def usable_providers(context: AppContext) -> list[str]:
         entries = context.provider_store().entries()
     except ProviderConfigError:
         return []
-    return usable(await asyncio.to_thread(provider_statuses, entries))
+    return usable(await asyncio.to_thread(provider_statuses, entries, keyring_in_child=True))

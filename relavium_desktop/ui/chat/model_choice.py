@@ -154,7 +154,7 @@ class ModelChoice(QObject):
         try:
             self._read_entries()
             entries = dict(self.entries)
-            statuses = await asyncio.to_thread(provider_statuses, entries)
+            statuses = await asyncio.to_thread(provider_statuses, entries, keyring_in_child=True)  # idle memory
             self.statuses = {s.name: s for s in statuses}
             self._paint()
             ready = [n for n in self.ready_providers() if n in entries]

@@ -50,17 +50,34 @@ def server_name(home: Path | None = None) -> str:
 
 
 def forward_to_running(name: str, command: str, timeout_ms: int = 1000, *, path: str | None = None) -> bool:
-    """Send ``command`` (with ``path`` for ``open-file``) to a running instance; False when none is listening."""
+    """Send ``command`` (with ``path`` for ``open-file``) to a running instance; False when none is listening.
+
+    Outside Windows the server is a Unix socket at ``name``: Python's own
+    socket sends the line (no QtNetwork to load when a stale socket file is
+    all there is); on Windows it is a named pipe, reached through QLocalSocket.
+    """
+    message: dict[str, str] = {"command": command}
+    if path is not None:
+        message["path"] = path
+    line = (json.dumps(message) + "\n").encode()
+    if os.name != "nt":
+        import socket
+
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix:
+            unix.settimeout(timeout_ms / 1000)
+            try:
+                unix.connect(name)
+                unix.sendall(line)
+            except OSError:  # no such file, a stale socket nobody listens on, a timeout
+                return False
+        return True
     from relavium_desktop.ui.qt import QLocalSocket
 
     sock = QLocalSocket()
     sock.connectToServer(name)
     if not sock.waitForConnected(timeout_ms):
         return False
-    message: dict[str, str] = {"command": command}
-    if path is not None:
-        message["path"] = path
-    sock.write((json.dumps(message) + "\n").encode())
+    sock.write(line)
     ok = sock.waitForBytesWritten(timeout_ms)
     sock.disconnectFromServer()
     if sock.state() != QLocalSocket.LocalSocketState.UnconnectedState:

@@ -51,6 +51,7 @@ NEVER_BEFORE_FIRST_PAINT = (
     "relavium_desktop.host.mcp",  # the settings-file check parses only the files that exist
     "relavium_desktop.ui.chat.message_block",  # the transcript's blocks load with its first block
     "relavium_desktop.ui.chat.tool_cards",
+    "relavium_desktop.ui.theme.icons",  # the icon font: the nav and chat-list icons are tinted after the paint
 )
 # With the welcome flow on screen the chat page is built when the flow ends.
 NOT_BEFORE_THE_CHAT_IS_SHOWN = ("relavium_desktop.ui.chat",)

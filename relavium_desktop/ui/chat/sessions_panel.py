@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.qt import (
         QAction,
         QModelIndex,
+        QPaintEvent,
         QPersistentModelIndex,
-        QShowEvent,
         QStyleOptionViewItem,
     )
     from relavium_desktop.ui.theme import Theme
@@ -159,6 +159,7 @@ class SessionsPanel(QWidget):
             b.setAutoDefault(False)
         self._theme = theme
         self._search_icon: QAction | None = None
+        self._tint_queued = False  # the icons are tinted once, after the first paint
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -196,10 +197,12 @@ class SessionsPanel(QWidget):
         layout.addLayout(row)
         self._show_empty(NO_CHATS)
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._theme is not None and self._search_icon is None:
-            # After the first paint: the icon font is loaded on the first icon asked for.
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self._theme is not None and self._search_icon is None and not self._tint_queued:
+            # On the loop turn after the panel's first paint (a timer from showEvent could run before
+            # that paint): the icon font loads on the first icon asked for (~10 ms).
+            self._tint_queued = True
             QTimer.singleShot(0, self, self._tint)
 
     def _tint(self) -> None:

@@ -18,8 +18,6 @@ login.  No Qt here: this runs before (and without) a display.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +60,8 @@ def launcher_argv(argv0: str | None = None) -> list[str]:
     else the one on PATH, else the one beside this interpreter, else this
     interpreter with ``-m relavium_desktop``.
     """
+    import shutil  # here, not at import: the window imports APP_ID before its first paint
+
     argv0 = sys.argv[0] if argv0 is None else argv0
     if argv0 and Path(argv0).name == COMMAND:
         found = shutil.which(argv0) if os.sep not in argv0 else argv0
@@ -122,6 +122,9 @@ def planned_files(home: Path, launcher: Sequence[str]) -> dict[Path, bytes]:
 
 def refresh_caches(home: Path, report: Report, env: Mapping[str, str] | None = None) -> None:
     """Tell the desktop about the change with whichever cache tools this system has."""
+    import shutil
+    import subprocess
+
     path = (os.environ if env is None else env).get("PATH")
     commands = (
         ("update-desktop-database", [str(home / "applications")]),

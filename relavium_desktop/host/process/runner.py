@@ -177,8 +177,7 @@ async def run_process(
     preexec = die_with_parent()
     spawn_kwargs: dict[str, Any] = {**group_kwargs(), **({"preexec_fn": preexec} if preexec else {})}
     started = time.monotonic()
-    try:
-        transport, _ = await loop.subprocess_exec(
+    spawn = asyncio.ensure_future(loop.subprocess_exec(
             make_protocol,
             *argv,
             executable=executable,
@@ -189,7 +188,15 @@ async def run_process(
             cwd=cwd,
             close_fds=True,
             **spawn_kwargs,
-        )
+        ))
+    try:
+        # Shielded: a cancel that lands while asyncio still connects the pipes (the child may
+        # already run) would otherwise make asyncio kill only the leader and then wait for the
+        # pipes its background children hold -- leaving those children running.
+        transport, _ = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        await _end_cancelled_spawn(spawn)
+        raise
     except FileNotFoundError:
         raise ToolFailedError(f"{label}: the program could not be started (not found)") from None
     except PermissionError:
@@ -232,6 +239,17 @@ async def run_process(
             # Let the child watcher reap the killed leader before we return.
             await asyncio.wait({protocol.exited}, timeout=REAP_WAIT_S)
         guard.untrack(pid)
+
+
+async def _end_cancelled_spawn(spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, Any]]) -> None:
+    """The spawn was cancelled mid-way: once it has a process, end its whole tree."""
+    try:
+        transport, _ = await asyncio.shield(spawn)
+    except BaseException:  # noqa: BLE001 - it never started (or failed to): nothing to end
+        return
+    pid = transport.get_pid()
+    kill_tree(pid)
+    transport.close()
 
 
 def _tell_observer(pid: int) -> None:

@@ -117,3 +117,39 @@ async def test_a_model_cannot_lift_the_timeout(host: ProcessHost) -> None:
         config=NodeToolConfig(parameters={"timeoutMs": 200}),
     )
     assert out.error is not None and "timed out after 200 ms" in out.error.message
+
+
+async def test_a_cancel_while_the_pipes_are_still_connecting_ends_the_whole_group(
+    host: ProcessHost, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A loaded machine can run the child before asyncio has connected its pipes.
+
+    The delay is forced with a seam in asyncio's own transport (no real part can
+    make this race deterministic): the child runs and writes its pid files while
+    ``subprocess_exec`` still waits, and the cancel lands there.  asyncio alone
+    would kill only the leader and then wait for the pipes the background job
+    holds (five minutes, here); the whole group must end at once instead.
+    """
+    import asyncio.base_subprocess as base
+
+    connect = base.BaseSubprocessTransport._connect_pipes
+
+    async def slow_connect(self, waiter):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(1.5)
+        await connect(self, waiter)
+
+    monkeypatch.setattr(base.BaseSubprocessTransport, "_connect_pipes", slow_connect)
+    script = "sleep 300 & echo $! > bg.pid; echo $$ > leader.pid; wait"
+    task = asyncio.create_task(
+        dispatch("run_command", {"command": "sh", "args": ["-c", script]},
+                 host=tool_host(host), policy=policy_for(f"sh -c '{script}'"))
+    )
+    files = [workspace / "leader.pid", workspace / "bg.pid"]
+    await wait_for_files(*files)
+    pids = [int(p.read_text()) for p in files]
+    started = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < 10, "the cancel waited for the background job"
+    assert await wait_until_gone(pids) == []

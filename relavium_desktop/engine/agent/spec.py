@@ -12,9 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from relavium_desktop.engine.agent.spec_fields import AgentMemory, check_input_schema, mcp_servers_mapping
+from relavium_desktop.engine.agent.spec_fields import UpstreamAgentFields
 from relavium_desktop.engine.agent.tool_config import ToolConfigEntry, key_problem
-from relavium_desktop.engine.llm.reasoning import ReasoningEffort
 from relavium_desktop.engine.tools.http_tools import HttpToolDecl
 
 # run_timeout: a workflow agent node's own timeout_ms, retryable at the node level.
@@ -65,7 +64,7 @@ class FallbackEntry(_Strict):
     max_attempts: int = Field(default=1, ge=1, le=5)
 
 
-class AgentSpec(_Strict):
+class AgentSpec(_Strict, UpstreamAgentFields):
     id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
     name: str = Field(default="", max_length=256)
     description: str = Field(default="", max_length=4_096)
@@ -82,24 +81,7 @@ class AgentSpec(_Strict):
     output_schema: dict[str, Any] | None = None
     # Per-tool pinned parameters: {tool_id: {parameters: {...}}} (see engine/agent/tool_config.py).
     tool_config: dict[str, ToolConfigEntry] = Field(default_factory=dict)
-    # The agent's own MCP servers (upstream's ``mcp_servers``), ``{name: entry}`` in mcp.yaml's shape
-    # (upstream's list form is turned into it); raw here (validated by the surface), and a stdio one
-    # starts only with the user's consent.
-    mcp_servers: dict[str, Any] | None = None
-    # Upstream's agent fields (engine/agent/spec_fields.py, engine/llm/reasoning.py).
-    reasoning_effort: ReasoningEffort | None = None
-    input_schema: dict[str, Any] | None = None
-    memory: AgentMemory | None = None
-
-    @field_validator("mcp_servers", mode="before")
-    @classmethod
-    def _mcp_list_form(cls, value: Any) -> Any:
-        return mcp_servers_mapping(value)
-
-    @field_validator("input_schema")
-    @classmethod
-    def _input_schema_usable(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        return check_input_schema(value)
+    # mcp_servers, reasoning_effort, input_schema, memory: UpstreamAgentFields (spec_fields.py).
 
     @field_validator("tool_config")
     @classmethod

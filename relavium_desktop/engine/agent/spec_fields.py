@@ -18,8 +18,10 @@ import contextlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
+
+from relavium_desktop.engine.llm.reasoning import ReasoningEffort
 
 
 class AgentMemory(BaseModel):
@@ -108,3 +110,29 @@ def input_problem(schema: dict[str, Any], text: str) -> str | None:
     if len(rule) > 200:
         rule = rule[:197] + "..."
     return f"{where} does not match the agent's input_schema ({first.validator}: {rule})"
+
+
+class UpstreamAgentFields(BaseModel):
+    """The upstream agent fields, declared once for the agent file and a workflow's inline agent.
+
+    Each model that inherits it keeps its own config (the agent file is
+    strict, the workflow agent is not), so the fields validate as before.
+    """
+
+    # The agent's own MCP servers (upstream's ``mcp_servers``), ``{name: entry}`` in mcp.yaml's shape
+    # (upstream's list form is turned into it); raw here (validated by the surface), and a stdio one
+    # starts only with the user's consent; a workflow run adds them to its own.
+    mcp_servers: dict[str, Any] | None = None
+    reasoning_effort: ReasoningEffort | None = None  # engine/llm/reasoning.py
+    input_schema: dict[str, Any] | None = None
+    memory: AgentMemory | None = None
+
+    @field_validator("mcp_servers", mode="before")
+    @classmethod
+    def _mcp_list_form(cls, value: Any) -> Any:
+        return mcp_servers_mapping(value)
+
+    @field_validator("input_schema")
+    @classmethod
+    def _input_schema_usable(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_input_schema(value)

@@ -24,9 +24,8 @@ from pydantic import (
 )
 
 from relavium_desktop.engine.agent.spec import FallbackEntry, RetryCode, RetryPolicy, check_tool_config_keys
-from relavium_desktop.engine.agent.spec_fields import AgentMemory, check_input_schema, mcp_servers_mapping
+from relavium_desktop.engine.agent.spec_fields import UpstreamAgentFields, mcp_servers_mapping
 from relavium_desktop.engine.agent.tool_config import ToolConfigEntry
-from relavium_desktop.engine.llm.reasoning import ReasoningEffort
 from relavium_desktop.engine.tools.http_tools import HttpToolDecl
 
 IDENT = r"^[A-Za-z0-9_-]+$"
@@ -125,7 +124,7 @@ class ContextEntry(Strict):
     value: Any = None
 
 
-class AgentDef(Strict):
+class AgentDef(Strict, UpstreamAgentFields):
     """A workflow's agent, inline or from a ``$ref`` file: the ``*.agent.yaml`` model's workflow face.
 
     One model serves both forms, so an agent file written for ``relavium agent
@@ -167,25 +166,10 @@ class AgentDef(Strict):
     max_turns: int | None = Field(default=None, ge=1)
     # The agent's own reply contract (agent YAML); a node's output_schema takes precedence.
     output_schema: dict[str, Any] | None = None
-    # The agent file's own MCP servers (see AgentSpec.mcp_servers); a workflow run adds them to its own.
-    mcp_servers: dict[str, Any] | None = None
     version: str | None = None
     tags: list[str] | None = None
-    # Upstream's agent fields (engine/agent/spec_fields.py, engine/llm/reasoning.py).
-    reasoning_effort: ReasoningEffort | None = None
-    input_schema: dict[str, Any] | None = None
-    memory: AgentMemory | None = None
+    # mcp_servers, reasoning_effort, input_schema, memory: UpstreamAgentFields (engine/agent/spec_fields.py).
 
-
-    @field_validator("mcp_servers", mode="before")
-    @classmethod
-    def _mcp_list_form(cls, value: Any) -> Any:
-        return mcp_servers_mapping(value)
-
-    @field_validator("input_schema")
-    @classmethod
-    def _input_schema_usable(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        return check_input_schema(value)
     # Per-tool pinned parameters, as in an agent file; applies through a node's narrowed tools.
     tool_config: dict[str, ToolConfigEntry] = Field(default_factory=dict)
 

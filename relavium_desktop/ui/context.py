@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from relavium_desktop.application.app import Application
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.qt import QObject, QSettings, QWidget, Signal
 from relavium_desktop.ui.theme import Theme
@@ -60,8 +61,11 @@ class AppContext(QObject):
         *,
         settings: QSettings | None = None,
         folder_picker: FolderPicker | None = None,
+        app: Application | None = None,
     ) -> None:
         super().__init__(window)
+        # The process's one Application: the paths decided at start-up and the shared stores.
+        self.app = app if app is not None else Application.from_environment()
         # The top-level widget: dialogs are parented to it, and whether it is
         # focused decides if a notification is worth sending.
         self.window = window
@@ -196,5 +200,6 @@ class AppContext(QObject):
         """Release what the services hold open (history.db, the notification bus)."""
         if self.grants is not None:
             self.grants.close()
+        self.app.close()
         if self.desktop_os is not None:
             self.desktop_os.close()

@@ -228,3 +228,24 @@ class DesktopOs:
             )
         holder["id"] = str(ident)
         return {"id": str(ident), "actions": labels}
+
+    async def withdraw(self, notification_id: str) -> None:
+        """Close a notification this object sent (CloseNotification over D-Bus), best effort.
+
+        Why: a notification that asked for something (an approval, say) must leave the
+        screen once the question was answered elsewhere, or a later click answers a
+        question that no longer exists.  A notification the user already closed, one
+        this object never sent and an unreachable bus are all fine: withdrawing is
+        tidying up, so it never raises -- a failure is logged (without the text).
+        """
+        notifier = self._notifier
+        if notifier is None or not notification_id:
+            return  # nothing sent by this object, so nothing of ours is on screen
+        try:
+            if notification_id not in await notifier.get_current_notifications():
+                return  # closed by the user or the daemon already
+            await asyncio.wait_for(notifier.clear(notification_id), SEND_TIMEOUT_S)
+        except KeyError:
+            pass  # closed between the check and the call (the daemon's close signal won)
+        except Exception:  # TimeoutError included: a bus that never answers
+            log.warning("could not withdraw notification %s", notification_id, exc_info=True)

@@ -82,3 +82,42 @@ async def test_notify_without_a_notification_service_fails_clearly(
     assert outcome.error.code == "tool_failed"
     assert "notification service" in outcome.error.message
     assert str(tmp_path) not in outcome.error.message
+
+
+async def test_withdraw_takes_a_sent_notification_off_the_screen(
+    notifications: NotificationDaemon,  # noqa: F811
+) -> None:
+    os_cap = DesktopOs()
+    kept = await os_cap.notify("Build running", "still going", [])
+    gone = await os_cap.notify("Approval needed", "run shell command?", ["Allow", "Deny"])
+    assert notifications.displayed() == 2
+
+    await os_cap.withdraw(gone["id"])
+
+    # dunst closes it at once: one notification left on screen, and the withdrawn one is
+    # in dunst's history of closed notifications, the other one is not.
+    assert notifications.displayed() == 1
+    closed = [n["summary"] for n in notifications.history()]
+    assert "Approval needed" in closed
+    assert "Build running" not in closed
+    # A click can no longer reach the app for the withdrawn notification.
+    assert os_cap.actions_for(gone["id"]) == []
+    assert os_cap.actions_for(kept["id"]) == []
+
+
+async def test_withdraw_never_raises_for_a_closed_or_unknown_notification(
+    notifications: NotificationDaemon,  # noqa: F811
+) -> None:
+    os_cap = DesktopOs()
+    await os_cap.withdraw("never-sent")  # nothing was ever sent by this object
+    sent = await os_cap.notify("Done", "finished", [])
+    await os_cap.withdraw(sent["id"])
+    await os_cap.withdraw(sent["id"])  # twice: already closed by us
+    assert notifications.displayed() == 0
+
+    again = await os_cap.notify("Done again", "finished", [])
+    notifications.close_all()  # the user closed it before the app withdrew it
+    await asyncio.sleep(0.2)  # let the daemon's NotificationClosed signal arrive (racing it is fine too)
+    await os_cap.withdraw(again["id"])
+    await os_cap.withdraw("never-sent")
+    assert notifications.displayed() == 0

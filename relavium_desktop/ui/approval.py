@@ -1,80 +1,46 @@
-"""The desktop's confirm hook: project grants, session grants, then the dialog.
+"""The desktop's confirm hook: the shared approval flow, answered by the permission dialog.
 
-The engine asks (``ApprovalRequest``); this controller answers
-(``ApprovalDecision``).  What a stored grant covers is decided by
-``store.grants`` -- the same pure rule Settings shows -- never here; what a
-session grant covers is the engine's ``SessionGrants`` (one cache per
-project, shared with the chat modes), never a second rule here.  The diff's
-"before" side is read by the host (``host/fs/preview.py``), never here.  When the
-window is not focused, a notification with "Allow once" / "Deny" buttons is
-sent as well; pressing one answers the same pending dialog.
+The policy -- protected paths always ask, then stored project grants, then
+the project's session grants, then the question, and where an "always"
+answer is kept -- is ``application/approvals.py``'s :class:`ApprovalFlow`,
+the same flow ``relavium chat`` uses, so a grant made here is honoured
+there.  This controller only asks: it opens the :class:`PermissionDialog`
+(with the diff the flow's ``write_diff`` prepares) and, when the window is
+not focused, sends a notification with "Allow once" / "Deny" buttons;
+pressing one answers the same pending dialog.
 """
 
 from __future__ import annotations
 
 import asyncio
-import difflib
 import logging
 from collections.abc import Callable
-from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from relavium_desktop.application.approvals import (
+    ApprovalFlow,
+    ApprovalOffer,
+    ProjectSessionGrants,
+    shows_diff,
+    write_diff,
+)
 from relavium_desktop.engine.agent.modes import SessionGrants
 from relavium_desktop.engine.display_text import elide_middle, show, show_block, show_line
-from relavium_desktop.engine.tools.masking import clip, mask_text
-from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalDecision, ApprovalRequest
-from relavium_desktop.host.fs.inside import inside_workspace
-from relavium_desktop.host.fs.preview import canonical_folder, preview_current_text
-from relavium_desktop.store.grants import GrantStore, is_protected
+from relavium_desktop.engine.tools.masking import mask_text
+from relavium_desktop.engine.tools.tooldef import ApprovalDecision, ApprovalRequest
 from relavium_desktop.ui.permission_dialog import PermissionDialog
 from relavium_desktop.ui.qt import QObject, QWidget, Signal
 from relavium_desktop.ui.tasks import spawn
 
 if TYPE_CHECKING:
     from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
+    from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.ui.theme import Theme
 
 log = logging.getLogger(__name__)
 
 ALLOW_ONCE = "Allow once"
 DENY = "Deny"
-DIFF_MAX_FILE_BYTES = 512 * 1024
-DIFF_MAX_CHARS = 200_000
-_NOT_SHOWN = {
-    "not_file": "(not a regular file: {rel})",
-    "too_large": "(the current file is too large to diff: {rel})",
-    "hard_links": "(file has more than one hard link: contents not shown)",
-    "symlink": "(a symbolic link: contents not shown)",
-}
-
-
-def write_diff(project: str, request: ApprovalRequest) -> str:
-    """A masked unified diff of what ``write_file`` would change (or "new file")."""
-    args = request.masked_args
-    content = args.get("content", "")
-    content = mask_text(content if isinstance(content, str) else str(content))
-    append = bool(args.get("append", False))
-    if is_protected(request):
-        return "(the current contents of a protected file are not shown)"
-    current = preview_current_text(project, request.target, DIFF_MAX_FILE_BYTES) if project else None
-    new_lines = content.splitlines(keepends=True)
-    if current is None or current.state == "outside":
-        return "(outside the project folder: current contents not shown)\n" + "".join(
-            "+" + line for line in new_lines
-        )
-    rel = current.rel
-    if current.state == "missing":
-        return clip(f"new file: {rel}\n" + "".join("+" + line for line in new_lines), DIFF_MAX_CHARS)
-    if current.state != "text" or current.text is None:
-        return _NOT_SHOWN.get(current.state, "(the current file could not be read: {rel})").format(rel=rel)
-    old = mask_text(current.text)
-    new = old + content if append else content
-    diff = "".join(difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True),
-        fromfile=f"a/{rel}", tofile=f"b/{rel}",
-    ))
-    return clip(diff, DIFF_MAX_CHARS) if diff else "(no change to the file's contents)"
 
 
 class ApprovalController(QObject):
@@ -98,7 +64,8 @@ class ApprovalController(QObject):
         self._project = project
         self._notifier = notifier
         self._notify_enabled = notify_enabled
-        self._session: dict[str, SessionGrants] = {}  # per canonical project ("" for none)
+        # The one session-grant cache per project, shared with the chat modes (ui/chat/view.py).
+        self._session = ProjectSessionGrants()
         self._by_notification: dict[str, PermissionDialog] = {}
         self.pending: PermissionDialog | None = None
         self.last_notification_id: str | None = None
@@ -107,31 +74,28 @@ class ApprovalController(QObject):
 
     def session_grants(self, project: str | None = None) -> SessionGrants:
         """The one session-grant cache of ``project`` (default: the current one), for the chat modes too."""
-        raw = self._project() if project is None else project
-        key = canonical_folder(raw) if raw else ""
-        return self._session.setdefault(key, SessionGrants())
+        return self._session.for_project(self._project() if project is None else project)
+
+    def flow(self) -> ApprovalFlow:
+        """The shared approval policy for the current project, asking through the dialog."""
+        project = self._project()
+        return ApprovalFlow(self._grants, project, self.session_grants(project), self._ask)
 
     async def confirm(self, request: ApprovalRequest) -> ApprovalDecision:
-        project = canonical_folder(self._project()) if self._project() else ""
-        protected = is_protected(request)
-        if project and not protected and self._grants is not None and self._grants.find(project, request):
-            return ApprovalDecision(True, "project")
-        if self.session_grants(project).covers(request):
-            return ApprovalDecision(True, "session")
+        return await self.flow().confirm(request)
 
-        diff = None
-        if request.tool_id == "write_file" or (
-            request.action_class is ActionClass.FS_WRITE and "content" in request.masked_args
-        ):
-            diff = await asyncio.to_thread(write_diff, project, request)
-        target = self._grants.target_for(project, request) if project and self._grants is not None else None
-        # The dialog names a path target that lands outside the project (a question, never a decision).
-        outside = bool(project) and request.action_class in (ActionClass.FS_WRITE, ActionClass.READ) and bool(
-            request.target) and not await asyncio.to_thread(inside_workspace, Path(project), request.target)
+    async def _ask(self, request: ApprovalRequest, offer: ApprovalOffer) -> ApprovalDecision:
+        """The dialog: the question of the flow, with a diff for a write and the offer as its buttons."""
+        diff = await asyncio.to_thread(write_diff, offer.project, request) if shows_diff(request) else None
         dialog = PermissionDialog(
-            request, project=project, diff=diff,
-            grant_label=target.describe() if target else None, protected=protected, parent=self._window,
-            theme=self._theme, outside=outside,
+            request,
+            project=offer.project,
+            diff=diff,
+            grant_label=offer.project_grant,
+            protected=offer.protected,
+            parent=self._window,
+            theme=self._theme,
+            outside=offer.outside,
         )
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
 
@@ -147,7 +111,7 @@ class ApprovalController(QObject):
         if self._notifier is not None and self._notify_enabled() and not self._window.isActiveWindow():
             spawn(self._notify(dialog))
         try:
-            decision = await future
+            return await future
         except asyncio.CancelledError:
             dialog.answer(ApprovalDecision(False, "once", "the run was cancelled"))
             raise
@@ -159,16 +123,6 @@ class ApprovalController(QObject):
             dialog.deleteLater()
             self.approval_waiting.emit(False)
 
-        if decision.approved and decision.scope == "project":
-            try:
-                assert self._grants is not None
-                self._grants.add(project, request)
-            except (AssertionError, ValueError):
-                decision = replace(decision, scope="once")
-        elif decision.approved and decision.scope == "session":
-            self.session_grants(project).remember(request)
-        return decision
-
     async def _notify(self, dialog: PermissionDialog) -> None:
         assert self._notifier is not None
         request = dialog.request
@@ -178,7 +132,8 @@ class ApprovalController(QObject):
             body += f": {elide_middle(show(mask_text(request.target)), 200).text}"
         try:
             result = await self._notifier.notify(
-                "Relavium needs your permission", show_block(body), [show_line(ALLOW_ONCE), show_line(DENY)])
+                "Relavium needs your permission", show_block(body), [show_line(ALLOW_ONCE), show_line(DENY)]
+            )
         except Exception as exc:  # noqa: BLE001 -- the dialog still waits; a missing notifier is not fatal
             log.info("approval notification not shown: %s", type(exc).__name__)
             return

@@ -3,10 +3,24 @@
 Pure (the caller reads the file): ruamel.yaml's round-trip loader keeps each
 key's line and column, so every schema miss is reported as
 ``file:line:column: problem`` — one line per problem, never a traceback.
+
+An agent file comes in two shapes, and both are read everywhere an agent
+file is read (``relavium agent run``, ``relavium chat --agent``, the
+window's agent picker and a workflow's ``$ref``):
+
+- flat: the agent's own keys at the top (``id``, ``provider``, ``model``,
+  ...), as upstream's agent spec documents it;
+- wrapped: ``schema_version: '1.0'`` and the same keys under ``agent:``,
+  the way a workflow file wraps ``workflow:`` (the shipped example).
+
+:func:`agent_document` decides which one a document is, once, for every
+reader, so the two cannot drift: the agent file's strict model here and the
+workflow loader's ``$ref`` resolution both start from its answer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +47,93 @@ class AgentSpecError(ValueError):
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__("\n".join(str(p) for p in problems))
         self.problems = problems
+
+
+AGENT_SCHEMA_VERSION = "1.0"
+# The keys of the wrapped shape; a flat agent has neither (they are not agent fields).
+WRAPPER_KEYS = ("schema_version", "agent")
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentProblem:
+    """A problem with the file's outer shape, at ``loc`` (the file's own keys)."""
+
+    loc: tuple[str, ...]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDocument:
+    """Where the agent's own keys are: ``body`` sits at ``prefix`` in the file (``()`` flat, ``("agent",)`` wrapped).
+
+    ``body`` is None when the shape itself is wrong; ``problems`` then says why.
+    """
+
+    body: Mapping[str, Any] | None
+    prefix: tuple[str, ...]
+    problems: tuple[DocumentProblem, ...] = ()
+
+
+def agent_document(data: Mapping[str, Any]) -> AgentDocument:
+    """The agent's keys in a parsed agent file, flat or wrapped; the outer shape's problems, if any.
+
+    A wrapped file holds ``schema_version`` (optional, ``'1.0'``) and ``agent``
+    (a mapping) and nothing else beside them; ``schema_version`` without
+    ``agent:`` is a half-converted file, and a ``workflow:`` document is a
+    workflow, each said plainly rather than as a list of unknown keys.
+    """
+    if "agent" not in data:
+        if "workflow" in data:
+            return AgentDocument(
+                None,
+                (),
+                (
+                    DocumentProblem(
+                        ("workflow",),
+                        "this is a workflow file, not an agent file: an agent file holds the agent's "
+                        "keys (id, provider, model, ...), at the top or under agent:",
+                    ),
+                ),
+            )
+        if "schema_version" in data:
+            return AgentDocument(
+                None,
+                (),
+                (
+                    DocumentProblem(
+                        ("schema_version",),
+                        "schema_version goes with an agent: block: put the agent's keys under "
+                        "agent:, or drop schema_version and keep them at the top",
+                    ),
+                ),
+            )
+        return AgentDocument(data, ())
+    problems: list[DocumentProblem] = []
+    version = data.get("schema_version", AGENT_SCHEMA_VERSION)
+    if not isinstance(version, str) or version != AGENT_SCHEMA_VERSION:
+        number = isinstance(version, int | float) and not isinstance(version, bool)
+        quoted = " (quoted: unquoted it is read as a number)" if number else ""
+        problems.append(
+            DocumentProblem(("schema_version",), f"schema_version must be '{AGENT_SCHEMA_VERSION}'{quoted}")
+        )
+    for key in data:
+        if key not in WRAPPER_KEYS:
+            problems.append(
+                DocumentProblem(
+                    (str(key),),
+                    f"unknown key {str(key)!r} beside agent: (a wrapped agent file holds only "
+                    "schema_version and agent; the agent's own keys go under agent:)",
+                )
+            )
+    body = data["agent"]
+    if not isinstance(body, Mapping):
+        problems.append(
+            DocumentProblem(
+                ("agent",), "agent: must be a mapping of the agent's keys (id, provider, model, ...)"
+            )
+        )
+        return AgentDocument(None, ("agent",), tuple(problems))
+    return AgentDocument(body, ("agent",), tuple(problems))
 
 
 def _locate(root: Any, loc: tuple[int | str, ...], *, at_key: bool) -> tuple[int, int]:
@@ -77,12 +178,18 @@ def parse_agent_yaml(text: str, filename: str) -> AgentSpec:
         raise AgentSpecError([Problem(filename, 1, 1, f"malformed YAML: {type(exc).__name__}")]) from None
     if not isinstance(data, CommentedMap):
         raise AgentSpecError([Problem(filename, 1, 1, "an agent file must be a mapping of keys")])
+    doc = agent_document(data)
+    problems: list[Problem] = []
+    for shape in doc.problems:
+        line, col = _locate(data, shape.loc, at_key=True)
+        problems.append(Problem(filename, line + 1, col + 1, shape.message))
+    if doc.body is None:
+        raise AgentSpecError(problems)
     try:
-        return AgentSpec.model_validate(_plain(data))
+        spec = AgentSpec.model_validate(_plain(doc.body))
     except ValidationError as exc:
-        problems = []
         for err in exc.errors(include_url=False, include_input=False):
-            loc = tuple(err.get("loc", ()))
+            loc = (*doc.prefix, *err.get("loc", ()))
             # Missing keys sit at their parent; point there.
             target = loc[:-1] if err.get("type") == "missing" else loc
             at_key = err.get("type") in ("extra_forbidden", "missing", "tool_config_not_granted")
@@ -93,6 +200,9 @@ def parse_agent_yaml(text: str, filename: str) -> AgentSpec:
             problems.append(Problem(filename, line + 1, col + 1, _describe(err)))
         problems.sort(key=lambda p: (p.line, p.column))
         raise AgentSpecError(problems) from None
+    if problems:
+        raise AgentSpecError(sorted(problems, key=lambda p: (p.line, p.column)))
+    return spec
 
 
 def _plain(node: Any) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from relavium_desktop.engine.agent.yaml_source import agent_document
 from relavium_desktop.engine.workflow.branch_check import branch_bypass_issues
 from relavium_desktop.engine.workflow.budget import budget_issues
 from relavium_desktop.engine.workflow.errors import Issue, WorkflowError
@@ -77,14 +78,22 @@ def _load_agent(path: str, read_ref: RefReader, filename: str) -> AgentDef:
     except YamlSyntaxError as exc:
         raise WorkflowError(path, [exc.issue]) from None
     prefix: tuple[str | int, ...] = ()
-    if isinstance(data, dict) and "agent" in data:
-        if data.get("schema_version", "1.0") != "1.0":
-            raise WorkflowError(path, [smap.issue(("schema_version",), "schema_version must be '1.0'")])
-        data, prefix = data["agent"], ("agent",)
+    if isinstance(data, dict):
+        # Flat or wrapped (schema_version + agent:): decided as for `relavium agent run` (one reading).
+        doc = agent_document(data)
+        shape = [smap.issue(p.loc, p.message) for p in doc.problems]
+        if doc.body is None:
+            raise WorkflowError(path, shape)
+        data, prefix = doc.body, doc.prefix
+    else:
+        shape = []
     try:
-        return AgentDef.model_validate(data)
+        agent = AgentDef.model_validate(data)
     except ValidationError as exc:
-        raise WorkflowError(path, _validation_issues(exc, smap, prefix)) from None
+        raise WorkflowError(path, shape + _validation_issues(exc, smap, prefix)) from None
+    if shape:
+        raise WorkflowError(path, shape)
+    return agent
 
 
 def load_workflow(

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import sys
-import time
 from typing import Any
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
@@ -76,6 +74,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.epilog = "modes:\n" + modes_help()
     p.add_argument("--agent", metavar="AGENT.yaml", help="agent file (default: a built-in chat agent)")
     p.add_argument("--session", metavar="ID", help="resume a stored session")
+    p.add_argument("--model", metavar="PROVIDER/MODEL",
+                   help="the model to talk to, e.g. openai/gpt-4o-mini (default: the app's default model, "
+                        "else the agent's own)")
     p.add_argument("--mode", type=_mode_arg, metavar="MODE", default=None,
                    help=f"approval mode, see below (new sessions: {DEFAULT_MODE.value})")
     p.add_argument("--list", action="store_true", help="list stored sessions")
@@ -89,29 +90,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="JSON output for --list/--rename/--delete")
 
 
-def _store() -> object:
-    from relavium_desktop.services import session_store
-
-    return session_store()
-
-
-def _discard_spills(session_id: str) -> None:
-    """A deleted session's spilled tool output goes with it."""
-    from relavium_desktop.host.datadir import data_dir
-    from relavium_desktop.host.output_store import remove_chat_spills
-
-    remove_chat_spills(data_dir(), session_id)
-
-
 def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.application.app import Application
+
+    app = Application.from_environment()
+    try:
+        return _run(args, app)
+    finally:
+        app.close()
+
+
+def _run(args: argparse.Namespace, app: Any) -> int:
+    from relavium_desktop.application.chat import RouteError, parse_route
     from relavium_desktop.cli.settings_notices import say_all
-    from relavium_desktop.host.datadir import data_dir as _home
 
-    say_all(_home(), as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
-    from relavium_desktop.store.sessions import SqliteSessionStore
-
-    store = _store()
-    assert isinstance(store, SqliteSessionStore)
+    say_all(app.paths.home, as_json=bool(getattr(args, "json", False)))  # a settings file on its .bak is said first
+    store = app.sessions()
     if args.list:
         sessions = [s.to_json() for s in store.list_sessions()]
         if args.json:
@@ -123,21 +117,27 @@ def run(args: argparse.Namespace) -> int:
     if args.rename or args.delete:
         if args.rename and not args.title:
             raise UsageError("--rename needs --title")
-        ok = store.rename(args.rename, args.title) if args.rename else store.delete(args.delete)
-        if args.delete:
-            _discard_spills(args.delete)
+        if args.rename:
+            ok = store.rename(args.rename, args.title)
+        else:  # its spilled tool output goes with it
+            ok = asyncio.run(_chat_service(app, args, None).discard_session(args.delete))
         if args.json:
             print_json({"ok": ok})
         elif not ok:
             print("relavium chat: no such session", file=sys.stderr)
         return EXIT_OK if ok else EXIT_FAILED
+    if args.model is not None:
+        try:
+            parse_route(args.model, where="--model")
+        except RouteError as exc:
+            raise UsageError(str(exc)) from None
     try:
         spec = load_agent(args.agent)
     except AgentFileError as exc:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
     tool_configs = _checked_tool_configs(args, spec)
-    return asyncio.run(_repl(args, spec, store, tool_configs))
+    return asyncio.run(_repl(args, app, spec, tool_configs))
 
 
 def _checked_tool_configs(args: argparse.Namespace, spec: object) -> object:
@@ -189,79 +189,63 @@ async def _confirm(request: object) -> object:
     return ApprovalDecision(approved=False, reason="the user said no")
 
 
-async def _repl(args: argparse.Namespace, spec: object, store: object, tool_configs: object) -> int:
-    from relavium_desktop.engine.agent.spec import AgentSpec
-    from relavium_desktop.engine.events import EventBus
-    from relavium_desktop.host.fs.inside import inside_workspace
-    from relavium_desktop.host.output_store import chat_spill_scope
-    from relavium_desktop.services import add_mcp_tools, cli_mcp_hooks, surface_host, tool_registry
-    from relavium_desktop.store.sessions import SqliteSessionStore
+def _chat_service(app: Any, args: argparse.Namespace, tool_configs: Any) -> Any:
+    """The chat use case with what the terminal brings: no one to ask for MCP consent, --policy, --providers."""
+    from relavium_desktop.application.chat import ChatService
+    from relavium_desktop.services import cli_mcp_hooks
 
-    assert isinstance(spec, AgentSpec) and isinstance(store, SqliteSessionStore)
-    if args.session:
-        info = store.get(args.session)
-        if info is None:
-            print(f"relavium chat: no session {args.session!r}; see 'relavium chat --list'", file=sys.stderr)
-            return EXIT_FAILED
-    else:
-        info = store.create(title="New chat", agent_id=spec.id, mode=str(args.mode or DEFAULT_MODE))
-    mode = args.mode or _stored_mode(info.mode)
-    store.set_mode(info.id, str(mode))
-    workspace = workspace_of(args.workspace)
-    host = surface_host(workspace, surface="chat", run_id=chat_spill_scope(info.id),
-                        mcp_hooks=cli_mcp_hooks((), project=workspace), mcp_roots=(workspace,))
-    # "Auto-approve edits" approves only writes this predicate places inside the project.
-    in_project = functools.partial(inside_workspace, workspace)
-    bus = EventBus(clock=time.time, session_id=info.id)
-    bus.subscribe(_render)
-    bus.subscribe(functools.partial(_provider_status, UsageTally()))
-    registry = tool_registry(host)
-    # The user's MCP servers (mcp.yaml) join the chat as mcp_<server>_<tool>, as in the app;
-    # the built-in agent is offered them, an agent file keeps its own list.
-    before = set(registry.ids())
-    for problem in await add_mcp_tools(registry, _configured_servers(host)):
-        _say(f"relavium chat: {problem}")
-    if args.agent is None:
-        spec = spec.model_copy(update={"tools": [*spec.tools, *sorted(set(registry.ids()) - before)]})
-    try:
-        return await _converse(args, spec=spec, store=store, info=info, mode=mode, registry=registry, bus=bus,
-                               in_project=in_project, tool_configs=tool_configs)
-    finally:
-        aclose = getattr(host.mcp, "aclose", None)
-        if aclose is not None:
-            await aclose()
-
-
-def _configured_servers(host: object) -> list[str]:
-    """The servers in the user's mcp.yaml; none when it is missing or broken (discovery would say why)."""
-    names = getattr(getattr(host, "mcp", None), "server_names", None)
-    try:
-        return list(names()) if names is not None else []
-    except Exception:  # noqa: BLE001 -- McpConfigError: MCP tools stay off, the chat works
-        _say("relavium chat: mcp.yaml is not usable; MCP tools are off (relavium tools list says why)")
-        return []
-
-
-async def _converse(args: argparse.Namespace, *, spec: Any, store: Any, info: Any, mode: ChatMode,
-                    registry: Any, bus: Any, in_project: Any, tool_configs: object) -> int:
-    """The conversation itself, once the session, its host and its tools are ready."""
-    from relavium_desktop.engine.agent.chat import ChatSession
-    from relavium_desktop.engine.agent.modes import SessionApprovals, offered_tools
-    from relavium_desktop.engine.agent.session import title_from
-    from relavium_desktop.engine.llm.messages import Message
-
-    session = ChatSession(
-        session_id=info.id, spec=spec, providers=providers_of(args.providers),
-        registry=registry, store=store,
-        approvals=SessionApprovals(mode, _confirm, in_project=in_project),  # type: ignore[arg-type]
-        emit=bus.emit, policy=policy_of(args.policy),
-        offered_tools=offered_tools(spec.tools, mode, registry),
-        tool_configs=tool_configs,  # type: ignore[arg-type]
+    policy = policy_of(args.policy)
+    providers = providers_of(args.providers) if args.providers else None
+    return ChatService(
+        app,
+        mcp_hooks=lambda project: cli_mcp_hooks((), project=project, home=app.paths.home),
+        policy=lambda: policy,
+        tool_configs=lambda _lookup: tool_configs or {},
+        providers=(lambda: providers) if providers is not None else None,
+        on_notice=lambda text: _say(f"relavium chat: {text}"),
     )
-    _say(f"relavium chat: session {info.id} ({'resumed, ' + str(info.message_count) + ' messages' if args.session else 'new'}); mode {_mode_line(mode)}; /exit to quit")
-    titled = info.title != "New chat"
-    if args.session:
+
+
+async def _repl(args: argparse.Namespace, app: Any, spec: object, tool_configs: object) -> int:
+    from relavium_desktop.application.chat import RouteError
+
+    chat = _chat_service(app, args, tool_configs)
+    tally = UsageTally()
+
+    def on_event(event: dict[str, Any]) -> None:
+        _render(event)
+        _provider_status(tally, event)
+
+    def created(info: Any) -> None:
+        _say(f"relavium chat: session {info.id} (new)")
+
+    try:
+        conversation = await chat.open(
+            session_id=args.session, project=workspace_of(args.workspace), mode=args.mode,
+            agent=None if args.agent is None else spec, model=args.model, on_event=on_event, on_created=created,
+        )
+    except LookupError:
+        print(f"relavium chat: no session {args.session!r}; see 'relavium chat --list'", file=sys.stderr)
+        return EXIT_FAILED
+    except RouteError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        return await _converse(conversation)
+    finally:
+        await chat.aclose()
+
+
+async def _converse(conversation: Any) -> int:
+    """The conversation itself: one line a message, the REPL commands; Ctrl-C ends it with 130."""
+    store = conversation.service.store
+    info = conversation.info
+    if info is not None:
+        _say(f"relavium chat: session {info.id} (resumed, {info.message_count} messages); "
+             f"mode {_mode_line(conversation.mode)}; /exit to quit")
         _say_if_cut_off(store, info.id, "the last answer in this session was cut off")
+    else:
+        _say(f"relavium chat: new session (stored with its first message); mode {_mode_line(conversation.mode)}; "
+             "/exit to quit")
     empty_answer = False
     while True:
         _say("> ", end="")
@@ -278,34 +262,26 @@ async def _converse(args: argparse.Namespace, *, spec: Any, store: Any, info: An
         if text == "/mode" or text.startswith("/mode "):
             wanted = text[len("/mode"):].strip()
             if not wanted:
-                _say(f"mode {_mode_line(mode)}\nmodes:\n{modes_help()}")
+                _say(f"mode {_mode_line(conversation.mode)}\nmodes:\n{modes_help()}")
                 continue
             try:
                 mode = parse_mode(wanted)
             except ValueError as exc:
                 _say(str(exc))
                 continue
-            store.set_mode(info.id, str(mode))
             # The session's "always" answers outlive a mode switch (they are per session, not per mode).
-            session.approvals = SessionApprovals(
-                mode, _confirm, session.approvals.grants, in_project=in_project,  # type: ignore[arg-type]
-            )
-            session.offered_tools = offered_tools(spec.tools, mode, registry)
+            conversation.set_mode(mode)
             _say(f"mode {_mode_line(mode)}")
             continue
         if text.startswith("/rename "):
-            store.rename(info.id, text.split(maxsplit=1)[1])
-            titled = True
+            conversation.rename(text.split(maxsplit=1)[1])
             continue
-        if not titled:
-            store.rename(info.id, title_from([Message.user(text)]))
-            titled = True
-        task = asyncio.create_task(session.send(text))
+        task = asyncio.create_task(conversation.send(text, confirm=_confirm))
         try:
             failure = (await asyncio.shield(task)).failure
             empty_answer = failure is not None and failure.reason == "empty_answer"
-            if failure is not None:
-                _say_if_cut_off(store, info.id, "the answer above was cut off")
+            if failure is not None and conversation.session_id is not None:
+                _say_if_cut_off(store, conversation.session_id, "the answer above was cut off")
         except asyncio.CancelledError:
             task.cancel()
             await task
@@ -317,14 +293,6 @@ def _say_if_cut_off(store: Any, session_id: str, what: str) -> None:
     cut = store.cut_off_indexes(session_id)
     if cut and max(cut) == len(store.messages(session_id)) - 1:
         _say(f"[cut off] {what}; what arrived is kept. Send your message again for a full answer.")
-
-
-def _stored_mode(stored: str) -> ChatMode:
-    """A stored session's mode, upstream ids included; an unreadable one falls back to asking."""
-    try:
-        return parse_mode(stored)
-    except ValueError:
-        return DEFAULT_MODE
 
 
 def _mode_line(mode: ChatMode) -> str:

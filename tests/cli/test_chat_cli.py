@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -197,3 +199,52 @@ def test_the_built_in_chat_is_offered_and_calls_the_users_mcp_tools(
     offered = [t["name"] for t in llm_server.requests[0].body["tools"]]
     assert "mcp_calc_add" in offered and "read_file" in offered
     assert "42" in json.dumps(llm_server.requests[1].body["messages"])
+
+
+def test_a_chat_with_no_message_stores_nothing(env: dict[str, str], llm_server: ScriptedLLMServer,
+                                               tmp_path: Path) -> None:
+    """`relavium chat </dev/null` (or only /exit) leaves no empty "New chat" for the app to list."""
+    with open(os.devnull) as devnull:
+        proc = subprocess.run([*relavium_cmd(), "chat", "--workspace", str(tmp_path)], stdin=devnull, env=env,
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "new session (stored with its first message)" in proc.stdout
+    code, _, _ = chat(env, "\n\n/mode auto\n/rename Later\n/exit\n", "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0
+    assert run_cli("chat", "--list", "--json", env=env)[1] == []
+    assert llm_server.requests == []
+
+
+def test_model_flag_overrides_the_agents_route(env: dict[str, str], llm_server: ScriptedLLMServer,
+                                               tmp_path: Path, relavium_home: Path) -> None:
+    agent = write_agent(tmp_path / "helper.agent.yaml", tools=[])
+    # The app's default model is there too: --model wins over it and over the agent's own route.
+    (relavium_home / "defaults.json").write_text(json.dumps({"model": "scripted-openai/from-defaults"}))
+    llm_server.script(Reply.say("Hello from xyz."))
+    code, out, err = chat(env, "hi\n", "--agent", str(agent), "--model", "scripted-openai/xyz",
+                          "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0, err
+    assert "Hello from xyz." in out
+    assert llm_server.requests[0].body["model"] == "xyz"
+    listed = run_cli("chat", "--list", "--json", env=env)[1]
+    assert [(s["id"], s["title"], s["messageCount"]) for s in listed] == [(session_id(out), "hi", 2)]
+
+
+def test_without_model_flag_the_apps_default_model_is_used(env: dict[str, str], llm_server: ScriptedLLMServer,
+                                                           tmp_path: Path, relavium_home: Path) -> None:
+    """defaults.json (what the window's model picker writes) decides the model of `relavium chat` too."""
+    (relavium_home / "defaults.json").write_text(json.dumps({"model": "scripted-openai/picked-in-the-app"}))
+    llm_server.script(Reply.say("Default model here."))
+    code, out, err = chat(env, "hello\n", "--workspace", str(tmp_path), cwd=tmp_path)
+    assert code == 0, err
+    assert "Default model here." in out
+    assert llm_server.requests[0].body["model"] == "picked-in-the-app"
+
+
+def test_a_bad_model_route_is_a_usage_error_naming_the_form(env: dict[str, str], llm_server: ScriptedLLMServer,
+                                                            tmp_path: Path) -> None:
+    for bad in ("nope", "openai/", "/gpt"):
+        code, out, err = chat(env, "hi\n", "--model", bad, "--workspace", str(tmp_path), cwd=tmp_path)
+        assert code == 2, (bad, out, err)
+        assert f"--model: {bad!r} is not a model route; expected provider/model" in err
+    assert run_cli("chat", "--list", "--json", env=env)[1] == [] and llm_server.requests == []

@@ -23,6 +23,7 @@ from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import action_failed, print_result
 
 if TYPE_CHECKING:
+    from relavium_desktop.providers.check import ConnectionResult
     from relavium_desktop.providers.config import ProviderEntry
     from relavium_desktop.providers.store import ProviderStore
 
@@ -153,14 +154,35 @@ def _remove(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str
     return {"ok": True, "name": args.name, "removed": True}, f"removed provider {args.name!r} from {store.path}"
 
 
+def next_step_text(result: ConnectionResult, name: str, entry: ProviderEntry) -> str | None:
+    """What to type to fix a failed test: the terminal's own words for the check's next step."""
+    if result.next_step == "set_key":
+        ref = result.key_ref or ""
+        if ref.startswith("secret:"):
+            return f"Store the key with 'relavium secret set {ref.removeprefix('secret:')}' and test again."
+        if ref.startswith("env:"):
+            return f"Set the environment variable {ref.removeprefix('env:')} to a valid key and test again."
+        secret = "".join(c if c.isalnum() else "_" for c in name).upper() + "_API_KEY"
+        local = " --allow-local" if entry.allow_local else ""
+        return (f"Give it a key: 'relavium providers add {name} --kind {entry.kind} --base-url {entry.base_url} "
+                f"--api-key secret:{secret}{local} --replace', then 'relavium secret set {secret}'.")
+    if result.next_step == "allow_local":
+        return (f"To allow it: 'relavium providers add {name} --kind {entry.kind} "
+                f"--base-url {entry.base_url}{' --api-key ' + entry.api_key if entry.api_key else ''} "
+                "--allow-local --replace'.")
+    return None
+
+
 def _test(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str, bool]:
     from relavium_desktop.providers import check
 
     entry = _lookup(store, args.name)
     # Without --model: one the server itself lists (check.choose_test_model); the result names it.
-    result = asyncio.run(check.test_provider(_home(), args.name, entry, args.model, surface="cli"))
-    return ({"ok": result.ok, "name": args.name, "outcome": result.outcome, "message": result.message,
-             "model": result.model}, result.message, result.ok)
+    result = asyncio.run(check.test_provider(_home(), args.name, entry, args.model))
+    step = next_step_text(result, args.name, entry)
+    message = f"{result.message} {step}" if step else result.message
+    return ({"ok": result.ok, "name": args.name, "outcome": result.outcome, "message": message,
+             "nextStep": result.next_step, "model": result.model}, message, result.ok)
 
 
 def _models(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str, str | None]:

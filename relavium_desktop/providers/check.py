@@ -13,9 +13,13 @@ The model asked is one the server itself lists (the cheap default of the
 kind when listed, else the first chat model of the list), unless the user
 picked one; the result says which it tried.  "Unreachable" is said only
 when the server was not reached: a server that answered and failed, cut
-the answer or was too slow is "reached, but…".  The surface decides the
-advice: the app points at the key field above, the CLI at the command that
-stores a key.
+the answer or was too slow is "reached, but…".
+
+The result is data: what happened (``message``, worded for any reader) and
+what would fix it (``next_step`` with the entry's ``key_ref``).  Each surface
+words the next step itself: Settings points at the key field and the local
+opt-in box on its page, ``relavium providers test`` at the commands that
+store a key or add the opt-in -- so no surface shows another's wording.
 """
 
 from __future__ import annotations
@@ -39,23 +43,27 @@ if TYPE_CHECKING:
     from relavium_desktop.providers.http_base import HttpProvider
 
 Outcome = Literal["ok", "auth", "unreachable", "server_error", "opt_in", "rejected", "rate_limited", "config"]
-Surface = Literal["app", "cli"]
+# What the user can do about a failed test, when it is theirs to do: give the provider a (valid) key,
+# or opt in to a local endpoint.  Each surface says how (the page's fields, the CLI's commands).
+NextStep = Literal["set_key", "allow_local"]
 # Listed ids that cannot answer a chat request (OpenAI-format lists include them).
 _NOT_CHAT = re.compile(r"embed|whisper|tts|dall-e|moderation|rerank|transcri|image|realtime|audio", re.IGNORECASE)
 TEST_TIMEOUT_S = 20.0
 # A cheap model per wire format when no model is named (nor picked in the chat for this provider).
 DEFAULT_TEST_MODELS = {"anthropic": "claude-3-5-haiku-latest", "openai": "gpt-4o-mini", "gemini": "gemini-2.5-flash"}
-OPT_IN_HINT = (
-    "Local endpoint opt-in missing: this base URL is a local or private address (or plain http). "
-    "Tick “Allow a local endpoint” only for a server you run yourself."
+OPT_IN_MISSING = (
+    "Local endpoint opt-in missing: this base URL is a local or private address (or plain http); "
+    "allow it only for a server you run yourself."
 )
 
 
 @dataclass(frozen=True, slots=True)
 class ConnectionResult:
     outcome: Outcome
-    message: str
+    message: str  # what happened, for any surface; the surface adds its own words for next_step
     model: str | None = None  # the model the test asked
+    next_step: NextStep | None = None
+    key_ref: str | None = None  # the entry's key reference (secret:NAME / env:NAME), never a key
 
     @property
     def ok(self) -> bool:
@@ -123,27 +131,18 @@ async def choose_test_model(home: Path, name: str, entry: ProviderEntry) -> tupl
     return default, "the kind's default: the server's model list could not be read"
 
 
-def _say(outcome: Outcome, detail: str, model: str | None = None) -> ConnectionResult:
-    return ConnectionResult(outcome, clip(mask_text(detail), 600), model)
-
-
-def _key_advice(surface: Surface, key_ref: str | None) -> str:
-    if surface == "app":
-        return "Add or replace the API key above."
-    if key_ref and key_ref.startswith("secret:"):
-        return f"Store the key with 'relavium secret set {key_ref.removeprefix('secret:')}' and test again."
-    if key_ref and key_ref.startswith("env:"):
-        return f"Set the environment variable {key_ref.removeprefix('env:')} to a valid key and test again."
-    return "Give the provider a key with 'relavium providers add NAME --api-key secret:NAME --replace …'."
-
-
-def classify(
-    exc: ProviderError, allow_local: bool, surface: Surface = "app", key_ref: str | None = None
+def _say(
+    outcome: Outcome, detail: str, model: str | None = None, next_step: NextStep | None = None,
+    key_ref: str | None = None,
 ) -> ConnectionResult:
-    """A provider error as the sentence the page (or the CLI) shows."""
+    return ConnectionResult(outcome, clip(mask_text(detail), 600), model, next_step, key_ref)
+
+
+def classify(exc: ProviderError, allow_local: bool, key_ref: str | None = None) -> ConnectionResult:
+    """A provider error as what happened and what would fix it (the surface words the fix)."""
     msg = exc.message
     if exc.code is ProviderErrorCode.AUTH:
-        return _say("auth", f"Authentication failed: {msg}. {_key_advice(surface, key_ref)}")
+        return _say("auth", f"Authentication failed: {msg}.", next_step="set_key", key_ref=key_ref)
     if exc.code is ProviderErrorCode.UNAVAILABLE and exc.unreached:
         return _say("unreachable", f"Unreachable: {msg}. Check the base URL and that the server is running.")
     if exc.code is ProviderErrorCode.UNAVAILABLE:
@@ -151,7 +150,7 @@ def classify(
     if exc.code is ProviderErrorCode.RATE_LIMIT:
         return _say("rate_limited", f"Reached, and the key was accepted, but the provider is rate-limiting: {msg}")
     if not allow_local and ("address is blocked" in msg or "address is refused" in msg or "https" in msg):
-        return _say("opt_in", OPT_IN_HINT)
+        return _say("opt_in", OPT_IN_MISSING, next_step="allow_local")
     if exc.status is not None:
         return _say("rejected", f"Reached, but the provider rejected the test request: {msg}")
     return _say("config", f"The provider settings are not usable: {msg}")
@@ -167,15 +166,14 @@ def _build(name: str, entry: ProviderEntry) -> HttpProvider:
     return providers(name)
 
 
-async def _request(
-    name: str, entry: ProviderEntry, model: str, surface: Surface = "app", how: str = ""
-) -> ConnectionResult:
-    result = await _send(name, entry, model, surface)
+async def _request(name: str, entry: ProviderEntry, model: str, how: str = "") -> ConnectionResult:
+    result = await _send(name, entry, model)
     tried = f" (model {model}{': ' + how if how else ''})" if not result.ok else ""
-    return ConnectionResult(result.outcome, clip(result.message + tried, 700), model)
+    return ConnectionResult(result.outcome, clip(result.message + tried, 700), model, result.next_step,
+                            result.key_ref)
 
 
-async def _send(name: str, entry: ProviderEntry, model: str, surface: Surface) -> ConnectionResult:
+async def _send(name: str, entry: ProviderEntry, model: str) -> ConnectionResult:
     """One one-token request through ``entry``; never raises for a provider problem."""
     from relavium_desktop.engine.llm.messages import Message
     from relavium_desktop.engine.llm.provider import ChatRequest
@@ -185,7 +183,7 @@ async def _send(name: str, entry: ProviderEntry, model: str, surface: Surface) -
         basic_validate_base_url(base_url, entry.allow_local)
     except ProviderConfigError as exc:
         if not entry.allow_local and base_url.startswith("http://"):
-            return _say("opt_in", OPT_IN_HINT)
+            return _say("opt_in", OPT_IN_MISSING, next_step="allow_local")
         return _say("config", f"The base URL is not usable: {exc}")
     entry = entry.model_copy(update={"base_url": base_url, "timeout_s": min(entry.timeout_s, TEST_TIMEOUT_S)})
     try:
@@ -198,7 +196,7 @@ async def _send(name: str, entry: ProviderEntry, model: str, surface: Surface) -
 
         await asyncio.wait_for(consume(), TEST_TIMEOUT_S + 5)
     except ProviderError as exc:
-        return classify(exc, entry.allow_local, surface, entry.api_key)
+        return classify(exc, entry.allow_local, entry.api_key)
     except ProviderConfigError as exc:
         return _say("config", f"The provider settings are not usable: {exc}")
     except TimeoutError:
@@ -207,8 +205,7 @@ async def _send(name: str, entry: ProviderEntry, model: str, surface: Surface) -
 
 
 async def test_provider(
-    home: Path, name: str, entry: ProviderEntry | None = None, model: str | None = None,
-    surface: Surface = "app",
+    home: Path, name: str, entry: ProviderEntry | None = None, model: str | None = None
 ) -> ConnectionResult:
     """Test provider ``name`` (its entry from ``home``'s providers.yaml unless given) with ``model``.
 
@@ -227,7 +224,7 @@ async def test_provider(
     how = "the model asked for"
     if model is None:
         model, how = await choose_test_model(home, name, entry)
-    return await _request(name, entry, model, surface, how)
+    return await _request(name, entry, model, how)
 
 
 test_provider.__test__ = False  # type: ignore[attr-defined]  # a name pytest would collect where imported
@@ -243,6 +240,6 @@ async def run_connection_test(
         return _say("config", f"The provider settings are not usable: {exc}")
     picked = pick_test_model(entry, name, chat_route)
     if picked is not None:
-        return await _request(name, entry, picked, "app", "the model picked in the chat")
+        return await _request(name, entry, picked, "the model picked in the chat")
     model, how = await choose_test_model(home, name, entry)
-    return await _request(name, entry, model, "app", how)
+    return await _request(name, entry, model, how)

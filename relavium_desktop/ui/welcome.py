@@ -357,6 +357,7 @@ class WelcomeView(QWidget):
         from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.host.secrets import SecretStore, SecretStoreError, parse_ref
         from relavium_desktop.providers.check import test_provider
+        from relavium_desktop.ui.settings.provider_test_text import shown_text
 
         try:
             entry = self.context.provider_entry(name)
@@ -369,7 +370,7 @@ class WelcomeView(QWidget):
                     self.key_status.setText(f"The key could not be stored: {error_text(exc)}")
                     return
             result = await test_provider(data_dir(), name)
-            self.key_status.setText(result.message)  # "Connected: …" / "Unreachable: …", coloured by tone
+            self.key_status.setText(shown_text(result))  # "Connected: …" / "Unreachable: …", coloured by tone
             set_tone(self.key_status, "success" if result.ok else "danger")
             if result.ok:
                 self.context.settings.setValue(keys.KEY_WELCOME_DONE, "done")

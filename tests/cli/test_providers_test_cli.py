@@ -90,3 +90,48 @@ def test_only_a_server_not_reached_is_unreachable(
     out = _test(capsys)
     assert out["outcome"] == "unreachable" and out["message"].startswith("Unreachable:")
     assert "(model gpt-4o-mini: the kind's default: the server's model list could not be read)" in out["message"]
+
+
+def test_a_key_missing_from_the_keyring_names_the_secret_command(
+    capsys: pytest.CaptureFixture[str], llm_server: ScriptedLLMServer
+) -> None:
+    add_local(capsys, "box", llm_server.base_url, "--api-key", "secret:BOX_KEY", "--replace")
+    out = _test(capsys)
+    assert out["outcome"] == "auth" and out["nextStep"] == "set_key"
+    assert out["message"].endswith("Store the key with 'relavium secret set BOX_KEY' and test again.")
+    assert "above" not in out["message"]
+    assert llm_server.requests == []  # no key, no request
+
+
+def test_a_keyless_entry_is_told_the_commands_that_give_it_one(
+    capsys: pytest.CaptureFixture[str], llm_server: ScriptedLLMServer
+) -> None:
+    code, _, err = main(capsys, "providers", "add", "my-box", "--kind", "openai", "--base-url",
+                        llm_server.base_url + "/v1", "--allow-local", "--json")
+    assert code == 0, err
+    llm_server.script(Reply.error(401))
+    code, out, err = main(capsys, "providers", "test", "my-box", "--model", "m")
+    assert code == 1
+    assert out.strip().endswith(
+        f"Give it a key: 'relavium providers add my-box --kind openai --base-url {llm_server.base_url}/v1 "
+        "--api-key secret:MY_BOX_API_KEY --allow-local --replace', then 'relavium secret set MY_BOX_API_KEY'.")
+    assert "above" not in out and "my-box did not pass" in err
+
+
+def test_a_local_address_without_the_opt_in_gives_the_allow_local_command(
+    capsys: pytest.CaptureFixture[str], llm_server: ScriptedLLMServer
+) -> None:
+    """An https name that resolves to loopback is accepted by add, then refused by the guarded client."""
+    port = llm_server.base_url.rsplit(":", 1)[1]
+    url = f"https://localhost:{port}/v1"
+    code, _, err = main(capsys, "providers", "add", "box", "--kind", "openai", "--base-url", url,
+                        "--api-key", "env:RELAVIUM_TEST_KEY", "--json")
+    assert code == 0, err
+    code, out, _ = main(capsys, "providers", "test", "box", "--model", "m", "--json")
+    assert code == 1 and out["outcome"] == "opt_in" and out["nextStep"] == "allow_local"
+    assert out["message"].endswith(
+        f"To allow it: 'relavium providers add box --kind openai --base-url {url} --api-key env:RELAVIUM_TEST_KEY "
+        "--allow-local --replace'.")
+    for window_words in ("Tick", "Allow a local endpoint", "above", "click", "button"):
+        assert window_words not in out["message"]
+    assert llm_server.requests == []

@@ -401,6 +401,7 @@ class ProvidersPage(QWidget):
     async def _test_connection(self, name: str, base_url: str, allow_local: bool) -> None:
         from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.providers.check import ConnectionResult, run_connection_test
+        from relavium_desktop.ui.settings.provider_test_text import shown_text
 
         route = self._settings.value("chat/model")  # the chat's model picker (ui/chat/backend.KEY_MODEL)
         result: ConnectionResult
@@ -412,7 +413,7 @@ class ProvidersPage(QWidget):
         row = self.rows.get(name)
         if row is not None:
             # The message's first words say the outcome ("Connected: …", "Unreachable: …"); the tone repeats it.
-            row.test_status.setText(result.message)
+            row.test_status.setText(shown_text(result))  # what happened, then what to do on this page
             set_tone(row.test_status, "success" if result.ok else "danger")
             row.test_button.setEnabled(True)
         self.connection_tested.emit(name, result)

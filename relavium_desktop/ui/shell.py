@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from relavium_desktop.host.egress.local_servers import LocalServerKind
     from relavium_desktop.ui.chat.view import ChatView
     from relavium_desktop.ui.clipboard_actions import ClipboardAction
+    from relavium_desktop.ui.gate_board import GateBoard
     from relavium_desktop.ui.quick_panel import ClipboardRunner, QuickPanel
     from relavium_desktop.ui.runs.view import RunsView
     from relavium_desktop.ui.settings.view import SettingsView
@@ -93,6 +94,7 @@ class MainWindow(QMainWindow):
     # Set by quit_app: the next close is for real even when the window would go to the tray.
     quitting = False
     tray_status: TrayStatus | None = None  # what the tray shows, built with the tray
+    _gate_board: GateBoard | None = None  # the pending gates every view follows, built on first need
 
     def __init__(
         self,
@@ -489,6 +491,7 @@ class MainWindow(QMainWindow):
 
             self.workflows_view = WorkflowsView(self.context)
             self.workflows_view.open_run.connect(self.open_run)
+            self.workflows_view.attach_gate_board(self.gate_board())
             self.replace_page(NAV_WORKFLOWS, self.workflows_view)
             self.workflows_view.refresh()
         if self.nav.currentRow() != NAV_WORKFLOWS:
@@ -503,6 +506,7 @@ class MainWindow(QMainWindow):
             from relavium_desktop.ui.runs.view import RunsView
 
             self.runs_view = RunsView(self.context)
+            self.runs_view.attach_gate_board(self.gate_board())
             self.replace_page(NAV_RUNS, self.runs_view)
         if self.nav.currentRow() != NAV_RUNS:
             self.nav.setCurrentRow(NAV_RUNS)
@@ -634,7 +638,17 @@ class MainWindow(QMainWindow):
             self.pages.currentChanged.connect(lambda _index: self._tray_watch_workflows())
             self._tray_watch_workflows()
             status.changed.connect(self._show_tray_status)
+            status.watch_gate_board(self.gate_board())
         return self.tray_status
+
+    def gate_board(self) -> GateBoard:
+        """The window's one list of pending gates (ui/gate_board.py): Workflows, Runs, tray and notices follow it."""
+        if self._gate_board is None:
+            from relavium_desktop.ui.gate_board import GateBoard
+
+            self._gate_board = GateBoard(self.context.app.runs, self)
+            self._gate_board.start()
+        return self._gate_board
 
     def _tray_watch_workflows(self) -> None:
         if self.tray_status is not None and self.workflows_view is not None:

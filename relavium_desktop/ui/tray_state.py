@@ -23,6 +23,7 @@ from relavium_desktop.ui.tray import TrayState
 if TYPE_CHECKING:
     from relavium_desktop.ui.approval import ApprovalController
     from relavium_desktop.ui.chat.view import ChatView
+    from relavium_desktop.ui.gate_board import GateBoard
     from relavium_desktop.ui.workflows.gate import GateDialog
     from relavium_desktop.ui.workflows.view import WorkflowsView
 
@@ -37,6 +38,7 @@ class TrayStatus(QObject):
         self._runs_running = False
         self._approvals = 0
         self._gates: set[int] = set()  # ids of gate dialogs still open
+        self._board: GateBoard | None = None  # once watched, the gates waiting anywhere (answered anywhere)
         self._unseen_failures = 0
         self._watched: set[int] = set()  # ids of objects already connected, so watching twice is harmless
         self._shown = (TrayState.IDLE, 0)
@@ -48,7 +50,8 @@ class TrayStatus(QObject):
     @property
     def waiting(self) -> int:
         """Things waiting for the user: permission prompts, gates, failures not seen yet."""
-        return self._approvals + len(self._gates) + self._unseen_failures
+        gates = self._board.pending_count if self._board is not None else len(self._gates)
+        return self._approvals + gates + self._unseen_failures
 
     @property
     def state(self) -> TrayState:
@@ -92,6 +95,13 @@ class TrayStatus(QObject):
             view.runner.running_changed.connect(self._runs_changed)
             view.run_finished.connect(self._run_finished)
             view.gates.dialog_opened.connect(self._gate_opened)
+
+    def watch_gate_board(self, board: GateBoard) -> None:
+        """Count the window's pending gates from the one board: one answered anywhere drops the count."""
+        if self._first_time(board):
+            self._board = board
+            board.changed.connect(self._update)
+            self._update()
 
     def _turn_started(self) -> None:
         self._chat_running = True

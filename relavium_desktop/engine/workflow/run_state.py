@@ -421,7 +421,7 @@ def _node_skipped(state: RunState, event: Mapping[str, Any]) -> RunState:
     node_id = _node_id(event)
     if not node_id:
         return state
-    reason = _str(event, "reason").replace("_", " ")
+    reason = _str(event, "reason")
     state = _without_gate(state, "", node_id)
     return _with_node(
         state,

@@ -69,6 +69,7 @@ from relavium_desktop.ui.workflows.splitter_memory import remember_sizes
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
     from relavium_desktop.ui.context import AppContext
+    from relavium_desktop.ui.gate_board import GateBoard
     from relavium_desktop.ui.workflows.runner import WorkflowRunner
 
 COLUMNS = ["Workflow", "Status", "Started", "Duration", "Tokens (in / out)", "Cost"]
@@ -144,6 +145,7 @@ class RunsView(QWidget):
         self.setObjectName("runsView")
         self.context = context
         self._runner: WorkflowRunner | None = None
+        self._board: GateBoard | None = None
         self._resuming: str | None = None  # the run this page is resuming, until it ends
         self._run_workspace: str | None = None
         self._timer = QTimer(self)
@@ -359,6 +361,28 @@ class RunsView(QWidget):
         self.gate_panel.show_gate(run_id, gate, under_review(self.events, str(gate.get("nodeId"))))
         self._arm_gate_timer(gate, only_if_ahead=False)
         self.gate_shown.emit(run_id)
+
+    def attach_gate_board(self, board: GateBoard) -> None:
+        """Share the window's pending gates: answers given here feed it, answers given elsewhere show here."""
+        self._board = board
+        board.watch_runner(self._ensure_runner())
+        board.gate_answered.connect(self._answered_elsewhere)
+        board.changed.connect(self._gates_changed)
+
+    def _answered_elsewhere(self, run_id: str, gate_id: str) -> None:
+        """The shown gate was answered (Workflows, a notification, the CLI): the panel goes, the list re-reads."""
+        panel = self.gate_panel
+        if self._resuming == run_id or panel.run_id != run_id or panel.gate is None \
+                or str(panel.gate.get("gateId")) != gate_id:
+            return
+        self._timer.stop()
+        panel.clear_gate()
+        if self.isVisible():
+            spawn(self._after_resume(run_id))
+
+    def _gates_changed(self) -> None:
+        if self.isVisible() and self._resuming is None:
+            self.refresh()  # a run paused or answered elsewhere: its status cell and icon change
 
     def _ensure_runner(self) -> WorkflowRunner:
         from relavium_desktop.ui.workflows.runner import WorkflowRunner

@@ -43,12 +43,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
+    from relavium_desktop.ui.gate_board import GateBoard
 
 log = logging.getLogger(__name__)
 
 APPROVE = "Approve"
 REJECT = "Reject"
 NOTIFICATION_TITLE = "A workflow is waiting for you"
+ALREADY_ANSWERED_TITLE = "Nothing to answer"
+ALREADY_ANSWERED = "This gate was already answered"
 GATE_KINDS = {"approval": "approval", "input": "asks for input", "review": "review"}
 
 
@@ -148,6 +151,8 @@ class GatePrompter(QObject):
 
     dialog_opened = Signal(object)  # GateDialog
     decided = Signal(str, str, object)  # run id, gate id, GateDecision
+    withdrawn = Signal(str)  # notification id withdrawn because its gate was answered
+    stale_action = Signal(str)  # notification id whose button was pressed after its gate was answered
 
     def __init__(
         self,
@@ -162,8 +167,34 @@ class GatePrompter(QObject):
         self._notify_enabled = notify_enabled
         self._listening: DesktopOs | None = None
         self._by_notification: dict[str, GateDialog] = {}
+        # Every gate notification sent, until its gate is answered: (run id, gate id) by notification id.
+        self._notices: dict[str, tuple[str, str]] = {}
+        self._answered: set[str] = set()  # notifications of gates answered since: a late click says so
+        self._board: GateBoard | None = None
         self.pending: GateDialog | None = None
         self.last_notification_id: str | None = None
+
+    def attach_board(self, board: GateBoard) -> None:
+        """Follow the window's pending gates: a gate answered anywhere closes its dialog and its notification."""
+        if self._board is None:
+            self._board = board
+            board.gate_answered.connect(self.answered_elsewhere)
+
+    def answered_elsewhere(self, run_id: str, gate_id: str) -> None:
+        """The gate was answered (here, in Runs / History, from the notification or by the CLI): tidy up."""
+        dialog = self.pending
+        if dialog is not None and dialog.run_id == run_id and str(dialog.gate.get("gateId")) == gate_id \
+                and dialog.decision is None:
+            dialog.close()  # "decide later" semantics: no answer of its own
+        notifier = self._notifier()
+        for nid, (rid, gid) in list(self._notices.items()):
+            if (rid, gid) == (run_id, gate_id):
+                del self._notices[nid]
+                self._answered.add(nid)
+                self._by_notification.pop(nid, None)
+                if notifier is not None:
+                    spawn(notifier.withdraw(nid))
+                    self.withdrawn.emit(nid)
 
     def ask(self, run_id: str, gate: JsonDict, review: str = "") -> GateDialog:
         """Open the dialog; ``review`` is the readable text of what the gate approves (may be empty)."""
@@ -200,13 +231,32 @@ class GatePrompter(QObject):
             log.info("gate notification not shown: %s", type(exc).__name__)
             return
         nid = str(result["id"])
+        key = (dialog.run_id, str(dialog.gate.get("gateId")))
+        self._notices[nid] = key
         if dialog.decision is None and self.pending is dialog:
             self._by_notification[nid] = dialog
         self.last_notification_id = nid
+        board = self._board
+        if dialog.decision is not None or (board is not None and board.state_of(key[0]) is not None
+                                           and not board.is_pending(*key)):
+            self.answered_elsewhere(*key)  # answered while the notification was being sent
 
     def _on_action(self, action: NotificationAction) -> None:
-        dialog = self._by_notification.pop(action.notification_id, None)
-        if dialog is None or dialog.decision is not None:
+        nid = action.notification_id
+        if nid not in self._notices and nid not in self._by_notification and nid not in self._answered:
+            return  # not a gate notification (a run notice, a tool's): its own listener answers it
+        spawn(self._act(action))
+
+    async def _act(self, action: NotificationAction) -> None:
+        nid = action.notification_id
+        key = self._notices.get(nid)
+        if key is not None and self._board is not None:
+            await self._board.sync_now()  # an answer given in another process may not be polled in yet
+        dialog = self._by_notification.get(nid)
+        live = key is not None and (self._board is None or self._board.is_pending(*key))
+        if dialog is None or dialog.decision is not None or not live:
+            if action.action in (APPROVE, REJECT):
+                await self._say_already_answered(nid)
             return
         if action.action == APPROVE:
             dialog.answer(True, "notification")
@@ -215,3 +265,18 @@ class GatePrompter(QObject):
         else:  # a click on the body: bring the dialog forward
             self._window.activateWindow()
             dialog.raise_()
+
+    async def _say_already_answered(self, nid: str) -> None:
+        """A button of a gate that was already answered: say so (never silence) and take the old notice away."""
+        self._notices.pop(nid, None)
+        self._by_notification.pop(nid, None)
+        self._answered.discard(nid)
+        self.stale_action.emit(nid)
+        notifier = self._notifier()
+        if notifier is None:
+            return
+        await notifier.withdraw(nid)
+        try:
+            await notifier.notify(show_line(ALREADY_ANSWERED_TITLE), show_line(ALREADY_ANSWERED), [])
+        except Exception as exc:  # noqa: BLE001 -- no daemon: nothing more can be shown there
+            log.info("already-answered notification not shown: %s", type(exc).__name__)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.engine.workflow.run_state import NodeState, RunState, reduce
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QHeaderView,
@@ -47,6 +48,32 @@ STATE_ICONS = {
     "skipped": ("chevron-right", "muted"),
     "cancelled": ("stop", "muted"),
 }
+
+WAITING_DETAIL = "waits for your answer: {message}"
+PAUSED_LINE = "Paused at a human gate: waiting for a decision"
+
+
+def shown_state(node: NodeState) -> str:
+    """The State column's word for a node: the reducer's status, "retrying" between attempts."""
+    return "retrying" if node.retrying and node.status == "running" else node.status
+
+
+def status_line(state: RunState) -> str:
+    """The line above the timeline for a run's status (the reducer's, never a view's own guess)."""
+    if state.status == "running":
+        return f"Running {state.run_id}"
+    if state.status == "paused":
+        return PAUSED_LINE
+    if state.status == "completed":
+        return f"Completed in {state.duration_ms or 0} ms"
+    if state.status == "failed":
+        return "Failed: " + (state.error.text() if state.error is not None else "")
+    if state.status == "cancelled":
+        return "Stopped"
+    if state.status == "interrupted":
+        return "Interrupted: " + (state.error.message if state.error is not None else "the run's process ended")
+    return ""
+
 
 NODE_STATE_BY_EVENT = {
     "node:started": "running",
@@ -115,6 +142,7 @@ class RunTimeline(QWidget):
         self.palette_now = palette
         self.records: dict[str, NodeRecord] = {}
         self.order: list[str] = []
+        self.run_state = RunState.initial()
         self.table = QTableWidget(0, 3)
         self.table.setObjectName("timelineTable")
         self.table.setHorizontalHeaderLabels(["Node", "State", "Detail"])
@@ -148,6 +176,7 @@ class RunTimeline(QWidget):
 
     def set_nodes(self, nodes: list[tuple[str, str]]) -> None:
         """(id, type) of every node, in plan order; all pending."""
+        self.run_state = RunState.initial(node_ids=nodes)
         self.records = {nid: NodeRecord(nid, ntype) for nid, ntype in nodes}
         self.order = [nid for nid, _ in nodes]
         self.table.setRowCount(len(nodes))
@@ -164,15 +193,14 @@ class RunTimeline(QWidget):
     # -- events --------------------------------------------------------------
 
     def apply(self, event: JsonDict) -> None:
+        """One run event: states and the status line from the one reducer; tokens and tool cards kept here."""
         kind = str(event.get("type", ""))
+        self.run_state = reduce(self.run_state, event)
         node_id = event.get("nodeId")
         record = self.records.get(str(node_id)) if node_id is not None else None
         if kind in NODE_STATE_BY_EVENT and record is not None:
-            state = NODE_STATE_BY_EVENT[kind]
-            if kind == "node:started" and record.state == "waiting":
-                return  # a gate's start event precedes its paused event; keep "waiting"
             if kind == "human_gate:paused":
-                record.detail = str(event.get("message", ""))
+                record.detail = WAITING_DETAIL.format(message=event.get("message", ""))
             elif kind == "node:skipped":
                 record.detail = str(event.get("reason", ""))
             elif kind == "node:failed":
@@ -184,17 +212,22 @@ class RunTimeline(QWidget):
                 record.detail = f"{record.decision} · {took}" if record.decision else took
                 record.output = event.get("output")
                 record.has_output = True
-            elif kind == "node:started":
-                record.detail = ""
-            self._set_state(record, state)
+            elif kind == "node:started" and record.state != "waiting":
+                record.detail = ""  # a gate's start event precedes its paused event: keep what it waits for
+            self._sync_states()
         elif kind == "human_gate:resumed" and record is not None:
-            record.decision = f"{event.get('decision')} by {event.get('decidedBy')}"
+            node = self.run_state.node(record.node_id)
+            record.decision = node.decision if node is not None else str(event.get("decision"))
             record.detail = record.decision
             if event.get("decision") != "rejected":  # the gate's completion (no node:completed follows)
                 record.output = {k: event[k] for k in ("decision", "decidedBy", "payload") if k in event}
                 record.has_output = True
-                self._set_state(record, "completed")
+            self._sync_states()
             self._update_row(record)
+        elif kind == "budget:paused" and record is not None:
+            node = self.run_state.node(record.node_id)
+            record.detail = node.summary if node is not None else ""
+            self._sync_states()
         elif kind == "agent:token" and record is not None:
             record.tokens.append(str(event.get("token", "")))
             self._touch(record)
@@ -215,22 +248,37 @@ class RunTimeline(QWidget):
                 else _describe_error(event.get("error"))
             self._touch(record)
         elif kind.startswith("run:"):
-            self._run_event(kind, event)
+            self._sync_states()
+            self.status.setText(status_line(self.run_state))
 
-    def _run_event(self, kind: str, event: JsonDict) -> None:
-        if kind == "run:started":
-            self.status.setText(f"Running {event.get('runId', '')}")
-        elif kind == "run:paused":
-            self.status.setText("Paused at a human gate: waiting for a decision")
-        elif kind == "run:completed":
-            self.status.setText(f"Completed in {event.get('durationMs', 0)} ms")
-        elif kind == "run:failed":
-            self.status.setText("Failed: " + _describe_error(event.get("error")))
-        elif kind == "run:cancelled":
-            self.status.setText("Stopped")
-            for record in self.records.values():
-                if record.state in ("running", "waiting", "retrying"):
-                    self._set_state(record, "cancelled")
+    def show_state(self, state: RunState) -> None:
+        """Show a run's state as it stands (a refresh, a reopened run): node states, details, status line."""
+        self.run_state = state
+        for record in self.records.values():
+            node = state.node(record.node_id)
+            if node is None:
+                continue
+            gate = state.gate_for(record.node_id)
+            if gate is not None:
+                record.detail = WAITING_DETAIL.format(message=gate.message)
+            elif node.decision:
+                record.decision = record.detail = node.decision
+            elif node.summary and not record.detail:
+                record.detail = node.summary  # a live run's own detail ("12 ms", a tool card's) is kept
+        self._sync_states()
+        for record in self.records.values():
+            self._update_row(record)
+        self.status.setText(status_line(state))
+
+    def _sync_states(self) -> None:
+        """Every row's state from the reducer's NodeState; a changed one is repainted and told."""
+        for record in self.records.values():
+            node = self.run_state.node(record.node_id)
+            if node is None:
+                continue
+            shown = shown_state(node)
+            if shown != record.state:
+                self._set_state(record, shown)
 
     def _set_state(self, record: NodeRecord, state: str) -> None:
         record.state = state

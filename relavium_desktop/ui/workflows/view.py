@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui import app_settings as keys
@@ -34,6 +34,7 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.readable import readable
+from relavium_desktop.ui.runs.gate_panel import GatePanel
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_tone
 from relavium_desktop.ui.workflows.catalog import WorkflowEntry, last_statuses, scan_project
@@ -50,7 +51,9 @@ from relavium_desktop.ui.workflows.timeline import RunTimeline
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
+    from relavium_desktop.engine.workflow.run_state import PendingGate, RunState
     from relavium_desktop.ui.context import AppContext
+    from relavium_desktop.ui.gate_board import GateBoard
 
 
 KEY_LIST_SPLIT = "workflows/list_split"
@@ -67,6 +70,15 @@ def workflow_project(file: Path, current: str | None) -> Path:
         if (folder / "workflows").is_dir():
             return folder
     return file.parent
+
+
+def gate_dict(gate: PendingGate) -> JsonDict:
+    """A pending gate in the wire shape the gate panel and dialog read (``nodeId``, ``gateId``, ...)."""
+    out: JsonDict = {"gateId": gate.gate_id, "nodeId": gate.node_id, "gateType": gate.gate_type,
+                     "message": gate.message}
+    if gate.expires_at:
+        out["expiresAt"] = gate.expires_at
+    return out
 
 
 def _home() -> Path:
@@ -89,6 +101,8 @@ class WorkflowsView(QWidget):
         self.current: WorkflowEntry | None = None
         self.run_id: str | None = None
         self.run_events: list[JsonDict] = []  # node events of the current run: what a gate reviews
+        self.board: GateBoard | None = None
+        self._active = False  # a run of this view is running (not paused)
         palette = context.theme.palette
 
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
@@ -158,6 +172,10 @@ class WorkflowsView(QWidget):
         buttons.addWidget(self.stop_button)
         buttons.addWidget(self.message, 1)
         self.timeline = RunTimeline(palette)
+        # A paused run's gate, answered right here (the same panel Runs / History shows).
+        self.gate_panel = GatePanel()
+        self.gate_panel.setObjectName("workflowGatePanel")
+        self.gate_panel.decided.connect(self._gate_decided)
         self.outputs_view = QPlainTextEdit()
         self.outputs_view.setObjectName("finalOutputs")
         self.outputs_view.setReadOnly(True)
@@ -170,6 +188,7 @@ class WorkflowsView(QWidget):
         controls_col.addWidget(QLabel("Inputs"))
         controls_col.addWidget(self.inputs)
         controls_col.addLayout(buttons)
+        controls_col.addWidget(self.gate_panel)
         controls_col.addWidget(self.timeline, 1)
         controls_col.addWidget(QLabel("Final outputs"))
         controls_col.addWidget(self.outputs_view)
@@ -350,8 +369,12 @@ class WorkflowsView(QWidget):
                     self.workflow_list.setCurrentRow(rels.index(self.current.rel))
                     self.workflow_list.blockSignals(False)
             return
+        same = self.current is not None and self.current.rel == entry.rel and self.run_id is not None
+        kept = self.timeline.run_state if same else None  # a refresh re-reads the file, not the run
         self.current = entry
-        self.run_id = None
+        if kept is None:
+            self.run_id = None
+            self.gate_panel.clear_gate()
         self.title.setText(f"{entry.title} — {entry.rel}")
         self.message.setText("")
         self.outputs_view.clear()
@@ -368,6 +391,58 @@ class WorkflowsView(QWidget):
         self.inputs.set_inputs(entry.loaded.file.workflow.inputs)
         self.timeline.set_nodes([(n, plan.nodes[n].type) for n in plan.order])
         self.run_button.setEnabled(bool(self.context.project))
+        if kept is None and self.board is not None:
+            kept = self._paused_run_of(entry)  # paused earlier, or by `relavium run`: shown as such
+            if kept is not None:
+                self.run_id = kept.run_id
+        if kept is not None:
+            self.show_run_state(kept)
+        self._running(self._active)
+
+    def _paused_run_of(self, entry: WorkflowEntry) -> RunState | None:
+        """The newest run of this workflow the gate board knows to wait at a gate."""
+        if entry.loaded is None or self.board is None:
+            return None
+        wf_id = entry.loaded.file.workflow.id
+        found = [s for s in self.board.runs.values() if s.workflow_id == wf_id and s.gates]
+        return found[-1] if found else None
+
+    def show_run_state(self, state: RunState) -> None:
+        """Show the open workflow's run as the reducer has it: node states, status line, its gate."""
+        self.timeline.show_state(state)
+        if state.gates and not self._active:
+            gate = state.gates[0]
+            if self.gate_panel.gate is None or self.gate_panel.gate.get("gateId") != gate.gate_id:
+                self.gate_panel.show_gate(state.run_id, gate_dict(gate), self._review_of(gate_dict(gate)))
+        else:
+            self.gate_panel.clear_gate()
+        if self.current is not None and state.status != "pending":
+            self._set_last_status(self.current, state.status)
+        self._running(self._active)
+
+    def _set_last_status(self, entry: WorkflowEntry, status: str) -> None:
+        entry.last_status = status
+        row = self.entries.index(entry) if entry in self.entries else -1
+        if row >= 0:
+            fill_item(self.workflow_list.item(row), entry, self.context.theme.palette)
+
+    def attach_gate_board(self, board: GateBoard) -> None:
+        """Share the window's pending gates: this view's runs feed it, and answers given elsewhere show here."""
+        self.board = board
+        board.watch_runner(self.runner)
+        self.gates.attach_board(board)
+        board.run_changed.connect(self._board_run_changed)
+
+    def _board_run_changed(self, run_id: str, state: RunState) -> None:
+        """A run changed outside this view's own stream (Runs / History, the CLI): show where it is now."""
+        if self._active:
+            return  # this view's own run: its live events already show
+        if run_id == self.run_id:
+            self.show_run_state(state)
+        elif self.run_id is None and self.current is not None and state.gates and self.current.loaded is not None \
+                and state.workflow_id == self.current.loaded.file.workflow.id:
+            self.run_id = run_id
+            self.show_run_state(state)
 
     # -- running ---------------------------------------------------------------
 
@@ -385,17 +460,27 @@ class WorkflowsView(QWidget):
         self.context.ensure_services()
         self.timeline.reset()
         self.graph.reset_states()
+        self.gate_panel.clear_gate()
         self.run_events = []
         self.outputs_view.clear()
         self.message.setText("")
         self.runner.start(entry.loaded, values)
 
     def stop(self) -> None:
-        self.runner.stop()
+        """Stop the running run, or cancel the run paused at a gate (it then ends as cancelled)."""
+        if self.runner.busy:
+            self.runner.stop()
+        elif self.run_id is not None and self.timeline.run_state.paused:
+            self.context.ensure_services()
+            self.gate_panel.set_busy(True)
+            cancel_paused(self.runner, self.run_id)
 
     def _running(self, running: bool) -> None:
+        self._active = running  # the runner says so (its task is still finishing when it tells)
+        paused = self.run_id is not None and self.timeline.run_state.paused
         self.run_button.setEnabled(not running and self.current is not None and self.current.loaded is not None)
-        self.stop_button.setEnabled(running)
+        self.stop_button.setEnabled(running or paused)
+        self.stop_button.setToolTip("Cancel the run waiting at its gate" if paused and not running else "")
         self.workflow_list.setEnabled(not running)
 
     def _on_event(self, event: JsonDict) -> None:
@@ -413,11 +498,13 @@ class WorkflowsView(QWidget):
 
     def _on_finished(self, result: RunResult) -> None:
         self.run_id = result.run_id
-        if self.current is not None:
-            self.current.last_status = result.status
-            row = self.entries.index(self.current) if self.current in self.entries else -1
-            if row >= 0:
-                fill_item(self.workflow_list.item(row), self.current, self.context.theme.palette)
+        state = self.timeline.run_state
+        if state.run_id == result.run_id:
+            self.show_run_state(state)  # also the list row's icon
+        else:
+            self.gate_panel.clear_gate()
+            if self.current is not None:
+                self._set_last_status(self.current, result.status)
         if result.status == "paused" and result.pending_gates:
             self.gates.ask(result.run_id, result.pending_gates[0], self._review_of(result.pending_gates[0]))
             self._arm_gate_timeout(result.run_id, result.pending_gates[0])
@@ -462,5 +549,32 @@ class WorkflowsView(QWidget):
 
     def _gate_decided(self, run_id: str, gate_id: str, decision: GateDecision) -> None:
         self.context.ensure_services()
-        self.runner.resume(run_id, decision, gate_id)
+        if self.gate_panel.run_id == run_id:
+            self.gate_panel.set_busy(True)
+            self.gate_panel.status.setText("Resuming…")
+        if not self.runner.resume(run_id, decision, gate_id):
+            self.gate_panel.set_busy(False)
+
+
+def cancel_paused(runner: WorkflowRunner, run_id: str) -> bool:
+    """End a run paused at a gate as cancelled, through the runner (its events stream like any run's).
+
+    The engine's own cancel path does the work: the run is loaded from its
+    paused checkpoint with no answer and cancelled before it takes a step, so
+    it emits ``run:cancelled`` and history.db records it ``cancelled`` -- no
+    gate is answered, nothing runs.
+    """
+    from relavium_desktop.engine.workflow.errors import InputError
+    from relavium_desktop.engine.workflow.run import WorkflowRun
+
+    def make(engine: Any) -> WorkflowRun:
+        state = engine.journal.load_checkpoint(run_id)
+        if state is None:
+            raise InputError(f"run {run_id!r} is no longer paused")
+        run = WorkflowRun(engine, engine._checkpointed_workflow(run_id, state), state,
+                          on_event=runner.run_event.emit, fresh=False)
+        run.cancel()
+        return run
+
+    return runner._launch(make, InputError)
 

@@ -5,11 +5,12 @@ scripts and its own row in ``schema_versions``, so components evolve
 independently and a newer database is refused instead of being misread.
 
 Every write that spans more than one statement goes through :func:`write_tx`
-(``BEGIN IMMEDIATE`` … ``COMMIT``, ``ROLLBACK`` on any exception).  A store
-object that shares its connection between threads also holds its own lock
-around every use of the connection: the transaction is per connection, so a
-second thread's statement would otherwise land inside (or break) the first
-thread's transaction.
+(``BEGIN IMMEDIATE`` … ``COMMIT``, ``ROLLBACK`` on any exception).  A
+connection is shared between threads (the event loop and ``to_thread``
+workers) and between stores (one connection per process), so every use of it
+holds the connection's one lock (:func:`connection_lock`): the transaction is
+per connection, so a second thread's statement would otherwise land inside
+(or break) the first thread's transaction, whichever store issued it.
 
 A database that cannot be opened or written -- damaged, locked by another
 program, on a full disk, read-only -- raises :class:`StorageError`, which
@@ -24,6 +25,7 @@ import contextlib
 import errno
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -169,6 +171,8 @@ class HistoryConnection(sqlite3.Connection):
     """
 
     path: Path = Path("history.db")
+    # The one lock every store using this connection holds around each use of it (set by open_db).
+    lock: threading.RLock
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         if parameters and masked_writes.writes(sql):
@@ -183,6 +187,24 @@ class HistoryConnection(sqlite3.Connection):
 
 def connection_path(conn: sqlite3.Connection) -> Path:
     return getattr(conn, "path", Path("history.db"))
+
+
+def connection_lock(conn: sqlite3.Connection) -> threading.RLock:
+    """The lock every store sharing ``conn`` holds around each use of it.
+
+    One per connection, so stores sharing a connection also share its lock: a
+    statement of one store can never land inside another store's transaction.
+    Reentrant, so a store method that calls another under the lock waits for
+    nobody.  A connection :func:`open_db` did not make gets a lock of its own
+    here (attached to it when the connection type allows, else per store: such
+    a connection must then not be shared between stores).
+    """
+    lock: threading.RLock | None = getattr(conn, "lock", None)
+    if lock is None:
+        lock = threading.RLock()
+        with contextlib.suppress(AttributeError):  # a plain sqlite3.Connection takes no attributes
+            conn.lock = lock  # type: ignore[attr-defined]
+    return lock
 
 
 def open_db(path: Path) -> sqlite3.Connection:
@@ -201,6 +223,7 @@ def open_db(path: Path) -> sqlite3.Connection:
             path, timeout=10, isolation_level=None, check_same_thread=False, factory=HistoryConnection
         )
         conn.path = path
+        conn.lock = threading.RLock()
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA busy_timeout=10000")
         conn.execute("PRAGMA journal_mode=WAL")
@@ -295,28 +318,30 @@ def write_tx(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
     IMMEDIATE takes the write lock up front (waiting up to the busy timeout
     for another process), so a read-then-write inside the block is not
-    undercut by a concurrent writer.  The caller holds its store's lock when
-    the connection is shared between threads.  A failed ``COMMIT`` is rolled
+    undercut by a concurrent writer.  A failed ``COMMIT`` is rolled
     back too, and a transaction SQLite already abandoned is not rolled back
     twice, so the original error is what propagates.  A damaged, locked, full
     or read-only file propagates as :class:`StorageError` (naming the file);
-    a constraint or SQL error stays itself.
+    a constraint or SQL error stays itself.  The connection's lock
+    (:func:`connection_lock`, reentrant) is held for the whole transaction, so
+    no other thread's statement on this connection can land inside it.
     """
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
-        _raise_storage(conn, exc)
-        raise
-    try:
-        yield conn
-        conn.execute("COMMIT")
-    except BaseException as exc:
-        if conn.in_transaction:
-            with contextlib.suppress(sqlite3.Error):  # the original error is the one worth reporting
-                conn.execute("ROLLBACK")
-        if isinstance(exc, sqlite3.Error):
+    with connection_lock(conn):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
             _raise_storage(conn, exc)
-        raise
+            raise
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):  # the original error is the one worth reporting
+                    conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                _raise_storage(conn, exc)
+            raise
 
 
 def _raise_storage(conn: sqlite3.Connection, exc: sqlite3.Error) -> None:
@@ -335,9 +360,15 @@ def migrate(conn: sqlite3.Connection, component: str, migrations: Sequence[str])
     """Apply ``migrations[current:]`` for ``component`` atomically; returns the version.
 
     The version is read again inside the write transaction, so two processes
-    opening an older history.db at once apply each script exactly once.
+    opening an older history.db at once apply each script exactly once.  The
+    connection's lock is held throughout: a store opened while another store
+    on the same connection is mid-transaction on another thread waits for it.
     """
+    with connection_lock(conn):
+        return _migrate_locked(conn, component, migrations)
 
+
+def _migrate_locked(conn: sqlite3.Connection, component: str, migrations: Sequence[str]) -> int:
     def check(current: int) -> None:
         if current > len(migrations):
             raise SchemaTooNewError(

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from relavium_desktop.engine.tools.masking import MASK
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
-from relavium_desktop.store.db import history_db_path, migrate, open_db, write_tx
+from relavium_desktop.store.db import connection_lock, history_db_path, migrate, open_db, write_tx
 
 GrantKind = Literal["path", "argv", "host", "tool"]
 
@@ -180,7 +180,7 @@ class _PerProjectTable:
     _TABLE: ClassVar[str]
     _ORDER: ClassVar[str]  # the sort columns after ``project``
     _conn: sqlite3.Connection
-    _lock: threading.Lock
+    _lock: threading.RLock
     paths: GrantPaths
 
     def _select(self, project: str | None) -> list[sqlite3.Row]:
@@ -206,10 +206,11 @@ class GrantStore(_PerProjectTable):
     _TABLE = "grants"
     _ORDER = "tool, target"
 
-    def __init__(self, conn: sqlite3.Connection, paths: GrantPaths) -> None:
+    def __init__(self, conn: sqlite3.Connection, paths: GrantPaths, *, owns_connection: bool = True) -> None:
         self._conn = conn
         self.paths = paths
-        self._lock = threading.Lock()  # shared with ``folders`` (same connection)
+        self._owns_connection = owns_connection
+        self._lock = connection_lock(conn)  # shared with ``folders`` and every store on this connection
         migrate(conn, "grants", MIGRATIONS)
         # folders outside the project, per project
         self.folders = FolderGrantStore(conn, paths, lock=self._lock)
@@ -230,8 +231,10 @@ class GrantStore(_PerProjectTable):
         return target_of(request, self._where(project, request)[1])
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        """Close the connection when this store owns it; a shared one stays open for the other stores."""
+        if self._owns_connection:
+            with self._lock:
+                self._conn.close()
 
     @staticmethod
     def _row(row: Any) -> Grant:
@@ -317,10 +320,10 @@ class FolderGrantStore(_PerProjectTable):
     _TABLE = "folder_grants"
     _ORDER = "folder"
 
-    def __init__(self, conn: sqlite3.Connection, paths: GrantPaths, *, lock: threading.Lock | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, paths: GrantPaths, *, lock: threading.RLock | None = None) -> None:
         self._conn = conn
         self.paths = paths
-        self._lock = lock or threading.Lock()
+        self._lock = lock or connection_lock(conn)
         migrate(conn, "folder_grants", FOLDER_MIGRATIONS)
 
     @staticmethod

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from relavium_desktop.store.db import history_db_path, migrate, open_db, write_tx
+from relavium_desktop.store.db import connection_lock, history_db_path, migrate, open_db, write_tx
 
 COMPONENT = "mcp_consents"
 MAX_META_CHARS = 4_096  # each stored display field; a longer one is cut (it is not the identity)
@@ -76,10 +75,13 @@ def _clip(text: str) -> str:
 class McpConsentStore:
     """The ``mcp_consents`` component of history.db; safe to share between threads."""
 
-    def __init__(self, conn: sqlite3.Connection, canonical: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, canonical: Callable[[str], str] | None = None, *, owns_connection: bool = True
+    ) -> None:
         self._conn = conn
         self._canonical = canonical or str
-        self._lock = threading.Lock()
+        self._owns_connection = owns_connection
+        self._lock = connection_lock(conn)  # shared with every store on this connection
         migrate(conn, COMPONENT, MIGRATIONS)
 
     @classmethod
@@ -87,8 +89,10 @@ class McpConsentStore:
         return cls(open_db(history_db_path(home)), canonical)
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        """Close the connection when this store owns it; a shared one stays open for the other stores."""
+        if self._owns_connection:
+            with self._lock:
+                self._conn.close()
 
     def _project(self, project: str | Path) -> str:
         return self._canonical(str(project))

@@ -17,8 +17,11 @@ its events and last checkpoint are kept.  A run owned by a live process
 (the desktop runs workflows in its own process) is left alone.
 
 One store may be shared by the event loop and worker threads: the event
-buffer and the connection are only touched under the store's lock, and every
+buffer and the connection are only touched under the connection's lock
+(shared with every other store on that connection), and every
 multi-statement write is one :func:`~relavium_desktop.store.db.write_tx`.
+A store made with ``owns_connection=False`` (the process's Application hands
+one connection to every store) leaves the connection open when it closes.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import json
 import os
 import socket
 import sqlite3
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,7 +40,7 @@ import psutil
 
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.workflow.journal import RunInfo
-from relavium_desktop.store.db import history_db_path, migrate, open_db, write_tx
+from relavium_desktop.store.db import connection_lock, history_db_path, migrate, open_db, write_tx
 
 INTERRUPTED = "interrupted"
 
@@ -159,9 +161,10 @@ def _row(row: sqlite3.Row) -> JsonDict:
 class RunStore:
     """One connection's view of runs; safe to share between the loop and worker threads."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, owns_connection: bool = True) -> None:
         self._conn = conn
-        self._lock = threading.Lock()
+        self._owns_connection = owns_connection
+        self._lock = connection_lock(conn)
         self._buffer: list[JsonDict] = []
         migrate(conn, "runs", MIGRATIONS)
         self.reap_dead_runs()
@@ -171,11 +174,13 @@ class RunStore:
         return cls(open_db(history_db_path(home)))
 
     def close(self) -> None:
+        """Write the buffered events; close the connection only when this store opened it."""
         with self._lock:
             try:
                 self._flush_locked()
             finally:
-                self._conn.close()
+                if self._owns_connection:
+                    self._conn.close()
 
     # -- RunJournal ---------------------------------------------------------
 

@@ -3,7 +3,9 @@
 Migrated as the ``sessions`` component of ``store.db``.  Messages are stored
 as the engine's JSON (masked and bounded by ``storable_message``) so a
 session resumed after a restart is sent to the provider exactly as stored.
-Deleting a session deletes its rows (foreign keys cascade).
+Deleting a session deletes its rows (foreign keys cascade).  The connection
+may be shared with other stores and threads: every use of it holds the
+connection's lock (``store.db.connection_lock``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from relavium_desktop.engine.agent.outcome import UsageRecord
 from relavium_desktop.engine.agent.session import SessionInfo, storable_message
 from relavium_desktop.engine.llm.messages import Message, TextPart
 from relavium_desktop.engine.tools.masking import mask_text
-from relavium_desktop.store.db import migrate, write_tx
+from relavium_desktop.store.db import connection_lock, migrate, write_tx
 from relavium_desktop.store.runs import owner_alive, this_process
 
 MIGRATIONS = [
@@ -150,12 +151,21 @@ def _stored_text(role: str, parts_json: str) -> str:
 class SqliteSessionStore:
     """The :class:`~relavium_desktop.engine.agent.session.SessionStore` over history.db."""
 
-    def __init__(self, conn: sqlite3.Connection, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, *, clock: Callable[[], float] = time.time, owns_connection: bool = True
+    ) -> None:
         self._conn = conn
         self._clock = clock
-        self._lock = threading.Lock()
+        self._owns_connection = owns_connection
+        self._lock = connection_lock(conn)
         migrate(conn, "sessions", MIGRATIONS)
         self._index_unindexed()
+
+    def close(self) -> None:
+        """Close the connection when this store owns it; a shared one stays open for the other stores."""
+        if self._owns_connection:
+            with self._lock:
+                self._conn.close()
 
     def _index_unindexed(self) -> None:
         """Index the messages stored before search existed (once per database: each gets a row)."""

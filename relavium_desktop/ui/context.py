@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from relavium_desktop.application.app import Application
 from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.defaults_migration import migrate_chat_defaults
 from relavium_desktop.ui.qt import QObject, QSettings, QWidget, Signal
 from relavium_desktop.ui.theme import Theme
 
@@ -70,6 +71,7 @@ class AppContext(QObject):
         # focused decides if a notification is worth sending.
         self.window = window
         self.settings = settings or keys.ui_settings()
+        migrate_chat_defaults(self.settings, self.app.paths)  # old chat/model, chat/agent -> defaults.json, once
         self.folder_picker: FolderPicker = folder_picker or native_folder_picker
         self.desktop_os: DesktopOs | None = None
         self.grants: GrantStore | None = None

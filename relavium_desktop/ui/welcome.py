@@ -5,8 +5,9 @@ four short steps instead of one error at a time.  Every step can be
 skipped, and the whole flow can be run again from Settings → Providers.
 What it writes is what the rest of the app reads: the provider goes into
 providers.yaml (through the context's store), the key into the keyring
-(the file names it as ``secret:NAME``), the model into the chat's picker
-setting, the folder into the project.
+(the file names it as ``secret:NAME``), the model into defaults.json (the
+default model the chat and ``relavium chat`` both use), the folder into the
+project.
 
 Local model servers are looked for only when the user clicks "Look for a
 local model server": contacting a port on this machine is an explicit
@@ -354,7 +355,6 @@ class WelcomeView(QWidget):
     async def _save_and_test(self, name: str, value: str) -> None:
         import asyncio
 
-        from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.host.secrets import SecretStore, SecretStoreError, parse_ref
         from relavium_desktop.providers.check import test_provider
         from relavium_desktop.ui.settings.provider_test_text import shown_text
@@ -369,7 +369,7 @@ class WelcomeView(QWidget):
                 except SecretStoreError as exc:
                     self.key_status.setText(f"The key could not be stored: {error_text(exc)}")
                     return
-            result = await test_provider(data_dir(), name)
+            result = await test_provider(self.context.app.paths.home, name)
             self.key_status.setText(shown_text(result))  # "Connected: …" / "Unreachable: …", coloured by tone
             set_tone(self.key_status, "success" if result.ok else "danger")
             if result.ok:
@@ -390,13 +390,12 @@ class WelcomeView(QWidget):
         self._task = spawn(self._load_models(self.provider))
 
     async def _load_models(self, name: str) -> None:
-        from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.providers.models import fetch_models
 
         entry = self.context.provider_entry(name)
         if entry is None:
             return
-        listed = await fetch_models(name, entry, home=data_dir())
+        listed = await fetch_models(name, entry, home=self.context.app.paths.home)
         self.model_list.blockSignals(True)
         self.model_list.clear()
         for model in listed.models:
@@ -409,12 +408,17 @@ class WelcomeView(QWidget):
         self.model_status.setText(f"Models of {name}. Pick the one chat should use.{note}")
 
     def _model_picked(self, row: int) -> None:
-        from relavium_desktop.ui.chat.backend import KEY_MODEL
+        """The pick becomes the default model in defaults.json, which the chat and ``relavium chat`` both read."""
+        from relavium_desktop.application.defaults import Defaults
 
         item = self.model_list.item(row) if row >= 0 else None
         route = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
         if isinstance(route, str):
-            self.context.settings.setValue(KEY_MODEL, route)
+            try:
+                Defaults(self.context.app.paths).save(model=route)
+            except OSError as exc:
+                self.model_status.setText(f"The model could not be saved as the default: {error_text(exc)}")
+                set_tone(self.model_status, "danger")
 
     # -- step 4: the project -------------------------------------------------------------
 

@@ -18,7 +18,6 @@ from ruamel.yaml import YAML
 
 from relavium_desktop.host.egress.local_servers import KNOWN_LOCAL_SERVERS, LocalServerKind
 from relavium_desktop.ui import app_settings as keys
-from relavium_desktop.ui.chat.backend import KEY_MODEL
 from relavium_desktop.ui.welcome import STEP_KEY, STEP_MODEL, STEP_PROJECT, STEP_PROVIDER
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.ui.chat_driver import finish, type_and_enter
@@ -67,7 +66,9 @@ def test_a_fresh_home_opens_the_welcome_flow_and_ends_in_a_streaming_chat(
     ollama = saved["providers"]["ollama"]
     assert (ollama["kind"], ollama["base_url"], ollama.get("api_key"), ollama["allow_local"]) == (
         "openai", f"{llm_server.base_url}/v1", None, True)
-    assert window.context.settings.value(KEY_MODEL) == "ollama/qwen2.5-coder:7b"
+    # The pick is the shared default model (defaults.json, which `relavium chat` reads), not a window setting.
+    assert json.loads((relavium_home / "defaults.json").read_text()) == {"model": "ollama/qwen2.5-coder:7b"}
+    assert window.context.settings.value("chat/model") is None
     view = window.chat_view
     qtbot.waitUntil(lambda: view.model_combo.route() == "ollama/qwen2.5-coder:7b", timeout=10_000)
 

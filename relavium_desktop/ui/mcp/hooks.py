@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 SamplingComplete = Callable[["SamplingRequest", str], Awaitable["SamplingAnswer"]]
 ConsentStoreFactory = Callable[[], "McpConsentStore | None"]
-KEY_CHAT_MODEL = "chat/model"  # the chat's model picker ("provider/model"), ui/chat/backend.KEY_MODEL
 
 
 async def run_dialog(dialog: QDialog) -> int:
@@ -197,8 +196,9 @@ def app_mcp_hooks(context: AppContext) -> McpClientHooks:
         from relavium_desktop.host.datadir import data_dir
 
         def model() -> str | None:
-            route = context.settings.value(KEY_CHAT_MODEL)
-            return route if isinstance(route, str) and "/" in route else None
+            from relavium_desktop.application.defaults import Defaults
+
+            return Defaults(context.app.paths).model()  # the default model ("provider/model"), read per request
 
         hooks = AppMcpHooks(context.window, project=lambda: context.project,
                             consents=lambda: services.mcp_consents(data_dir()), model=model)

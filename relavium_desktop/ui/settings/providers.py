@@ -399,15 +399,15 @@ class ProvidersPage(QWidget):
         spawn(self._test_connection(name, row.base_url.text(), row.allow_local.isChecked()))
 
     async def _test_connection(self, name: str, base_url: str, allow_local: bool) -> None:
+        from relavium_desktop.application.defaults import Defaults
         from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.providers.check import ConnectionResult, run_connection_test
         from relavium_desktop.ui.settings.provider_test_text import shown_text
 
-        route = self._settings.value("chat/model")  # the chat's model picker (ui/chat/backend.KEY_MODEL)
         result: ConnectionResult
         try:
-            result = await run_connection_test(data_dir(), name, base_url, allow_local,
-                                               route if isinstance(route, str) else None)
+            route = Defaults(self.context.app.paths).model()  # the default model, shared with `relavium chat`
+            result = await run_connection_test(data_dir(), name, base_url, allow_local, route)
         except Exception as exc:  # noqa: BLE001 -- an unreadable providers.yaml etc.: say so, never crash
             result = ConnectionResult("config", f"The provider settings are not usable: {type(exc).__name__}")
         row = self.rows.get(name)

@@ -19,13 +19,14 @@ aside, say.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from typing import TYPE_CHECKING
 
 from relavium_desktop.application.paths import AppPaths
 
 if TYPE_CHECKING:
+    import sqlite3  # the window imports this module before its first paint; sqlite3 loads after it
+
     from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.store.mcp_consents import McpConsentStore
     from relavium_desktop.store.runs import RunStore

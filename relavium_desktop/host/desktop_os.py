@@ -1,10 +1,12 @@
 """The desktop's OS capability: clipboard text and images, and native notifications.
 
-``read_clipboard`` reads QClipboard on the GUI thread (the qasync loop is that
-thread).  ``read_clipboard_image`` takes the clipboard's QImage there too,
-PNG-encodes it in a worker thread (QImage and QBuffer are reentrant) and
-publishes the PNG to the media store, returning the handle's descriptor: a
-screenshot reaches a model as a handle, never as bytes in a tool result.  ``notify`` hands the notification to the session's notification
+The clipboard is reached through a :class:`ClipboardAccess` the surface hands
+in (the window's is ``ui.clipboard_access.QtClipboard``): the host imports no
+Qt, so a process without a Qt application -- the CLI -- builds a DesktopOs
+with none, and its clipboard tools fail closed with a clear error.
+``read_clipboard_image`` publishes the clipboard's PNG to the media store and
+returns the handle's descriptor: a screenshot reaches a model as a handle,
+never as bytes in a tool result.  ``notify`` hands the notification to the session's notification
 service through desktop-notifier and returns its id as soon as the service
 accepted it -- the run never waits for a click.  A click on one of its buttons
 (or on its body, ``action == "default"``) arrives later, on the loop, as a
@@ -24,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.host.desktop_entry import ASSETS
@@ -39,6 +41,29 @@ APP_ICON = ASSETS / "icons" / "relavium-128.png"
 # must not hold a tool call hostage.
 SEND_TIMEOUT_S = 10.0
 DEFAULT_ACTION = "default"
+
+
+class ClipboardUnavailable(RuntimeError):
+    """This process has no clipboard to read (no desktop app; secret-free message)."""
+
+
+NO_CLIPBOARD = "no clipboard is available here: reading the clipboard needs the Relavium Desktop window"
+
+
+class ClipboardAccess(Protocol):
+    """What DesktopOs needs of a clipboard; called on the loop's thread (Qt's GUI thread on the desktop)."""
+
+    def read_text(self) -> str:
+        """The clipboard's text ("" when it holds none)."""
+        ...
+
+    def has_image(self) -> bool:
+        """Whether an image is on the clipboard, without reading it."""
+        ...
+
+    async def read_image_png(self) -> bytes | None:
+        """The clipboard's image as PNG bytes (lossless), or None when it holds no image."""
+        ...
 
 
 class NotificationUnavailable(RuntimeError):
@@ -58,52 +83,6 @@ ActionListener = Callable[[NotificationAction], None]
 MediaPublisher = Callable[[bytes, str], dict[str, Any]]
 
 
-def _default_clipboard_text() -> str:
-    from PySide6.QtGui import QGuiApplication
-
-    if QGuiApplication.instance() is None:
-        raise RuntimeError("the clipboard needs the desktop app's Qt application")
-    return QGuiApplication.clipboard().text()
-
-
-def _default_clipboard_image() -> Any:
-    """The clipboard's QImage (a copy, safe to encode off the GUI thread), or None."""
-    from PySide6.QtGui import QGuiApplication
-
-    if QGuiApplication.instance() is None:
-        raise RuntimeError("the clipboard needs the desktop app's Qt application")
-    clipboard = QGuiApplication.clipboard()
-    mime = clipboard.mimeData()
-    if mime is None or not mime.hasImage():
-        return None
-    image = clipboard.image()
-    return None if image.isNull() else image.copy()
-
-
-def _default_has_image() -> bool:
-    from PySide6.QtGui import QGuiApplication
-
-    if QGuiApplication.instance() is None:
-        return False
-    mime = QGuiApplication.clipboard().mimeData()
-    return bool(mime is not None and mime.hasImage())
-
-
-def encode_png(image: Any) -> bytes:
-    """A QImage as PNG bytes (lossless: "extract the text" needs every pixel)."""
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    try:
-        if not image.save(buffer, "PNG"):
-            raise RuntimeError("the clipboard image could not be encoded as PNG")
-    finally:
-        buffer.close()
-    return bytes(data.data())
-
-
 def _default_publisher() -> MediaPublisher:
     # The same store the tool hosts use (<data dir>/media): a handle published here is
     # admissible by any MediaHost of this process (see host.media.store.published_here).
@@ -120,15 +99,13 @@ class DesktopOs:
         *,
         app_name: str = APP_NAME,
         app_icon: Path | None = APP_ICON,
-        clipboard_text: Callable[[], str] | None = None,
-        clipboard_image: Callable[[], Any] | None = None,
+        clipboard: ClipboardAccess | None = None,
         media_publish: MediaPublisher | None = None,
         history: int = 200,
     ) -> None:
         self._app_name = app_name
         self._app_icon = app_icon
-        self._clipboard_text = clipboard_text or _default_clipboard_text
-        self._clipboard_image = clipboard_image or _default_clipboard_image
+        self._clipboard = clipboard
         self._media_publish = media_publish
         self._notifier: Any = None
         self._listeners: list[ActionListener] = []
@@ -136,18 +113,22 @@ class DesktopOs:
 
     # -- clipboard -----------------------------------------------------------
 
+    def _require_clipboard(self) -> ClipboardAccess:
+        if self._clipboard is None:
+            raise ClipboardUnavailable(NO_CLIPBOARD)
+        return self._clipboard
+
     async def read_clipboard(self) -> str:
-        return self._clipboard_text()
+        return self._require_clipboard().read_text()
 
     def clipboard_has_image(self) -> bool:
         """Whether an image is on the clipboard, without reading it (the quick panel's choice of actions)."""
-        return _default_has_image()
+        return self._clipboard is not None and self._clipboard.has_image()
 
     async def read_clipboard_image(self) -> dict[str, Any] | None:
-        image = self._clipboard_image()  # on the GUI thread, where QClipboard lives
-        if image is None:
+        png = await self._require_clipboard().read_image_png()
+        if png is None:
             return None
-        png = await asyncio.to_thread(encode_png, image)
         if self._media_publish is None:
             self._media_publish = _default_publisher()
         return await asyncio.to_thread(self._media_publish, png, "image/png")

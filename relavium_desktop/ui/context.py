@@ -131,8 +131,9 @@ class AppContext(QObject):
         from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.host.desktop_os import DesktopOs
         from relavium_desktop.ui.approval import ApprovalController
+        from relavium_desktop.ui.clipboard_access import QtClipboard
 
-        self.desktop_os = DesktopOs()
+        self.desktop_os = DesktopOs(clipboard=QtClipboard())
         self.grants = services.grant_store(data_dir())
         self.approvals = ApprovalController(
             self.window, grants=self.grants, project=lambda: self.project, notifier=self.desktop_os,

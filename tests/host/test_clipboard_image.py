@@ -16,6 +16,7 @@ from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.tools.tooldef import ApprovalDecision, ApprovalRegime, ApprovalRequest
 from relavium_desktop.host.desktop_os import DesktopOs
 from relavium_desktop.host.media import MediaHost, MediaStore, default_media_root, parse_handle
+from relavium_desktop.ui.clipboard_access import QtClipboard
 from tests.helpers import dispatch
 
 SCOPE = "chat:clipboard-test"
@@ -34,7 +35,7 @@ def media(tmp_path: Path) -> MediaHost:
 
 
 def _host(media: MediaHost) -> ToolHost:
-    return ToolHost(os=DesktopOs(media_publish=media.publish_bytes), media=media)
+    return ToolHost(os=DesktopOs(clipboard=QtClipboard(), media_publish=media.publish_bytes), media=media)
 
 
 async def test_an_image_on_the_clipboard_comes_back_as_a_handle_to_the_same_image(qapp, media: MediaHost) -> None:
@@ -105,7 +106,7 @@ async def test_the_desktop_default_publishes_to_the_data_dirs_store(qapp, relavi
     qapp.clipboard().setImage(_screenshot(6, 3))
     media = MediaHost.at(default_media_root())
     outcome = await dispatch("read_clipboard", {"content": "image"},
-                             host=ToolHost(os=DesktopOs(), media=media), media_scope=SCOPE)
+                             host=ToolHost(os=DesktopOs(clipboard=QtClipboard()), media=media), media_scope=SCOPE)
     assert outcome.ok, outcome.error
     assert default_media_root() == relavium_home / "media"
     assert media.store.exists(parse_handle(outcome.result["media"]["handle"]))

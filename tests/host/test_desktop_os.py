@@ -8,6 +8,7 @@ import pytest
 
 from relavium_desktop.engine.host import OsCapability, ToolHost
 from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
+from relavium_desktop.ui.clipboard_access import QtClipboard
 from tests.fixtures.desktop_bus import desktop_bus  # noqa: F401
 from tests.fixtures.notifications import NotificationDaemon, notification_daemon, notifications  # noqa: F401
 from tests.helpers import dispatch
@@ -19,9 +20,22 @@ def test_desktop_os_satisfies_the_engine_protocol() -> None:
 
 async def test_read_clipboard_returns_the_qt_clipboard_text(qapp) -> None:
     qapp.clipboard().setText("copied: hello from the clipboard")
-    outcome = await dispatch("read_clipboard", {}, host=ToolHost(os=DesktopOs()))
+    outcome = await dispatch("read_clipboard", {}, host=ToolHost(os=DesktopOs(clipboard=QtClipboard())))
     assert outcome.ok, outcome.error
     assert outcome.result == "copied: hello from the clipboard"
+
+
+@pytest.mark.parametrize("content", ["text", "image", "auto"])
+async def test_without_a_clipboard_the_clipboard_tool_fails_closed_and_says_why(content: str) -> None:
+    """A process without the window (the CLI) builds DesktopOs with no clipboard: no read, a clear error."""
+    os_cap = DesktopOs()
+    assert os_cap.clipboard_has_image() is False
+    outcome = await dispatch("read_clipboard", {"content": content}, host=ToolHost(os=os_cap))
+    assert not outcome.ok
+    assert outcome.error is not None
+    assert outcome.error.code == "tool_failed"
+    assert "no clipboard is available here" in outcome.error.message
+    assert "Relavium Desktop window" in outcome.error.message
 
 
 async def test_notify_appears_in_dunst_and_a_button_click_reaches_the_app(

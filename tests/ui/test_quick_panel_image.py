@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QColor, QImage
 
-from relavium_desktop.host.desktop_os import encode_png
+from relavium_desktop.ui.clipboard_access import encode_png
 from relavium_desktop.ui.permission_dialog import PermissionDialog
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from relavium_desktop.engine.agent.spec import AgentSpec
     from relavium_desktop.engine.host import OsCapability, ToolHost
+    from relavium_desktop.engine.mcp_reports import ServerReport
     from relavium_desktop.engine.tools.http_tools import HttpToolDecl
     from relavium_desktop.engine.tools.known_ids import KnownTools
     from relavium_desktop.engine.tools.mcp_tools import RefusedTool
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.journal import RunJournal
     from relavium_desktop.engine.workflow.loader import LoadedWorkflow
     from relavium_desktop.engine.workflow.run import WorkflowEngine
-    from relavium_desktop.host.mcp.discovery import ServerReport
     from relavium_desktop.host.mcp.hooks import ConsentRequest, McpClientHooks
     from relavium_desktop.host.media import MediaHost
     from relavium_desktop.host.plugins import LoadReport as PluginLoadReport
@@ -205,7 +205,7 @@ class McpDiscovery:
         """One secret-free line per unavailable server, left-out tool or server warning."""
         lines = [f"MCP server {r.server}: unavailable: {r.error or 'no reason given'}" for r in self.reports if not r.ok]
         lines += [f"MCP server {t.server}: tool {t.name!r} left out: {t.reason}" for t in self.refused]
-        lines += [f"MCP server {r.server}: {w}" for r in self.reports if r.ok for w in getattr(r, "warnings", ())]
+        lines += [f"MCP server {r.server}: {w}" for r in self.reports if r.ok for w in r.warnings]
         return lines
 
 
@@ -224,10 +224,7 @@ async def discover_mcp(
     """
     from relavium_desktop.engine.tools.mcp_tools import build_mcp_tools
 
-    discover = getattr(host.mcp, "discover", None)
-    if discover is None:
-        return McpDiscovery([], [])
-    reports = list(await discover(servers, timeout_s=timeout_s))
+    reports = list(await host.mcp_or_absent().discover(servers, timeout_s=timeout_s))
     if reserved is None:
         reserved = tool_registry().ids()
     built = build_mcp_tools((t for r in reports if r.ok for t in r.tools), reserved=reserved)
@@ -247,11 +244,8 @@ def mcp_servers_of(host: ToolHost, tool_ids: Iterable[str]) -> list[str]:
 
     A broken mcp.yaml names none here; a discovery of all servers reports it.
     """
-    names = getattr(host.mcp, "server_names", None)
-    if names is None:
-        return []
     try:
-        configured = names()
+        configured = host.mcp_or_absent().server_names()
     except Exception:  # noqa: BLE001 -- McpConfigError: the run's MCP tools stay unavailable
         return []
     return mcp_servers_for_tools(tool_ids, configured)
@@ -369,9 +363,7 @@ async def run_with_mcp(registry: ToolRegistry, servers: Collection[str], run: Ca
             on_problem(line)
         return await run()
     finally:
-        aclose = getattr(registry.host.mcp, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await registry.host.mcp_or_absent().aclose()
 
 
 def unconsented_stdio_servers(

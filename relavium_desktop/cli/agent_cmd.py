@@ -143,9 +143,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if host.output_store is not None:
                 await host.output_store.reclaim(run_id)
-            aclose = getattr(host.mcp, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            await host.mcp_or_absent().aclose()
         return result.status
 
     status = asyncio.run(main())

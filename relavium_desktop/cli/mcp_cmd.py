@@ -29,10 +29,14 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import action_failed, print_result
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.host import McpCapability
+    from relavium_desktop.engine.mcp_reports import ServerReport
 
 ACTIONS = ("resources", "read", "prompts", "prompt")
 DEFAULT_TIMEOUT_S = 15.0
@@ -82,7 +86,7 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError("--timeout must be a positive number of seconds")
 
 
-def _servers(mcp: Any, wanted: str | None) -> list[str]:
+def _servers(mcp: McpCapability, wanted: str | None) -> list[str]:
     """The configured server names (only ``wanted`` when given); UsageError for an unknown one."""
     from relavium_desktop.host.mcp.config import CONFIG_FILE, McpConfigError
 
@@ -101,11 +105,11 @@ def _servers(mcp: Any, wanted: str | None) -> list[str]:
 
 
 async def _reports(
-    mcp: Any, servers: list[str], timeout_s: float, strict: bool, down: list[dict[str, str]] | None = None
-) -> list[Any]:
+    mcp: McpCapability, servers: list[str], timeout_s: float, strict: bool, down: list[dict[str, str]] | None = None
+) -> list[ServerReport]:
     """The working servers' reports; a failed one is a stderr line and joins ``down`` (when ``strict``: the failure)."""
     reports = await mcp.discover(servers, timeout_s=timeout_s)
-    ok = []
+    ok: list[ServerReport] = []
     for report in reports:
         if report.ok:
             ok.append(report)
@@ -134,7 +138,7 @@ def _prompt_json(prompt: Any) -> dict[str, Any]:
     }
 
 
-async def _list_resources(mcp: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+async def _list_resources(mcp: McpCapability, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     down: list[dict[str, str]] = []
     reports = await _reports(mcp, _servers(mcp, args.server), args.timeout, args.server is not None, down)
     rows = [_resource_json(r) for report in reports for r in report.resources]
@@ -143,7 +147,7 @@ async def _list_resources(mcp: Any, args: argparse.Namespace) -> tuple[dict[str,
     return {"ok": True, "resources": rows, "unavailable": down}, "\n".join(lines) or "no resources offered"
 
 
-async def _list_prompts(mcp: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+async def _list_prompts(mcp: McpCapability, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     down: list[dict[str, str]] = []
     reports = await _reports(mcp, _servers(mcp, args.server), args.timeout, args.server is not None, down)
     rows = [_prompt_json(p) for report in reports for p in report.prompts]
@@ -162,7 +166,7 @@ def _content_text(item: dict[str, Any]) -> str:
     return f"[{item.get('mimeType', 'binary')}, {item.get('bytes', 0)} bytes: {ref}]"
 
 
-async def _read(mcp: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+async def _read(mcp: McpCapability, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     uri: str = args.target
     if args.server is not None:
         server = _servers(mcp, args.server)[0]
@@ -181,7 +185,7 @@ async def _read(mcp: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str
     return {"ok": True, "server": server, **result}, text
 
 
-async def _prompt(mcp: Any, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+async def _prompt(mcp: McpCapability, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     name: str = args.target
     given = _prompt_args(args.arg)
     reports = await _reports(mcp, _servers(mcp, args.server), args.timeout, strict=args.server is not None)
@@ -209,7 +213,7 @@ async def _prompt(mcp: Any, args: argparse.Namespace) -> tuple[dict[str, Any], s
     return {"ok": True, "server": prompt.server, "prompt": name, "messages": messages}, text
 
 
-_ACTIONS: dict[str, Callable[[Any, argparse.Namespace], Awaitable[tuple[dict[str, Any], str]]]] = {
+_ACTIONS: dict[str, Callable[[McpCapability, argparse.Namespace], Awaitable[tuple[dict[str, Any], str]]]] = {
     "resources": _list_resources, "read": _read, "prompts": _list_prompts, "prompt": _prompt,
 }
 
@@ -219,15 +223,11 @@ async def _run(workspace: Path, args: argparse.Namespace) -> tuple[dict[str, Any
 
     host = surface_host(workspace, surface="workflow", mcp_hooks=cli_mcp_hooks((), project=workspace),
                         mcp_roots=(workspace,))
-    mcp = host.mcp
-    if mcp is None:
-        raise _Failed("tool_unavailable", "this host has no MCP client")
+    mcp = host.mcp_or_absent()
     try:
         return await _ACTIONS[args.action](mcp, args)
     finally:
-        aclose = getattr(mcp, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await mcp.aclose()
 
 
 def run(args: argparse.Namespace) -> int:

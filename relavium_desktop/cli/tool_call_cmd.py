@@ -77,11 +77,8 @@ async def _mcp_tools_for(tool_id: str, host: ToolHost) -> list[ToolDef]:
 
     if not tool_id.startswith("mcp_") or tool_registry().get(tool_id) is not None:
         return []
-    server_names = getattr(host.mcp, "server_names", None)
-    if server_names is None:
-        return []
     try:
-        names = server_names()
+        names = host.mcp_or_absent().server_names()
     except Exception as exc:  # noqa: BLE001 -- McpConfigError: the reason is the answer
         return [_unavailable(tool_id, f"MCP servers are misconfigured: {exc}")]
     servers = mcp_servers_for_tools([tool_id], names)
@@ -188,9 +185,7 @@ def run(args: argparse.Namespace) -> int:
             return await registry.dispatch(call, ctx)
         finally:
             # A one-shot call ends the MCP servers it started (stdio: the process tree).
-            aclose = getattr(host.mcp, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            await host.mcp_or_absent().aclose()
 
     outcome = asyncio.run(main())
     _drop_empty_spill_folder(run_id)

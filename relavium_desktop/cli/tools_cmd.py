@@ -39,11 +39,9 @@ async def _discover(workspace: Path, timeout_s: float) -> tuple[list[Any], dict[
     try:
         found = await discover_mcp(host, timeout_s)
     finally:
-        aclose = getattr(host.mcp, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await host.mcp_or_absent().aclose()
     servers = {mcp_tool_id(t.server, t.name): t.server for r in found.reports if r.ok for t in r.tools}
-    skipped = [*(t for r in found.reports if r.ok for t in getattr(r, "skipped", ())), *found.refused]
+    skipped = [*(t for r in found.reports if r.ok for t in r.skipped), *found.refused]
     return found.tools, servers, found.problems(), skipped
 
 

@@ -14,12 +14,16 @@ other exception for I/O trouble; the registry maps the latter to
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from relavium_desktop.engine.errors import ToolUnavailableError
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.llm.messages import MediaBlob
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.mcp_reports import ServerReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +176,19 @@ ProgressSink = Callable[[float, float | None, str | None], None]
 LogSink = Callable[[str, str], None]
 
 
+# How long one MCP server may take to list what it offers, unless a surface says otherwise.
+DISCOVERY_TIMEOUT_S = 15.0
+
+
 @runtime_checkable
 class McpCapability(Protocol):
+    """The MCP servers a host can reach: calls, discovery, resources, prompts and their lifetime.
+
+    Everything a surface does with MCP goes through these methods, so a host
+    without MCP (:class:`AbsentMcp`) and the real one answer the same
+    questions and no caller probes for a method.
+    """
+
     async def call(
         self,
         server: str,
@@ -185,6 +200,72 @@ class McpCapability(Protocol):
     ) -> Any:
         """Call one tool; ``on_progress``/``on_log`` receive the server's notifications for this call."""
         ...
+
+    async def discover(
+        self, servers: Collection[str] | None = None, *, timeout_s: float = DISCOVERY_TIMEOUT_S
+    ) -> Sequence[ServerReport]:
+        """One report per configured server (or per name in ``servers``), each under ``timeout_s``.
+
+        Never raises for a dead, hung, refused or misconfigured server: its
+        report is ``ok=False`` with a clear, secret-free reason.
+        """
+        ...
+
+    def server_names(self) -> list[str]:
+        """The configured servers' names, sorted; raises an exception naming the problem for a broken config."""
+        ...
+
+    async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
+        """``{uri, contents: [...]}`` of one resource; a ToolError when it cannot be read."""
+        ...
+
+    async def get_prompt(self, server: str, name: str, arguments: Mapping[str, str]) -> list[dict[str, str]]:
+        """The prompt's messages as ``[{role, text}]``; a ToolError when it cannot be rendered."""
+        ...
+
+    async def aclose(self) -> None:
+        """End every session the capability opened (stdio servers are stopped); it reconnects on demand."""
+        ...
+
+
+class AbsentMcp:
+    """The MCP capability of a host that has none: no servers, nothing to close.
+
+    Listing questions get empty answers; anything that would reach a server
+    fails ``tool_unavailable``, as a tool of a missing capability does.
+    """
+
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        on_progress: ProgressSink | None = None,
+        on_log: LogSink | None = None,
+    ) -> Any:
+        raise _unavailable()
+
+    async def discover(
+        self, servers: Collection[str] | None = None, *, timeout_s: float = DISCOVERY_TIMEOUT_S
+    ) -> list[ServerReport]:
+        return []
+
+    def server_names(self) -> list[str]:
+        return []
+
+    async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
+        raise _unavailable()
+
+    async def get_prompt(self, server: str, name: str, arguments: Mapping[str, str]) -> list[dict[str, str]]:
+        raise _unavailable()
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _unavailable() -> ToolUnavailableError:
+    return ToolUnavailableError("this host has no MCP client")
 
 
 @runtime_checkable
@@ -227,3 +308,7 @@ class ToolHost:
     mcp: McpCapability | None = None
     media: MediaCapability | None = None
     output_store: OutputStore | None = None
+
+    def mcp_or_absent(self) -> McpCapability:
+        """The MCP capability, or :class:`AbsentMcp` (no servers, nothing to close) when the host has none."""
+        return self.mcp if self.mcp is not None else AbsentMcp()

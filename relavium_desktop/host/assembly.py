@@ -191,7 +191,5 @@ async def close_host(host: ToolHost) -> None:
     A surface that replaces a host (the chat after a folder grant) calls this
     on the old one, so its stdio servers do not linger until the app quits.
     """
-    aclose = getattr(host.mcp, "aclose", None)
-    if aclose is not None:
-        await aclose()
+    await host.mcp_or_absent().aclose()
 

@@ -23,15 +23,27 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import mcp_types as types
 from pydantic import ValidationError
 
+# The report shapes are the engine's (its McpCapability returns them); named here too, where they are made.
+from relavium_desktop.engine.mcp_reports import McpPromptInfo, McpResourceInfo, McpToolInfo, ServerReport
 from relavium_desktop.engine.tools.json_schema import InputSchemaError, validate_input_schema
 from relavium_desktop.engine.tools.mcp_tools import RefusedTool
 from relavium_desktop.host.mcp.config import HttpServer, StdioServer
+
+__all__ = [
+    "Listing",
+    "McpPromptInfo",
+    "McpResourceInfo",
+    "McpToolInfo",
+    "ServerReport",
+    "list_server",
+    "prime_tool_listing",
+]
 
 log = logging.getLogger("relavium.mcp")
 
@@ -41,49 +53,6 @@ TASK_REQUIRED_REASON = (
     'it declares execution.taskSupport "required" (callable only as an MCP task), '
     "and Relavium does not support MCP tasks"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class McpToolInfo:
-    server: str
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    title: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class McpResourceInfo:
-    server: str
-    uri: str
-    name: str
-    mime_type: str | None = None
-    description: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class McpPromptInfo:
-    server: str
-    name: str
-    description: str | None
-    arguments: tuple[tuple[str, bool, str | None], ...]  # (name, required, description)
-
-
-@dataclass(frozen=True, slots=True)
-class ServerReport:
-    server: str
-    origin: Literal["user", "workflow"]  # user = $RELAVIUM_HOME/mcp.yaml; workflow = injected by a workflow/agent
-    ok: bool
-    tools: tuple[McpToolInfo, ...] = ()  # offered tools, already filtered by the server's allowlist
-    all_tool_names: tuple[str, ...] = ()  # everything the server lists (for Settings' allowlist checkboxes)
-    resources: tuple[McpResourceInfo, ...] = ()
-    prompts: tuple[McpPromptInfo, ...] = ()
-    error: str | None = None  # clear, secret-free reason when not ok
-    latency_ms: int | None = None
-    # Problems that did not stop the server (a tool left out for an unusable schema, a failed prompt list).
-    warnings: tuple[str, ...] = field(default=())
-    # Tools the server lists (and the allowlist passes) that are not offered, each with its reason.
-    skipped: tuple[RefusedTool, ...] = field(default=())
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,7 +46,8 @@ from relavium_desktop.engine.errors import (
     ToolFailedError,
     ToolUnavailableError,
 )
-from relavium_desktop.engine.host import LogSink, ProgressSink
+from relavium_desktop.engine.host import DISCOVERY_TIMEOUT_S, LogSink, ProgressSink
+from relavium_desktop.engine.mcp_reports import ServerReport
 from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.host.mcp.config import (
     CONFIG_FILE,
@@ -56,7 +57,6 @@ from relavium_desktop.host.mcp.config import (
     load_servers,
     parse_servers,
 )
-from relavium_desktop.host.mcp.discovery import ServerReport
 from relavium_desktop.host.mcp.fingerprint import stdio_fingerprint
 from relavium_desktop.host.mcp.hooks import ConsentRequest, McpClientHooks
 from relavium_desktop.host.media import MediaStore
@@ -508,7 +508,9 @@ class McpHost:
 
     # -- discovery -------------------------------------------------------------------
 
-    async def discover(self, servers: Collection[str] | None = None, timeout_s: float = 15.0) -> list[ServerReport]:
+    async def discover(
+        self, servers: Collection[str] | None = None, *, timeout_s: float = DISCOVERY_TIMEOUT_S
+    ) -> list[ServerReport]:
         """One report per server, all concurrently, each under its own ``timeout_s``; never raises.
 
         A broken mcp.yaml is a single report for ``mcp.yaml``; a server that

@@ -83,14 +83,6 @@ ActionListener = Callable[[NotificationAction], None]
 MediaPublisher = Callable[[bytes, str], dict[str, Any]]
 
 
-def _default_publisher() -> MediaPublisher:
-    # The same store the tool hosts use (<data dir>/media): a handle published here is
-    # admissible by any MediaHost of this process (see host.media.store.published_here).
-    from relavium_desktop.host.media import MediaHost, default_media_root
-
-    return MediaHost.at(default_media_root()).publish_bytes
-
-
 class DesktopOs:
     """Implements :class:`relavium_desktop.engine.host.OsCapability` for the desktop app."""
 
@@ -100,12 +92,19 @@ class DesktopOs:
         app_name: str = APP_NAME,
         app_icon: Path | None = APP_ICON,
         clipboard: ClipboardAccess | None = None,
+        media_root: Path | None = None,
         media_publish: MediaPublisher | None = None,
         history: int = 200,
     ) -> None:
+        """``media_root``: the media store a clipboard image is published to -- the same one the
+        tool hosts use (``<data folder>/media``), so a handle published here is admissible by
+        any MediaHost of this process (see host.media.store.published_here).  ``media_publish``
+        replaces the store outright.  With neither, clipboard images cannot be read (text can).
+        """
         self._app_name = app_name
         self._app_icon = app_icon
         self._clipboard = clipboard
+        self._media_root = media_root
         self._media_publish = media_publish
         self._notifier: Any = None
         self._listeners: list[ActionListener] = []
@@ -129,9 +128,16 @@ class DesktopOs:
         png = await self._require_clipboard().read_image_png()
         if png is None:
             return None
+        return await asyncio.to_thread(self._publisher(), png, "image/png")
+
+    def _publisher(self) -> MediaPublisher:
         if self._media_publish is None:
-            self._media_publish = _default_publisher()
-        return await asyncio.to_thread(self._media_publish, png, "image/png")
+            if self._media_root is None:
+                raise ClipboardUnavailable("no media store was given: the clipboard image has nowhere to go")
+            from relavium_desktop.host.media import MediaHost
+
+            self._media_publish = MediaHost.at(self._media_root).publish_bytes
+        return self._media_publish
 
     # -- notifications -------------------------------------------------------
 

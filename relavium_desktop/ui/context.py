@@ -133,7 +133,7 @@ class AppContext(QObject):
         from relavium_desktop.ui.approval import ApprovalController
         from relavium_desktop.ui.clipboard_access import QtClipboard
 
-        self.desktop_os = DesktopOs(clipboard=QtClipboard())
+        self.desktop_os = DesktopOs(clipboard=QtClipboard(), media_root=self.app.paths.media)
         self.grants = services.grant_store(data_dir())
         self.approvals = ApprovalController(
             self.window, grants=self.grants, project=lambda: self.project, notifier=self.desktop_os,

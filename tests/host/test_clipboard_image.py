@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QColor, QImage
 
+from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.tools.tooldef import ApprovalDecision, ApprovalRegime, ApprovalRequest
 from relavium_desktop.host.desktop_os import DesktopOs
-from relavium_desktop.host.media import MediaHost, MediaStore, default_media_root, parse_handle
+from relavium_desktop.host.media import MediaHost, MediaStore, parse_handle
 from relavium_desktop.ui.clipboard_access import QtClipboard
 from tests.helpers import dispatch
 
@@ -102,11 +103,24 @@ async def test_an_image_over_the_store_ceiling_is_refused_with_its_size_and_the_
     assert tiny.store.list() == []
 
 
-async def test_the_desktop_default_publishes_to_the_data_dirs_store(qapp, relavium_home: Path) -> None:
+async def test_the_desktop_publishes_to_the_data_folders_store(qapp, relavium_home: Path) -> None:
+    """The window hands DesktopOs its AppPaths' media folder: the store its tool hosts read from."""
     qapp.clipboard().setImage(_screenshot(6, 3))
-    media = MediaHost.at(default_media_root())
+    paths = AppPaths(relavium_home)
+    media = MediaHost.at(relavium_home / "media")  # what build_host uses for this home
+    outcome = await dispatch("read_clipboard", {"content": "image"},
+                             host=ToolHost(os=DesktopOs(clipboard=QtClipboard(), media_root=paths.media), media=media),
+                             media_scope=SCOPE)
+    assert outcome.ok, outcome.error
+    assert media.store.exists(parse_handle(outcome.result["media"]["handle"]))
+
+
+async def test_without_a_media_store_a_clipboard_image_is_refused_and_says_why(qapp, tmp_path: Path) -> None:
+    qapp.clipboard().setImage(_screenshot(6, 3))
+    media = MediaHost.at(tmp_path / "media")
     outcome = await dispatch("read_clipboard", {"content": "image"},
                              host=ToolHost(os=DesktopOs(clipboard=QtClipboard()), media=media), media_scope=SCOPE)
-    assert outcome.ok, outcome.error
-    assert default_media_root() == relavium_home / "media"
-    assert media.store.exists(parse_handle(outcome.result["media"]["handle"]))
+    assert not outcome.ok
+    assert outcome.error is not None and outcome.error.code == "tool_failed"
+    assert "no media store was given" in outcome.error.message
+    assert media.store.list() == []

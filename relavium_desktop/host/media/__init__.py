@@ -15,7 +15,7 @@ from relavium_desktop.host.media.errors import (
     MediaUnsafeError,
 )
 from relavium_desktop.host.media.handles import format_handle, parse_handle
-from relavium_desktop.host.media.store import MEDIA_OBJECT_CEILING, MediaRef, MediaStore, default_media_root
+from relavium_desktop.host.media.store import MEDIA_OBJECT_CEILING, MediaRef, MediaStore
 from relavium_desktop.host.media.temps import SweepReport
 
 __all__ = [
@@ -29,7 +29,6 @@ __all__ = [
     "MediaTooLargeError",
     "MediaUnsafeError",
     "SweepReport",
-    "default_media_root",
     "descriptor",
     "format_handle",
     "parse_handle",

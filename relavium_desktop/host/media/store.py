@@ -54,12 +54,6 @@ GC_MIN_AGE_S = 3600.0  # an object published this recently may not be referenced
 QUARANTINE = "quarantine"  # under the root: corrupt objects moved out of the store, kept for inspection
 
 
-def default_media_root() -> Path:
-    from relavium_desktop.host.datadir import data_dir
-
-    return data_dir() / "media"
-
-
 @dataclass(frozen=True, slots=True)
 class MediaRef:
     sha256: str
@@ -126,8 +120,9 @@ def _too_large(size: int) -> MediaTooLargeError:
 class MediaStore:
     """One store root.  Reads, stats and GC never create it; the first publish does."""
 
-    def __init__(self, root: Path | None = None, *, ceiling: int = MEDIA_OBJECT_CEILING) -> None:
-        self.root = root if root is not None else default_media_root()
+    def __init__(self, root: Path, *, ceiling: int = MEDIA_OBJECT_CEILING) -> None:
+        # The caller names the root (AppPaths.media, <home>/media): the host reads no environment.
+        self.root = root
         self.ceiling = ceiling
 
     # -- publication -------------------------------------------------------

@@ -9,7 +9,7 @@ supply stay ``None`` and their tools fail closed with ``tool_unavailable``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,6 @@ from relavium_desktop.engine.host import (
     ToolHost,
 )
 from relavium_desktop.engine.tools.tooldef import FsScopeTier
-from relavium_desktop.host.datadir import data_dir
 from relavium_desktop.host.fs.policy import SpillScope
 from relavium_desktop.host.output_store import FileOutputStore, valid_run_id
 
@@ -33,11 +32,12 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class HostSettings:
     workspace: Path
+    # The data folder (AppPaths.home): runs/, media/, mcp.yaml.  Always the caller's: the host reads no environment.
+    home: Path
     tier: FsScopeTier = "project"
     surface: str = "workflow"  # "workflow" | "chat": chat clamps full to project
     extra_roots: tuple[Path, ...] = ()
     os_capability: OsCapability | None = None
-    home: Path = field(default_factory=data_dir)
     # A workflow's own MCP servers ({name: entry}), added to $RELAVIUM_HOME/mcp.yaml's.
     mcp_servers: Mapping[str, Any] | None = None
     # The run this host serves (a CLI call's id, a chat's chat-<session>, a workflow

@@ -211,7 +211,7 @@ def test_protected_path_always_asks_and_offers_only_once(window, qtbot) -> None:
 def test_governed_call_in_accept_edits_mode_asks_and_each_answer_reaches_the_tool(
     window, qtbot, project: Path
 ) -> None:
-    registry = ToolRegistry(BUILTIN_TOOLS, build_host(HostSettings(workspace=project)))
+    registry = ToolRegistry(BUILTIN_TOOLS, build_host(HostSettings(workspace=project, home=window.context.app.paths.home)))
     approvals = SessionApprovals(ChatMode.CONFIRM, window.context.approvals.confirm)
     ctx = ToolDispatchContext(run_id="r1", node_id="chat", granted_tool_ids=frozenset({"write_file"}),
                               approval=approvals.regime())

@@ -8,6 +8,7 @@ working directory, its environment), not a recorded argument.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,10 @@ from relavium_desktop.services import session_store, surface_host, tool_registry
 from tests.engine.agent.conftest import Rig
 from tests.fixtures.llm_server import Reply
 
-REGISTRY = ToolRegistry(BUILTIN_TOOLS, build_host(HostSettings(workspace=Path("/"), surface="workflow")))
+# Only the tools' schemas are read; the host still pins its (empty) runs/ folder, so it gets a
+# scratch data folder of its own rather than the user's.
+SCHEMA_HOME = Path(tempfile.gettempdir()) / "relavium-test-tool-config-home"
+REGISTRY = ToolRegistry(BUILTIN_TOOLS, build_host(HostSettings(workspace=Path("/"), home=SCHEMA_HOME, surface="workflow")))
 
 AGENT = """\
 id: searcher

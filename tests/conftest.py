@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 # Shared fixtures live in tests/fixtures/ and are registered here for every test.
-pytest_plugins = ("tests.fixtures.llm_server",)
+pytest_plugins = ("tests.fixtures.llm_server", "tests.fast_lane")
 
 REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -37,3 +37,13 @@ def relavium_cmd() -> list[str]:
     """The installed console script next to the running interpreter."""
     script = Path(sys.executable).with_name("relavium")
     return [str(script)] if script.exists() else [sys.executable, "-m", "relavium_desktop.cli"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the fast lane by folder (tests/fast_lane.py says what counts) before ``-m`` selects."""
+    from tests.fast_lane import is_fast  # here: imported at the top it would escape assertion rewriting
+
+    for item in items:
+        if is_fast(item):
+            item.add_marker(pytest.mark.fast)

@@ -8,6 +8,8 @@ import os
 import uuid
 from pathlib import Path
 
+import pytest
+
 from relavium_desktop.engine.agent.modes import headless_regime
 from relavium_desktop.engine.agent.runner import run_agent
 from relavium_desktop.engine.llm.messages import Message
@@ -22,6 +24,7 @@ def tool_results(body: dict) -> list[dict]:
     return [m for m in body["messages"] if m["role"] == "tool"]
 
 
+@pytest.mark.spawns  # runs a real command: kept out of the fast lane
 async def test_happy_path_run_command_then_read_file(rig: Rig) -> None:
     rig.server.script(
         Reply.call("run_command", {"command": "echo", "args": ["hello-from-echo"]}),
@@ -121,6 +124,7 @@ def _processes_with(marker: str) -> list[int]:
     return pids
 
 
+@pytest.mark.spawns  # runs a real command: kept out of the fast lane
 async def test_cancel_during_a_tool_call_kills_the_process_and_reports_cancelled(rig: Rig) -> None:
     """A real ``sleep`` through the real process host (relavium_desktop.host.process)."""
     marker = f"3{uuid.uuid4().int % 10_000}.5"  # a unique sleep duration to find the process by

@@ -204,6 +204,7 @@ async def test_an_attachment_gone_from_the_store_becomes_a_placeholder_not_a_dea
     assert f"attachment {HANDLE} (image/png) is not included" in json.dumps(body)
 
 
+@pytest.mark.spawns  # starts the stdio MCP server fixture: kept out of the fast lane
 async def test_an_image_from_a_real_mcp_server_can_be_looked_at_in_the_same_chat(rig: Rig) -> None:
     """MCP host (real SDK server over stdio) → media handle in the result → read_media → Anthropic image block."""
     import dataclasses

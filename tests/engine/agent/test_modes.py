@@ -106,7 +106,9 @@ async def _dispatch(registry: ToolRegistry, approvals: SessionApprovals, tool: s
     return await registry.dispatch(ToolCall(tool, args), ctx)
 
 
-@pytest.mark.parametrize("action", list(ACTIONS))
+# A command that runs starts a real process: those cases stay out of the fast lane.
+@pytest.mark.parametrize("action", [pytest.param(a, marks=pytest.mark.spawns) if a == "command" else a
+                                    for a in ACTIONS])
 @pytest.mark.parametrize("mode", list(ChatMode))
 async def test_mode_table(mode: ChatMode, action: str, project: tuple[Path, Path], relavium_home: Path) -> None:
     workspace, extra = project
@@ -184,6 +186,7 @@ async def test_accept_edits_asks_when_dotdot_after_an_inner_link_leaves_the_proj
     assert not (extra / "notes.txt").exists()
 
 
+@pytest.mark.spawns  # runs a real command: kept out of the fast lane
 async def test_a_confirm_grant_for_the_session_runs_without_a_prompt(
     project: tuple[Path, Path], relavium_home: Path
 ) -> None:

@@ -137,6 +137,7 @@ def test_the_agent_wins_per_parameter_over_chat_settings() -> None:
     assert merged["run_command"].parameters == {"cwd": "/x"}
 
 
+@pytest.mark.spawns  # runs a real command: kept out of the fast lane
 async def test_an_agent_loop_applies_run_command_config_over_the_model(rig: Rig, tmp_path: Path) -> None:
     sub = rig.workspace / "sub"
     sub.mkdir()
@@ -159,6 +160,7 @@ async def test_an_agent_loop_applies_run_command_config_over_the_model(rig: Rig,
     assert results[1]["success"] is False and "timed out after 300 ms" in results[1]["error"]["message"]
 
 
+@pytest.mark.spawns  # runs a real command: kept out of the fast lane
 async def test_a_chat_session_sends_settings_config_with_each_call(rig: Rig, relavium_home: Path) -> None:
     store = session_store(relavium_home)
     spec = AgentSpec.model_validate({"id": "chat", "provider": "openai", "model": "gpt-4o-mini",

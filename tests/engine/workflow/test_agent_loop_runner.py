@@ -122,6 +122,7 @@ async def test_agent_node_reads_a_file_and_streams_events_into_the_run(
     assert [e["sequenceNumber"] for e in wf_run.events] == list(range(len(wf_run.events)))
 
 
+@pytest.mark.spawns  # runs a real command: kept out of the fast lane
 async def test_author_trust_runs_allowed_commands_without_asking_but_guardrails_hold(
     llm_server: ScriptedLLMServer, workspace: Path, relavium_home: Path
 ) -> None:
@@ -373,6 +374,7 @@ workflow:
 """
 
 
+@pytest.mark.spawns  # runs a real command: kept out of the fast lane
 async def test_tokens_of_an_agent_that_then_fails_are_counted(
     llm_server: ScriptedLLMServer, workspace: Path, relavium_home: Path
 ) -> None:

@@ -321,18 +321,20 @@ class ChatService:
 
     # -- lifetime ---------------------------------------------------------------------
 
-    async def discard_session(self, session_id: str) -> bool:
-        """Delete a stored session, its spilled tool output and the host that served it."""
+    def delete(self, session_id: str) -> bool:
+        """Delete a stored session (False: there was none); then :meth:`discard_session` its leftovers."""
+        return self.store.delete(session_id)
+
+    async def discard_session(self, session_id: str) -> None:
+        """A deleted session's spilled tool output goes with it, and the host that served it."""
         from relavium_desktop.host.output_store import chat_spill_scope, remove_chat_spills
 
-        deleted = self.store.delete(session_id)
         scope = chat_spill_scope(session_id)
         for project, cached in list(self._hosts.items()):
             if cached.scope == scope:
                 del self._hosts[project]
                 await _close(cached.host)
         await asyncio.to_thread(remove_chat_spills, self.home, session_id)
-        return deleted
 
     async def aclose(self) -> None:
         """Close every host this service built (their MCP servers stop); the stores stay the app's."""
@@ -391,6 +393,19 @@ class ChatConversation:
         if self.info is not None:
             self.service.store.set_mode(self.info.id, str(mode))
 
+    def configure(self, *, project: Path | str | None, mode: ChatMode, agent: AgentSpec | None,
+                  model: str | None) -> None:
+        """What the next turn uses, as the surface now shows it: the project, the mode, the agent and model.
+
+        A new project or mode gets a new approval regime at the next turn
+        (:meth:`approvals`); a stored session remembers its mode.
+        """
+        self.spec = self.service.resolve_agent(agent, model)
+        self.built_in = agent is None
+        self.project = str(project) if project else ""
+        if mode is not self.mode:
+            self.set_mode(mode)
+
     def rename(self, title: str) -> None:
         if self.info is not None:
             self.service.store.rename(self.info.id, title)
@@ -416,8 +431,8 @@ class ChatConversation:
         from relavium_desktop.engine.agent.session import title_from
         from relavium_desktop.engine.llm.messages import Message
 
-        title = self.title or title_from([Message.user(text)]) or next((m.name for m in media if m.name), "") \
-            or "New chat"
+        named = next((m.name for m in media if m.name), "")  # an attachment sent alone names the chat
+        title = self.title or (named if named and not text.strip() else title_from([Message.user(text)]))
         info = self.service.store.create(title=title, agent_id=self.spec.id, mode=str(self.mode))
         self.info = info
         if self.on_created is not None:

@@ -120,7 +120,9 @@ def _run(args: argparse.Namespace, app: Any) -> int:
         if args.rename:
             ok = store.rename(args.rename, args.title)
         else:  # its spilled tool output goes with it
-            ok = asyncio.run(_chat_service(app, args, None).discard_session(args.delete))
+            chat = _chat_service(app, args, None)
+            ok = chat.delete(args.delete)
+            asyncio.run(chat.discard_session(args.delete))
         if args.json:
             print_json({"ok": ok})
         elif not ok:

@@ -217,15 +217,20 @@ def test_slash_lists_prompts_and_a_chosen_one_fills_the_composer(mcp_chat, qtbot
     assert not prompts.isVisible()
 
 
-def test_an_agent_file_does_not_get_the_discovered_tools(mcp_chat, qtbot) -> None:
+def test_an_agent_file_does_not_get_the_discovered_tools(mcp_chat, qtbot, llm_server: ScriptedLLMServer) -> None:
+    """The built-in agent is offered the discovered tools (test above); an agent file keeps its own list."""
     from relavium_desktop.ui.chat.backend import AgentChoice
 
     spec = mcp_chat.agents[0].spec.model_copy(update={"id": "mine", "tools": ["read_file"]})
     mcp_chat.agents.append(AgentChoice(spec, "mine.agent.yaml"))
     mcp_chat.agent_combo.addItem("mine", "mine")
-    assert "mcp_files_add" in mcp_chat._with_mcp_tools(mcp_chat.agent()).tools
     mcp_chat.agent_combo.setCurrentIndex(1)
-    assert mcp_chat._with_mcp_tools(mcp_chat.agent()).tools == ["read_file"]
+    mcp_chat.set_route(ROUTE)
+    llm_server.script(Reply.say("Only my own tools."))
+    with qtbot.waitSignal(mcp_chat.turn_finished, timeout=30_000) as done:
+        type_and_enter(qtbot, mcp_chat, "Which tools do you have?")
+    assert done.args == ["completed"]
+    assert offered(llm_server.requests[0]) == ["read_file"]
 
 
 def test_confirm_mode_asks_before_each_mcp_tool_call(mcp_chat, qtbot, llm_server: ScriptedLLMServer) -> None:

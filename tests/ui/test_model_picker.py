@@ -122,8 +122,6 @@ def test_with_no_model_chosen_the_picker_moves_off_a_provider_that_is_not_ready(
     make_window, qtbot, relavium_home: Path, llm_server: ScriptedLLMServer,
 ) -> None:
     """Only a local server is set up: the built-in agent's cloud route would fail, so a ready model is picked."""
-    from relavium_desktop.ui.chat.backend import KEY_MODEL
-
     llm_server.models = ["llama3.2:3b"]
     (relavium_home / "providers.yaml").write_text(json.dumps({"providers": {
         "anthropic": {"kind": "anthropic", "base_url": "https://api.anthropic.com",
@@ -134,16 +132,32 @@ def test_with_no_model_chosen_the_picker_moves_off_a_provider_that_is_not_ready(
     with qtbot.waitSignal(view.models.updated, timeout=20_000):
         view.ensure_loaded()
     assert view.model_combo.route() == "local/llama3.2:3b"
-    assert view.context.settings.value(KEY_MODEL) == "local/llama3.2:3b"
+    # The app's default model, where `relavium chat` reads it too.
+    assert json.loads((relavium_home / "defaults.json").read_text())["model"] == "local/llama3.2:3b"
 
 
-def test_a_model_the_user_chose_is_never_switched(make_window, qtbot, three_providers: str) -> None:
-    from relavium_desktop.ui.chat.backend import KEY_MODEL
-
+def test_a_model_the_user_chose_is_never_switched(make_window, qtbot, three_providers: str,
+                                                  relavium_home: Path) -> None:
+    (relavium_home / "defaults.json").write_text(json.dumps({"model": "cloud/claude-sonnet-4"}))
     window = make_window()
-    window.context.settings.setValue(KEY_MODEL, "cloud/claude-sonnet-4")
     view = window.chat_view
     with qtbot.waitSignal(view.models.updated, timeout=20_000):
         view.ensure_loaded()
     assert view.model_combo.route() == "cloud/claude-sonnet-4"  # no key yet, but the user's choice
-    assert window.context.settings.value(KEY_MODEL) == "cloud/claude-sonnet-4"
+    assert json.loads((relavium_home / "defaults.json").read_text())["model"] == "cloud/claude-sonnet-4"
+
+
+def test_the_picked_model_and_agent_are_the_apps_defaults(loaded, relavium_home: Path) -> None:
+    """What the window's pickers choose is written to defaults.json, which `relavium chat` reads."""
+    from relavium_desktop.ui.chat.backend import AgentChoice
+
+    picker = loaded.model_combo
+    picker.set_route("local/qwen2.5-coder:7b")
+    assert json.loads((relavium_home / "defaults.json").read_text()) == {"model": "local/qwen2.5-coder:7b"}
+    # Another agent starts on its own route: the picked model is no longer the default.
+    spec = loaded.agents[0].spec.model_copy(update={"id": "reviewer", "provider": "local", "model": "llama3.2:3b"})
+    loaded.agents.append(AgentChoice(spec, "reviewer.agent.yaml"))
+    loaded.agent_combo.addItem("reviewer", "reviewer")
+    loaded.agent_combo.setCurrentIndex(1)
+    assert json.loads((relavium_home / "defaults.json").read_text()) == {"agent": "reviewer"}
+    assert picker.route() == "local/llama3.2:3b"

@@ -32,7 +32,6 @@ from relavium_desktop.ui.chat.model_choice import ModelChoice
 from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
 from relavium_desktop.ui.chat.transcript import Transcript
 from relavium_desktop.ui.elided_label import ElidedLabel
-from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QComboBox,
     QHBoxLayout,
@@ -49,16 +48,17 @@ if TYPE_CHECKING:
     import asyncio
     from collections.abc import Sequence
 
-    from relavium_desktop.engine.agent.modes import SessionApprovals
+    from relavium_desktop.application.chat import ChatConversation, ChatService
+    from relavium_desktop.engine.agent.history_cut import Cut
+    from relavium_desktop.engine.agent.modes import SessionGrants
     from relavium_desktop.engine.agent.outcome import LoopResult
     from relavium_desktop.engine.agent.session import SessionInfo
     from relavium_desktop.engine.llm.messages import Message
     from relavium_desktop.ui.chat.attachments import Attachment
-    from relavium_desktop.ui.chat.backend import AgentChoice, ChatBackend
+    from relavium_desktop.ui.chat.backend import AgentChoice
     from relavium_desktop.ui.chat.confirm_delete import ConfirmDeleteDialog
     from relavium_desktop.ui.chat.mcp_composer import AttachResource, SlashPrompts
     from relavium_desktop.ui.chat.mcp_tools import ChatMcp
-    from relavium_desktop.ui.chat.message_actions import Cut
     from relavium_desktop.ui.clipboard_actions import ClipboardAction
     from relavium_desktop.ui.context import AppContext
 
@@ -79,10 +79,10 @@ class ChatView(QWidget):
         super().__init__()
         self.setObjectName("chatView")
         self.context = context
-        self.backend: ChatBackend | None = None
+        self.backend: ChatService | None = None  # the chat use case (application/chat.py), after the first paint
         self.session_id: str | None = None
         self.agents: list[AgentChoice] = []
-        self._approvals: SessionApprovals | None = None
+        self._conversation: ChatConversation | None = None  # the open session's, or a new one's until it is stored
         self._turn: asyncio.Task[Any] | None = None
         self.usage = {"input": 0, "output": 0, "cost": 0.0, "unpriced": False}
         self.delete_dialog: ConfirmDeleteDialog | None = None
@@ -123,7 +123,6 @@ class ChatView(QWidget):
         self.mode_offer.retry_requested.connect(self._retry_last)
         self._last_call_input: Any = None
         self._turn_mode: Any = None  # the ChatMode of the running turn
-        self._registry: Any = None  # the running turn's ToolRegistry (refusals look up the tool's class)
         self._offer_shown = False  # a refusal put an offer up: the failed-turn banner stays down
         self.composer = Composer()
         self.composer.submitted.connect(self.send)
@@ -185,27 +184,42 @@ class ChatView(QWidget):
 
     # -- lazy load ------------------------------------------------------------------
 
-    def ensure_loaded(self) -> ChatBackend:
+    def ensure_loaded(self) -> ChatService:
         """Open the store, read agents and sessions: after the first paint, or on first use."""
         if self.backend is not None:
             return self.backend
-        from relavium_desktop.host.datadir import data_dir
-        from relavium_desktop.ui.chat.backend import ChatBackend
+        from relavium_desktop.application.chat import ChatService
+        from relavium_desktop.ui.chat.backend import policy_from, tool_configs_from
 
         self.context.ensure_services()
-        self.backend = ChatBackend(data_dir(), self.context.settings, self.context.desktop_os)
-        self.backend.extra_roots = self._extra_roots
+        settings = self.context.settings
+        self.backend = ChatService(
+            self.context.app, os_capability=self.context.desktop_os,
+            mcp_hooks=lambda _project: self._mcp_hooks(),
+            mcp_tools=lambda: self.mcp.tools if self.mcp is not None else (),
+            extra_roots=self._extra_roots,
+            # Read every turn: a change in Settings applies from the next message.
+            policy=lambda: policy_from(settings),
+            tool_configs=lambda lookup: tool_configs_from(settings, lookup),
+            session_grants=self._session_grants,
+        )
         self._start_mcp(self.backend)
         self.reload_agents()
         self.refresh_sessions()
         return self.backend
 
+    def _defaults(self) -> Any:
+        """defaults.json: the default model and agent, shared with ``relavium chat``."""
+        from relavium_desktop.application.defaults import Defaults
+
+        return Defaults(self.context.app.paths)
+
     def reload_agents(self) -> None:
-        from relavium_desktop.ui.chat.backend import KEY_AGENT, load_agent_choices
+        from relavium_desktop.ui.chat.backend import load_agent_choices
 
         assert self.backend is not None
         self.agents = load_agent_choices(self.backend.home)
-        wanted = str(self.context.settings.value(KEY_AGENT, "chat"))
+        wanted = self._defaults().agent() or "chat"
         self.agent_combo.blockSignals(True)
         self.agent_combo.clear()
         for choice in self.agents:
@@ -218,12 +232,10 @@ class ChatView(QWidget):
         self._fill_models()
 
     def _fill_models(self) -> None:
-        from relavium_desktop.ui.chat.backend import KEY_MODEL
-
         assert self.backend is not None
         spec = self.agent()
-        saved = self.context.settings.value(KEY_MODEL)
-        if isinstance(saved, str) and saved:
+        saved = self._defaults().model()
+        if saved:
             self.models.fill(saved, self.backend.home)
         else:  # the agent's own route, until the user picks one
             self.models.fill(f"{spec.provider}/{spec.model}", self.backend.home, chosen=False)
@@ -238,14 +250,24 @@ class ChatView(QWidget):
         return self.agents[index].spec
 
     def _agent_picked(self, index: int) -> None:
-        from relavium_desktop.ui.chat.backend import KEY_AGENT, KEY_MODEL
-
         if 0 <= index < len(self.agents):
-            self.context.settings.setValue(KEY_AGENT, self.agents[index].spec.id)
+            # Another agent starts on its own route until a model is picked for it.
+            self._defaults().save(agent=self.agents[index].spec.id, model=None)
+            from relavium_desktop.ui.chat.backend import KEY_MODEL
+
             self.context.settings.remove(KEY_MODEL)
             self._fill_models()
 
     def _model_picked(self, route: str) -> None:
+        from relavium_desktop.application.chat import RouteError, parse_route
+
+        try:
+            parse_route(route)
+        except RouteError as exc:  # the picker lists routes; an odd one is not made the default
+            log.warning("not saving the picked model as the default: %s", exc)
+            return
+        self._defaults().save(model=route.strip())
+        # Still read from the window's settings by the MCP sampling hook and the provider connection test.
         from relavium_desktop.ui.chat.backend import KEY_MODEL
 
         self.context.settings.setValue(KEY_MODEL, route.strip())
@@ -266,7 +288,7 @@ class ChatView(QWidget):
             return
         self.ensure_loaded()
         self.session_id = None
-        self._approvals = None
+        self._conversation = None
         self.transcript.clear()
         self.banner.hide()
         self.folder_offer.hide()
@@ -274,16 +296,10 @@ class ChatView(QWidget):
         self.sessions.clear_current()
         self.composer.setFocus()
 
-    def _create_session(self, first_text: str) -> SessionInfo:
-        from relavium_desktop.engine.agent.session import title_from
-        from relavium_desktop.engine.llm.messages import Message
-
-        backend = self.ensure_loaded()
-        info = backend.store.create(title=title_from([Message.user(first_text)]), agent_id=self.agent().id,
-                                    mode=self.context.mode)
+    def _session_created(self, info: SessionInfo) -> None:
+        """The first message stored the session: it joins the list, and the page shows it as open."""
         self.session_id = info.id
         self.refresh_sessions()
-        return info
 
     def open_session(self, session_id: str) -> None:
         """Resume a stored session: its transcript, usage and mode."""
@@ -297,7 +313,7 @@ class ChatView(QWidget):
             self.refresh_sessions()
             return
         self.session_id = session_id
-        self._approvals = None
+        self._conversation = None
         self.banner.hide()
         self.folder_offer.hide()
         self.transcript.clear()
@@ -345,11 +361,12 @@ class ChatView(QWidget):
         from relavium_desktop.ui.tasks import spawn
 
         backend = self.ensure_loaded()
-        backend.store.delete(session_id)
+        backend.delete(session_id)
         # Its spilled tool output goes too, removed by the host in a worker thread.
         self.discarding = spawn(backend.discard_session(session_id))
         if session_id == self.session_id:
             self.session_id = None
+            self._conversation = None
             self.transcript.clear()
             self._set_usage([])
         self.refresh_sessions()
@@ -445,20 +462,11 @@ class ChatView(QWidget):
 
         ``cut`` redoes the last turn: the model is sent the history cut before
         that turn's answer or question (``HistoryCut``); nothing stored is removed.
+        The turn itself is assembled by the chat use case (application/chat.py),
+        as for ``relavium chat``; this page only renders its events.
         """
-        import asyncio
-
-        from relavium_desktop.engine.agent.chat import ChatSession
         from relavium_desktop.engine.agent.mode_ids import parse_mode
-        from relavium_desktop.engine.agent.modes import offered_tools
         from relavium_desktop.engine.llm.messages import MediaPart
-        from relavium_desktop.ui.chat.backend import (
-            policy_from,
-            tool_configs_from,
-            with_configured_tools,
-            with_route,
-        )
-        from relavium_desktop.ui.chat.message_actions import HistoryCut
 
         backend = self.ensure_loaded()
         self.banner.hide()
@@ -468,59 +476,36 @@ class ChatView(QWidget):
         self._offer_shown = False
         outcome = "failed"
         try:
-            if self.session_id is None:
-                assert text is not None
-                self._create_session(text or (attached[0].name if attached else ""))
-            assert self.session_id is not None
             if text is not None:
                 self.transcript.add_message("user", text, [(a.handle or "", a.mime, a.name, a.thumb) for a in attached])
             mode = parse_mode(self.context.mode)
-            project = self.context.project
-            spec = self._with_mcp_tools(with_route(self.agent(), self.model_combo.route()))
-            policy = policy_from(self.context.settings)
-            if project:
-                registry = await backend.registry(project, self.session_id)
-                # Settings -> Chat tools: per-tool config, and the web tools it sets up for the built-in agent.
-                configs = tool_configs_from(self.context.settings, registry.get)
-                spec = with_configured_tools(spec, configs, policy,
-                                             built_in=bool(self.agents) and self.agent() is self.agents[0].spec)
-                offered = offered_tools(spec.tools, mode, registry)
+            built_in = bool(self.agents) and self.agent() is self.agents[0].spec
+            agent, route = (None if built_in else self.agent()), self.model_combo.route() or None
+            conversation = self._conversation
+            if conversation is None or conversation.session_id != self.session_id:
+                conversation = await backend.open(
+                    session_id=self.session_id, project=self.context.project, mode=mode, agent=agent, model=route,
+                    on_event=self._on_event, on_created=self._session_created,
+                )
+                self._conversation = conversation
             else:
-                # No folder to work in: no file or command tool is granted or offered; a call the
-                # model makes anyway is refused, and the view offers the folder picker in place.
-                registry = backend.no_project_registry()
-                spec, offered = spec.model_copy(update={"tools": []}), frozenset()
-                configs = {}
+                conversation.configure(project=self.context.project, mode=mode, agent=agent, model=route)
             self._turn_mode = mode
-            if self._approvals is None or self._approvals.mode is not mode:
-                dialog = self.context.approvals  # one session-grant cache for the modes and the dialog
-                grants = dialog.session_grants(project) if dialog is not None and project else None
-                self._approvals = backend.approvals(mode, self.context.approval_hook(), grants, project=project)
-            session = ChatSession(
-                session_id=self.session_id, spec=spec, providers=backend.providers(), registry=registry,
-                store=backend.store if cut is None else HistoryCut(backend.store, self.session_id, cut),
-                approvals=self._approvals, emit=lambda event: self._on_event(event.to_wire()),
-                policy=policy, offered_tools=offered, tool_configs=configs,
-            )
-            self._registry = registry
             self.status.setText("Working…")
             media = [MediaPart(a.handle or "", a.mime, a.name) for a in attached]
-            result: LoopResult = await (session.send(text, media) if text is not None else session.resume())
+            confirm = self.context.approval_hook()
+            result: LoopResult = await (conversation.send(text, media, confirm=confirm, cut=cut) if text is not None
+                                        else conversation.resume(confirm=confirm, cut=cut))
             outcome = result.status
-        except asyncio.CancelledError:
-            outcome = "cancelled"
-            self._on_event({"type": "chat:turn_cancelled"})
         except Exception as exc:
             from sqlite3 import DatabaseError  # StorageError included: history.db could not be used
 
+            # The turn's chat:turn_failed event already put the banner up (application/chat.py).
             if isinstance(exc, DatabaseError):  # nothing typed is lost: back into an empty composer
                 if text and not self.composer.toPlainText().strip():
                     self.composer.setPlainText(text)
                 self.storage_failed.emit(exc)
             log.exception("chat turn failed")
-            self._on_event({"type": "chat:turn_failed",
-                            "error": {"code": "validation" if isinstance(exc, ValueError) else "failed",
-                                      "message": error_text(exc)}})
         finally:
             self.transcript.end_stream()
             self.transcript.cancel_open_cards()
@@ -544,12 +529,15 @@ class ChatView(QWidget):
 
     def _media_route(self) -> tuple[str, frozenset[str]]:
         """The chosen model and the media kinds its provider says it takes (providers/media_input.py)."""
+        from relavium_desktop.application.chat import RouteError
         from relavium_desktop.providers.media_input import media_input
         from relavium_desktop.services import provider_entries
-        from relavium_desktop.ui.chat.backend import with_route
 
         backend = self.ensure_loaded()
-        spec = with_route(self.agent(), self.model_combo.route())
+        try:
+            spec = backend.resolve_agent(self.agent(), self.model_combo.route() or None)
+        except RouteError:
+            return "", frozenset()
         try:
             entry = provider_entries(backend.home).get(spec.provider)
         except Exception:  # noqa: BLE001 - an unreadable providers.yaml: Send reports it with its own banner
@@ -607,15 +595,13 @@ class ChatView(QWidget):
 
     # -- MCP servers (ui/chat/mcp_tools.py) ----------------------------------------------
 
-    def _start_mcp(self, backend: ChatBackend) -> None:
+    def _start_mcp(self, backend: ChatService) -> None:
         """Discover the MCP servers' tools as a task (never before the first paint) and wire them in."""
         from relavium_desktop.ui.chat.mcp_composer import AttachResource, SlashPrompts
         from relavium_desktop.ui.chat.mcp_tools import ChatMcp
 
         mcp = ChatMcp(self.context, backend.home, hooks=self._mcp_hooks, extra_roots=self._extra_roots)
         self.mcp = mcp
-        backend.mcp_tools = lambda: mcp.tools
-        backend.mcp_hooks = self._mcp_hooks
         mcp.changed.connect(self._show_mcp_status)
         # A folder granted from the chat is a new root: the open servers are told at once.
         self.folder_offer.granted.connect(lambda _folder: mcp.set_roots(self.context.project))
@@ -638,13 +624,6 @@ class ChatView(QWidget):
         self.mcp_status.setToolTip(status.details)
         look_tone(self.mcp_status, status.tone)
         self.mcp_status.setVisible(bool(status.text))
-
-    def _with_mcp_tools(self, spec: Any) -> Any:
-        """The built-in chat agent offers the discovered MCP tools too; an agent file lists its own."""
-        if self.mcp is None or not self.mcp.tools or not self.agents or self.agent() is not self.agents[0].spec:
-            return spec
-        tools = list(spec.tools) + [t for t in self.mcp.tool_ids() if t not in spec.tools]
-        return spec.model_copy(update={"tools": tools})
 
     def _tool_progress(self, event: dict[str, Any]) -> None:
         """An MCP server's progress for a running call: onto that call's card (the newest running one)."""
@@ -688,12 +667,22 @@ class ChatView(QWidget):
     # -- mode, banner, clipboard ----------------------------------------------------------
 
     def _mode_changed(self, mode: str) -> None:
-        self._approvals = None  # new regime (and no carried-over "always") from the next turn on
-        if self.session_id is not None and self.backend is not None:
+        from relavium_desktop.engine.agent.mode_ids import parse_mode
+
+        if self._conversation is not None:  # new regime from the next turn on; a stored session remembers it
+            self._conversation.set_mode(parse_mode(mode))
+            self._conversation.forget_approvals()
+        elif self.session_id is not None and self.backend is not None:
             self.backend.store.set_mode(self.session_id, mode)
 
     def _forget_approvals(self, _project: str = "") -> None:
-        self._approvals = None
+        if self._conversation is not None:
+            self._conversation.forget_approvals()
+
+    def _session_grants(self, project: str) -> SessionGrants | None:
+        """The approval dialog's "always" answers for ``project``: one cache for the modes and the dialog."""
+        dialog = self.context.approvals
+        return dialog.session_grants(project) if dialog is not None and project else None
 
     def _extra_roots(self, project: str) -> tuple[Path, ...]:
         """The folders outside ``project`` granted to it (host extra roots), read per turn."""
@@ -711,8 +700,9 @@ class ChatView(QWidget):
         elif reason == "not_granted" and not self.context.project and tool_id in self.agent().tools:
             self.folder_offer.offer_project(tool_id)
             self._offer_shown = True
-        elif reason == "user_rejected" and self._turn_mode is not None and self._registry is not None:
-            tool = self._registry.get(tool_id)
+        elif reason == "user_rejected" and self._turn_mode is not None and self._conversation is not None \
+                and self._conversation.registry is not None:
+            tool = self._conversation.registry.get(tool_id)  # the running turn's: the refused tool's class
             allowing = mode_allowing(self._turn_mode, tool.policy.action_class) if tool is not None else None
             if allowing is not None:
                 self.mode_offer.offer(tool_id, str(error.get("message", "")), self._turn_mode, allowing)
@@ -731,11 +721,10 @@ class ChatView(QWidget):
 
     async def run_clipboard_action(self, action: ClipboardAction, text: str) -> str:
         """The quick panel's runner: the selected agent's route, no tools."""
-        from relavium_desktop.ui.chat.backend import with_route
         from relavium_desktop.ui.chat.one_shot import ask_once
 
         backend = self.ensure_loaded()
-        spec = with_route(self.agent(), self.model_combo.route())
+        spec = backend.resolve_agent(self.agent(), self.model_combo.route() or None)
         return await ask_once(spec, backend.providers(), action.render(text))
 
     def _search_sessions(self, query: str) -> list[SessionInfo]:
@@ -762,5 +751,4 @@ class ChatView(QWidget):
     def close_backend(self) -> None:
         if self._turn is not None and not self._turn.done():
             self._turn.cancel()
-        if self.backend is not None:
-            self.backend.close()
+        # The stores are the Application's (closed with the context); the hosts end with the process.

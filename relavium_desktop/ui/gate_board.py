@@ -96,6 +96,12 @@ class GateBoard(QObject):
         self._syncing = False
         self._watched: set[int] = set()
 
+    def set_poll_ms(self, ms: int) -> None:
+        """How often history.db is re-read while a gate waits (a slower poll for a battery, a test's pause)."""
+        self._timer.setInterval(ms)
+        if self._timer.isActive():
+            self._timer.start()
+
     # -- what it knows -----------------------------------------------------------
 
     def state_of(self, run_id: str) -> RunState | None:

@@ -271,12 +271,11 @@ class GatePrompter(QObject):
         self._notices.pop(nid, None)
         self._by_notification.pop(nid, None)
         self._answered.discard(nid)
-        self.stale_action.emit(nid)
         notifier = self._notifier()
-        if notifier is None:
-            return
-        await notifier.withdraw(nid)
-        try:
-            await notifier.notify(show_line(ALREADY_ANSWERED_TITLE), show_line(ALREADY_ANSWERED), [])
-        except Exception as exc:  # noqa: BLE001 -- no daemon: nothing more can be shown there
-            log.info("already-answered notification not shown: %s", type(exc).__name__)
+        if notifier is not None:
+            await notifier.withdraw(nid)
+            try:
+                await notifier.notify(show_line(ALREADY_ANSWERED_TITLE), show_line(ALREADY_ANSWERED), [])
+            except Exception as exc:  # noqa: BLE001 -- no daemon: nothing more can be shown there
+                log.info("already-answered notification not shown: %s", type(exc).__name__)
+        self.stale_action.emit(nid)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.ui import app_settings as keys
@@ -50,6 +51,7 @@ from relavium_desktop.ui.workflows.splitter_memory import remember_sizes
 from relavium_desktop.ui.workflows.timeline import RunTimeline
 
 if TYPE_CHECKING:
+    from relavium_desktop.application.app import Application
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
     from relavium_desktop.engine.workflow.run_state import PendingGate, RunState
     from relavium_desktop.ui.context import AppContext
@@ -471,9 +473,15 @@ class WorkflowsView(QWidget):
         if self.runner.busy:
             self.runner.stop()
         elif self.run_id is not None and self.timeline.run_state.paused:
-            self.context.ensure_services()
-            self.gate_panel.set_busy(True)
-            cancel_paused(self.runner, self.run_id)
+            from relavium_desktop.engine.workflow.run import RunResult
+
+            run_id = self.run_id
+            problem = cancel_paused(self.context.app, run_id, self.runner.run_event.emit)
+            if problem is not None:
+                self.message.setText(problem)
+                return
+            self.show_run_state(self.timeline.run_state)
+            self.run_finished.emit(RunResult(run_id, "cancelled"))
 
     def _running(self, running: bool) -> None:
         self._active = running  # the runner says so (its task is still finishing when it tells)
@@ -556,25 +564,22 @@ class WorkflowsView(QWidget):
             self.gate_panel.set_busy(False)
 
 
-def cancel_paused(runner: WorkflowRunner, run_id: str) -> bool:
-    """End a run paused at a gate as cancelled, through the runner (its events stream like any run's).
+def cancel_paused(app: Application, run_id: str, on_event: Callable[[JsonDict], None]) -> str | None:
+    """End a run paused at a gate as cancelled; None when done, else why not (a clear sentence).
 
-    The engine's own cancel path does the work: the run is loaded from its
-    paused checkpoint with no answer and cancelled before it takes a step, so
-    it emits ``run:cancelled`` and history.db records it ``cancelled`` -- no
-    gate is answered, nothing runs.
+    The application's run service writes the cancellation as the engine
+    would end the run (``run:cancelled``, status cancelled, no gate left);
+    its event reaches ``on_event`` like any run event, so every view and the
+    gate board see it.  No gate is answered and nothing runs.
     """
-    from relavium_desktop.engine.workflow.errors import InputError
-    from relavium_desktop.engine.workflow.run import WorkflowRun
+    from relavium_desktop.application.runs import RunRefusal, RunService
 
-    def make(engine: Any) -> WorkflowRun:
-        state = engine.journal.load_checkpoint(run_id)
-        if state is None:
-            raise InputError(f"run {run_id!r} is no longer paused")
-        run = WorkflowRun(engine, engine._checkpointed_workflow(run_id, state), state,
-                          on_event=runner.run_event.emit, fresh=False)
-        run.cancel()
-        return run
-
-    return runner._launch(make, InputError)
-
+    service = RunService(app)
+    unsubscribe = service.subscribe(on_event)
+    try:
+        service.cancel(run_id)
+    except RunRefusal as exc:
+        return error_text(exc)
+    finally:
+        unsubscribe()
+    return None

@@ -32,6 +32,7 @@ from relavium_desktop.ui.chat.model_choice import ModelChoice
 from relavium_desktop.ui.chat.sessions_panel import SessionsPanel
 from relavium_desktop.ui.chat.transcript import Transcript
 from relavium_desktop.ui.elided_label import ElidedLabel
+from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
     QComboBox,
     QHBoxLayout,
@@ -500,7 +501,11 @@ class ChatView(QWidget):
         except Exception as exc:
             from sqlite3 import DatabaseError  # StorageError included: history.db could not be used
 
-            # The turn's chat:turn_failed event already put the banner up (application/chat.py).
+            from relavium_desktop.application.chat import RouteError
+
+            if isinstance(exc, RouteError):  # no turn started (the picker's route is unusable): say why here
+                self.banner.show_error({"code": "validation", "message": error_text(exc)})
+            # Otherwise the turn's chat:turn_failed event already put the banner up (application/chat.py).
             if isinstance(exc, DatabaseError):  # nothing typed is lost: back into an empty composer
                 if text and not self.composer.toPlainText().strip():
                     self.composer.setPlainText(text)

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from relavium_desktop.host.settings_bak import BakInUse
-    from relavium_desktop.providers.store import ProviderStore
+    from relavium_desktop.application.settings_files import BakInUse, ProviderStore
 
 
 def say(notice: BakInUse | None, *, as_json: bool = False) -> None:
@@ -35,30 +34,23 @@ def say(notice: BakInUse | None, *, as_json: bool = False) -> None:
 
 
 def providers_notice(store: ProviderStore) -> BakInUse | None:
-    from relavium_desktop.providers.config import ProviderConfigError
+    from relavium_desktop.application.settings_files import providers_backup
 
-    try:
-        return store.bak_in_use()
-    except ProviderConfigError:
-        return None  # no usable copy: the command reports the file's error itself
+    return providers_backup(store)  # None without a usable copy: the command reports the file's error itself
 
 
 def mcp_notice(home: Path) -> BakInUse | None:
-    from relavium_desktop.host.mcp.config import McpConfigError, load_servers_noting
+    from relavium_desktop.application.paths import AppPaths
+    from relavium_desktop.application.settings_files import mcp_backup
 
-    try:
-        return load_servers_noting(home)[1]
-    except McpConfigError:
-        return None
+    return mcp_backup(AppPaths(home))
 
 
 def plugins_notice(home: Path) -> BakInUse | None:
-    from relavium_desktop.host.plugins import PluginsFileError, enabled_names_noting
+    from relavium_desktop.application.paths import AppPaths
+    from relavium_desktop.application.settings_files import plugins_backup
 
-    try:
-        return enabled_names_noting(home)[1]
-    except PluginsFileError:
-        return None
+    return plugins_backup(AppPaths(home))
 
 
 def say_all(home: Path, *, as_json: bool = False) -> None:

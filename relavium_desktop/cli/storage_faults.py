@@ -9,50 +9,17 @@ instead of SQLite's "disk I/O error" or Python's ``[Errno 28]``.
 
 from __future__ import annotations
 
-import errno
-import sqlite3
-from pathlib import Path
-
-_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
-_READ_ONLY = (errno.EACCES, errno.EPERM, errno.EROFS)
-
 
 def storage_fault(exc: BaseException) -> str | None:
     """The one-line description of ``exc`` when it is a storage failure, else None.
 
     Follows the exception's causes, so a failure wrapped by a command is
-    still recognised.
+    still recognised (``application.storage`` says it, as the window does).
     """
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        found = _describe(current)
-        if found is not None:
-            return found
-        current = current.__cause__ or current.__context__
-    return None
+    from relavium_desktop.application.paths import AppPaths
+    from relavium_desktop.application.storage import describe_storage_failure
 
-
-def _describe(exc: BaseException) -> str | None:
-    from relavium_desktop.store.db import SchemaTooNewError, StorageError, disk_full, storage_error
-
-    if isinstance(exc, StorageError):
-        return exc.describe()
-    if isinstance(exc, SchemaTooNewError):  # already names history.db and what to do
-        return str(exc)
-    if isinstance(exc, sqlite3.Error):
-        problem = storage_error(exc, _history_path())
-        return problem.describe() if problem is not None else None
-    if isinstance(exc, OSError) and exc.errno is not None:
-        target = Path(exc.filename) if exc.filename else None
-        name = target.name if target is not None else "a file"
-        if exc.errno in _FULL or (exc.errno == errno.EIO and target is not None and disk_full(target.parent)):
-            where = target.parent if target is not None else "the data folder"
-            return f"cannot write {name}: the disk holding {where} is full"
-        if exc.errno in _READ_ONLY and target is not None:
-            return f"cannot use {name}: permission denied or a read-only file system ({target})"
-    return None
+    return describe_storage_failure(exc, AppPaths.from_environment)
 
 
 def report(line: str, as_json: bool) -> int:
@@ -69,9 +36,3 @@ def report(line: str, as_json: bool) -> int:
             print_json({"ok": False, "error": {"code": "storage", "message": line}}, flush=True)
     return 1
 
-
-def _history_path() -> Path:
-    from relavium_desktop.host.datadir import data_dir
-    from relavium_desktop.store.db import history_db_path
-
-    return history_db_path(data_dir())

@@ -22,12 +22,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, Qt, QVBoxLayout, QWidget, Signal
 from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
-    from relavium_desktop.store.db import StorageError
+    from relavium_desktop.application.storage import StorageError
 
 FolderOpener = Callable[[Path], None]
 HISTORY_FILE = "history.db"
@@ -66,8 +67,9 @@ class StorageState(QWidget):
         super().__init__()
         self.setObjectName("storageState")
         set_surface(self, "banner-danger")
-        # store.db.history_db_path's file, named here so the store (and sqlite3) load after the first paint.
-        self.path = home / HISTORY_FILE
+        # Named here (AppPaths is plain data) so the store and sqlite3 load after the first paint.
+        self.paths = AppPaths(home)
+        self.path = self.paths.history_db
         self.problem: StorageError | None = None
         self.busy = False
         self._open_folder = open_folder or open_in_file_manager
@@ -123,9 +125,9 @@ class StorageState(QWidget):
 
     def check(self) -> bool:
         """Check history.db now; True when it is usable (the state hides and ``resolved`` is emitted once)."""
-        from relavium_desktop.store.db import check_history
+        from relavium_desktop.application.storage import check_history
 
-        problem = check_history(self.path)
+        problem = check_history(self.paths)
         if problem is not None:
             self.show_problem(problem)
             return False
@@ -147,10 +149,10 @@ class StorageState(QWidget):
 
     def move_aside(self) -> None:
         """Rename the damaged file (kept) and start with an empty history."""
-        from relavium_desktop.store.db import move_aside
+        from relavium_desktop.application.storage import move_history_aside
 
         try:
-            kept = move_aside(self.path)
+            kept = move_history_aside(self.paths)
         except OSError as exc:
             self._say(f"Could not move {self.path.name} aside: {exc.strerror or error_text(exc)}.")
             return
@@ -170,18 +172,16 @@ class StorageState(QWidget):
     async def _recover(self) -> None:
         import asyncio
 
-        from relavium_desktop.host.history_recovery import RecoveryFailed
-        from relavium_desktop.host.history_recovery import recover as salvage
-        from relavium_desktop.store.db import move_aside
+        from relavium_desktop.application.storage import RecoveryFailed, move_history_aside, salvage_history
 
         try:
-            kept = await asyncio.to_thread(move_aside, self.path)
+            kept = await asyncio.to_thread(move_history_aside, self.paths)
         except OSError as exc:
             self._set_busy(False)
             self._say(f"Could not move {self.path.name} aside: {exc.strerror or error_text(exc)}.")
             return
         try:
-            done = await asyncio.to_thread(salvage, kept, self.path)
+            done = await asyncio.to_thread(salvage_history, kept, self.paths)
         except (RecoveryFailed, OSError) as exc:
             self._say(f"Nothing could be recovered ({error_text(exc)}). The damaged file is kept as {kept.name}; "
                       "Relavium starts with an empty history.")
@@ -242,38 +242,17 @@ def settings_file_problems(home: Path) -> list[str]:
     A file that is absent, with no ``.bak`` either, cannot be broken: its
     parser is not even imported (mcp.yaml's would load the whole MCP host).
     """
-    from relavium_desktop.providers import PROVIDERS_FILE
+    from relavium_desktop.application.settings_files import settings_file_states
 
-    def present(name: str) -> bool:
-        return (home / name).exists() or (home / f"{name}.bak").exists()
-
+    consequence = {
+        "providers": "the providers in it are not offered until it is fixed",
+        "mcp": "no MCP server is started until it is fixed",
+        "plugins": "no plugin is loaded until it is fixed",
+    }
     lines: list[str] = []
-    if present(PROVIDERS_FILE):
-        from relavium_desktop.providers.config import ProviderConfigError
-        from relavium_desktop.services import provider_store
-
-        try:
-            notice = provider_store(home).bak_in_use()
-        except ProviderConfigError as exc:
-            lines.append(f"{error_text(exc)} -- the providers in it are not offered until it is fixed.")
-        else:
-            lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
-    if present("mcp.yaml"):
-        from relavium_desktop.host.mcp.config import McpConfigError, load_servers_noting
-
-        try:
-            notice = load_servers_noting(home)[1]
-        except McpConfigError as exc:
-            lines.append(f"{error_text(exc)} -- no MCP server is started until it is fixed.")
-        else:
-            lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
-    if present("plugins.yaml"):
-        from relavium_desktop.host.plugins import PluginsFileError, enabled_names_noting
-
-        try:
-            notice = enabled_names_noting(home)[1]
-        except PluginsFileError as exc:
-            lines.append(f"{error_text(exc)} -- no plugin is loaded until it is fixed.")
-        else:
-            lines += [f"{error_text(notice.describe(), limit=600)}."] if notice is not None else []
+    for state in settings_file_states(AppPaths(home)):
+        if state.refused is not None:
+            lines.append(f"{error_text(state.refused)} -- {consequence[state.kind]}.")
+        elif state.backup is not None:
+            lines.append(f"{error_text(state.backup.describe(), limit=600)}.")
     return lines

@@ -483,6 +483,7 @@ class ChatConversation:
         from relavium_desktop.engine.agent.history_cut import HistoryCut
 
         self._subscriber = on_event or self.on_event
+        created_now = self.info is None
         try:
             if self.info is None:
                 if text is None:
@@ -509,9 +510,24 @@ class ChatConversation:
             return LoopResult(status="cancelled", failure=AgentFailure("cancelled", "cancelled by the user"))
         except Exception as exc:
             self._failed(exc)
+            if created_now:
+                self._unstore_if_empty()
             raise
         finally:
             self._subscriber = self.on_event
+
+    def _unstore_if_empty(self) -> None:
+        """A first message refused before it was stored (the agent's input schema, an attachment) leaves no
+        empty session behind: the conversation is new again."""
+        info = self.info
+        if info is None:
+            return
+        try:
+            if not self.service.store.messages(info.id):
+                self.service.store.delete(info.id)
+                self.info, self.bus, self._approvals = None, None, None
+        except Exception:  # history.db failing now: the original error is what the caller needs
+            log.warning("could not remove the empty chat session after a refused first message", exc_info=True)
 
     def _failed(self, exc: Exception) -> None:
         """A turn that raised ends with ``chat:turn_failed`` too, coded by the taxonomy."""

@@ -284,6 +284,8 @@ async def _converse(conversation: Any) -> int:
             empty_answer = failure is not None and failure.reason == "empty_answer"
             if failure is not None and conversation.session_id is not None:
                 _say_if_cut_off(store, conversation.session_id, "the answer above was cut off")
+        except ValueError:
+            continue  # refused before it was sent (the agent's input_schema): the [error] line said why
         except asyncio.CancelledError:
             task.cancel()
             await task

@@ -86,7 +86,9 @@ async def test_a_turn_that_raises_ends_with_a_taxonomy_coded_failure_event(
         await conversation.send("look", [MediaPart("sha256:" + "0" * 64, "image/png", "shot.png")])
     [failed] = [e for e in events if e["type"] == "chat:turn_failed"]
     assert failed["error"]["code"] == "validation" and "shot.png" in failed["error"]["message"]
-    assert failed["sessionId"] == conversation.session_id and failed["sequenceNumber"] == 0
+    assert isinstance(failed["sessionId"], str) and failed["sequenceNumber"] == 0  # stamped like every event
+    # The refused first message was never stored, so neither is its session.
+    assert conversation.session_id is None and app.sessions().list_sessions() == []
     assert llm_server.requests == []
     await chat.aclose()
 
@@ -135,4 +137,24 @@ async def test_a_resumed_session_keeps_its_mode_and_history(
     await again.send("my name?")
     assert sent_text(llm_server.requests[1]) == [("user", "my name is Ada"), ("assistant", "Noted: Ada."),
                                                  ("user", "my name?")]
+    await chat.aclose()
+
+
+async def test_a_refused_first_message_leaves_no_session(
+    app: Application, tmp_path: Path, llm_server: ScriptedLLMServer,
+) -> None:
+    """The agent's input_schema refuses the message before it is stored: no empty session is listed."""
+    from relavium_desktop.application.chat import default_agent
+
+    agent = default_agent().model_copy(update={"id": "ticket", "input_schema": {"type": "string", "maxLength": 5}})
+    chat = ChatService(app)
+    events: list[dict[str, Any]] = []
+    conversation = await chat.open(project=tmp_path, agent=agent, model=ROUTE, on_event=events.append)
+    with pytest.raises(ValueError, match="input_schema"):
+        await conversation.send("far too long for this agent")
+    assert app.sessions().list_sessions() == [] and conversation.session_id is None
+    assert [e["type"] for e in events] == ["chat:turn_failed"] and events[0]["error"]["code"] == "validation"
+    llm_server.script(Reply.say("OK."))
+    assert (await conversation.send("ABC-1")).status == "completed"
+    assert [s.title for s in app.sessions().list_sessions()] == ["ABC-1"]
     await chat.aclose()

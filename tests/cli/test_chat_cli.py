@@ -248,3 +248,16 @@ def test_a_bad_model_route_is_a_usage_error_naming_the_form(env: dict[str, str],
         assert code == 2, (bad, out, err)
         assert f"--model: {bad!r} is not a model route; expected provider/model" in err
     assert run_cli("chat", "--list", "--json", env=env)[1] == [] and llm_server.requests == []
+
+
+def test_a_refused_message_is_said_and_the_chat_goes_on(env: dict[str, str], llm_server: ScriptedLLMServer,
+                                                        tmp_path: Path) -> None:
+    """The agent's input_schema refuses a line: an [error] line, no empty session, the next line is answered."""
+    agent = write_agent(tmp_path / "t.agent.yaml", tools=[], extra="input_schema: {type: string, maxLength: 5}\n")
+    llm_server.script(Reply.say("Short and sweet."))
+    code, out, err = chat(env, "far too long for it\nABC\n", "--agent", str(agent), "--workspace", str(tmp_path),
+                          cwd=tmp_path)
+    assert code == 0, err
+    assert "[error]" in out and "input_schema" in out and "Short and sweet." in out
+    assert len(llm_server.requests) == 1
+    assert [s["title"] for s in run_cli("chat", "--list", "--json", env=env)[1]] == ["ABC"]

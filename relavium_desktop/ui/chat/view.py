@@ -511,6 +511,8 @@ class ChatView(QWidget):
                     self.composer.setPlainText(text)
                 self.storage_failed.emit(exc)
             log.exception("chat turn failed")
+            if self._conversation is not None and self._conversation.session_id is None and self.session_id:
+                self.session_id = None  # a refused first message leaves no session (application/chat.py)
         finally:
             self.transcript.end_stream()
             self.transcript.cancel_open_cards()

@@ -8,6 +8,9 @@ or a provider an agent node needs has no key (checked before anything runs),
 per line (NDJSON), ending with the terminal event (or ``run:paused``); a
 fault before the run (exit 2) is one ``{"type": "error", "code", "message"}``
 document on stderr and stdout stays empty, as upstream's CI tutorial has it.
+Without ``--json`` each event is one line, a node's result is shown on its
+``node:completed`` line (clipped), and a completed run's outputs follow
+under ``outputs:``, one ``name: value`` each.
 
 When stdout goes away mid-run (``relavium run … | head``, a closed pipe) the
 run is stopped, recorded as ``interrupted`` in history, and the command ends
@@ -16,6 +19,10 @@ found by the store's liveness check and shows as ``interrupted`` too; such a
 run continues from its last node-boundary checkpoint with ``relavium run
 --resume RUN_ID`` (no decision): finished nodes are kept, nodes that were
 running start again.  A run stopped on purpose (its output closed) cannot.
+
+The run itself is assembled by :class:`~relavium_desktop.application.runs.RunService`,
+the same one the window uses; this module parses, words refusals for the
+command line and prints.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import errno
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,9 +48,12 @@ from relavium_desktop.cli.validate_cmd import (
 )
 
 if TYPE_CHECKING:
-    from relavium_desktop.store.runs import RunStore
+    from relavium_desktop.application.app import Application
+    from relavium_desktop.application.runs import RunHandle, RunRefusal, RunService
+    from relavium_desktop.engine.workflow.run import RunResult
 
 EXIT_PAUSED = 3
+NODE_RESULT_CHARS = 200  # a node's result on its node:completed line: enough to recognise it
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,19 +61,35 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input", action="append", default=[], metavar="KEY=VALUE", help="a workflow input")
     p.add_argument("--workspace", help="workspace folder (default: the current folder)")
     p.add_argument("--tier", choices=["sandboxed", "project", "full"], default="project")
-    p.add_argument("--resume", metavar="RUN_ID", help="resume a run paused at a human gate (with --decision), "
-                   "or continue an interrupted one from its last checkpoint (alone)")
+    p.add_argument(
+        "--resume",
+        metavar="RUN_ID",
+        help="resume a run paused at a human gate (with --decision), "
+        "or continue an interrupted one from its last checkpoint (alone)",
+    )
     p.add_argument("--decision", choices=["approve", "reject"], help="the gate decision (with --resume)")
     p.add_argument("--gate", metavar="GATE_ID", help="which pending gate (when several are open)")
     p.add_argument("--payload", help="gate payload as JSON (or @file.json)")
-    p.add_argument("--hold-gates", action="store_true",
-                   help="stay running while a pending human gate has a timeout_ms and apply its "
-                        "timeout_action when it runs out (instead of exiting 3 at once)")
-    p.add_argument("--providers", help="provider settings file for agent nodes "
-                   "(default: $RELAVIUM_HOME/providers.yaml)")
-    p.add_argument("--approve-mcp", action="append", default=[], metavar="NAME",
-                   help="let this stdio MCP server the workflow declares start (repeatable)")
+    p.add_argument(
+        "--hold-gates",
+        action="store_true",
+        help="stay running while a pending human gate has a timeout_ms and apply its "
+        "timeout_action when it runs out (instead of exiting 3 at once)",
+    )
+    p.add_argument(
+        "--providers", help="provider settings file for agent nodes (default: $RELAVIUM_HOME/providers.yaml)"
+    )
+    p.add_argument(
+        "--approve-mcp",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="let this stdio MCP server the workflow declares start (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="print NDJSON run events only")
+
+
+# -- printing ---------------------------------------------------------------------------
 
 
 def _format(event: dict[str, Any], as_json: bool) -> str | None:
@@ -98,9 +124,47 @@ def _words(kind: str, event: dict[str, Any]) -> str:
         extra = f": {err.get('code')}: {err.get('message')}"
     elif kind == "node:skipped":
         extra = f" ({event.get('reason')})"
-    elif kind in ("human_gate:paused", "agent:retrying"):  # a gate's question; "rate limited, retrying in 5 s"
+    elif kind in (
+        "human_gate:paused",
+        "agent:retrying",
+    ):  # a gate's question; "rate limited, retrying in 5 s"
         extra = f": {event.get('message')}"
+    elif kind == "node:completed":
+        result = _readable(event.get("output"), NODE_RESULT_CHARS)
+        extra = f": {result}" if result else ""
     return f"{kind}{node}{extra}"
+
+
+def _readable(value: Any, limit: int) -> str:
+    """A node's result as one masked line of at most ``limit`` characters (plus how much was cut)."""
+    from relavium_desktop.engine.display_text import compact, one_spaced
+    from relavium_desktop.engine.tools.masking import clip, mask_value
+
+    if value is None:
+        return ""
+    if isinstance(value, dict) and value.get("truncated") is True and isinstance(value.get("preview"), str):
+        value = value["preview"]  # an output too big for an event: its preview
+    value = mask_value(value)
+    text = value if isinstance(value, str) else compact(value)
+    return clip(one_spaced(text), limit)
+
+
+def _outputs_text(outputs: Mapping[str, Any]) -> str:
+    """A completed run's outputs: ``outputs:`` then ``  name: value`` (a text's further lines indented)."""
+    from relavium_desktop.engine.display_text import compact, show_block, show_line
+    from relavium_desktop.engine.tools.masking import mask_value
+
+    if not outputs:
+        return "outputs: none\n"
+    lines = ["outputs:"]
+    for name, value in mask_value(dict(outputs)).items():
+        if isinstance(value, str):
+            first, *rest = show_block(value.rstrip("\n")).split("\n")
+            lines.append(f"  {show_line(str(name))}: {first}")
+            lines += [f"    {line}" for line in rest]
+        else:
+            lines.append(f"  {show_line(str(name))}: {show_line(compact(value))}")
+    return "\n".join(lines) + "\n"
 
 
 def _discard_stdout() -> None:
@@ -128,10 +192,12 @@ class _Printer:
         self.on_lost: Callable[[], None] | None = None
 
     def __call__(self, event: dict[str, Any]) -> None:
-        if self.lost is not None:
-            return
         text = _format(event, self.as_json)
-        if text is None:
+        if text is not None:
+            self.write(text)
+
+    def write(self, text: str) -> None:
+        if self.lost is not None:
             return
         try:
             if sys.stdout is None:
@@ -151,6 +217,141 @@ class _Printer:
             self.on_lost()
 
 
+# -- one command's runs -------------------------------------------------------------------
+
+
+class RunSession:
+    """One command's run: the service with the command line's hooks, the printer, the words and exit codes.
+
+    ``relavium run`` and ``relavium gate approve|reject`` both drive runs
+    through it, so they print, refuse and exit alike.
+    """
+
+    def __init__(
+        self,
+        app: Application,
+        *,
+        as_json: bool,
+        approve_mcp: list[str],
+        providers: str | None,
+        hold_gates: bool = False,
+    ) -> None:
+        from relavium_desktop.application.runs import RunService, RunSurface
+        from relavium_desktop.services import cli_mcp_hooks
+
+        self.app = app
+        self.as_json = as_json
+        self.printer = _Printer(as_json)
+        approved = list(approve_mcp)
+        home = app.paths.home
+        # Author trust: no approval regime headless; the policy's allowlists still apply.
+        surface = RunSurface(
+            mcp_hooks=lambda project: cli_mcp_hooks(approved, project=project, home=home),
+            preapproved_mcp=approved,  # nobody to ask: a stdio server not approved or consented to is refused
+            hold_gates=hold_gates,
+            providers_file=Path(providers) if providers else None,
+            on_problem=lambda line: print(_shown(f"relavium: {line}"), file=sys.stderr),
+        )
+        self.service: RunService = RunService(app, surface)
+
+    def refused(
+        self,
+        exc: RunRefusal,
+        *,
+        unknown: str | None = None,
+        not_paused: Callable[[str], str] | None = None,
+        mcp_where: str | None = None,
+    ) -> int:
+        """Report a refusal in the command line's words; its exit status."""
+        from relavium_desktop.application import runs
+        from relavium_desktop.services import consent_needed_message
+
+        message = str(exc)
+        if isinstance(exc, runs.McpConsentNeeded):
+            report_error(exc.code, "; ".join(consent_needed_message(n) for n in exc.servers), self.as_json)
+            return EXIT_FAILED
+        if isinstance(exc, runs.WorkspaceNotFound):
+            raise UsageError(f"--workspace: {exc.workspace} is not a folder") from None
+        if isinstance(exc, runs.UnknownRun) and unknown is not None:
+            message = unknown
+        elif isinstance(exc, runs.RunNotPaused) and not_paused is not None:
+            message = not_paused(exc.status)
+        elif isinstance(exc, runs.GateNotChosen):
+            message = (
+                f"run {exc.run_id!r} has {len(exc.pending)} pending gates; name one with --gate "
+                f"({', '.join(exc.pending)})"
+            )
+        elif isinstance(exc, runs.GateAlreadyAnswered):
+            how = f" ({exc.decision} by {exc.decided_by})" if exc.decision and exc.decided_by else ""
+            message = f"gate {exc.gate_id} of run {exc.run_id!r} was already answered{how}"
+        elif isinstance(exc, runs.RunNotContinuable) and exc.status == "interrupted":
+            message = f"{exc}; start the workflow again with: relavium run {exc.source}"
+        elif isinstance(exc, runs.McpServersInvalid) and mcp_where is not None:
+            message = f"{mcp_where}: {exc}"
+        report_error(exc.code, message, self.as_json)
+        return EXIT_USAGE
+
+    def drive(
+        self,
+        begin: Callable[[], RunHandle],
+        *,
+        announce: Callable[[RunHandle], str | None],
+        unknown: str | None = None,
+        not_paused: Callable[[str], str] | None = None,
+        mcp_where: str | None = None,
+    ) -> int:
+        """Start the run ``begin`` assembles, print its events, and end with its exit status."""
+        from relavium_desktop.application.runs import RunRefusal
+        from relavium_desktop.engine.workflow.errors import WorkflowError
+
+        async def main() -> RunResult:
+            handle = begin()
+            line = announce(handle)
+            if line and not self.as_json:  # the id first, so a run killed midway can be found and resumed
+                print(line, file=sys.stderr, flush=True)
+            self.printer.on_lost = handle.cancel
+            return await handle.result()
+
+        try:
+            result = asyncio.run(main())
+        except RunRefusal as exc:
+            return self.refused(exc, unknown=unknown, not_paused=not_paused, mcp_where=mcp_where)
+        except WorkflowError as exc:  # a checkpointed workflow that no longer loads
+            report_invalid(exc, self.as_json)
+            return EXIT_USAGE
+        return self._ended(result)
+
+    def _ended(self, result: RunResult) -> int:
+        printer = self.printer
+        if printer.lost is None and result.status == "completed" and not self.as_json:
+            printer.write(_outputs_text(result.outputs))
+        if printer.lost is not None:
+            if result.status != "paused":
+                # Nobody received the terminal event: not completed, not cancelled by the user.
+                # (A paused run keeps its gate: nothing was lost, it can still be resumed.)
+                self.app.runs().mark_interrupted(
+                    result.run_id, "output_closed", f"{printer.lost}; the run was stopped"
+                )
+            return EXIT_FAILED
+        if result.status == "paused":
+            if not self.as_json:
+                for gate in result.pending_gates:
+                    print(
+                        _shown(
+                            f"paused at gate {gate['nodeId']}; resume with: relavium run --resume "
+                            f"{result.run_id} --decision approve|reject"
+                        ),
+                        file=sys.stderr,
+                    )
+            return EXIT_PAUSED
+        if not self.as_json:
+            print(f"run {result.run_id} {result.status}", file=sys.stderr)
+        return EXIT_OK if result.status == "completed" else EXIT_FAILED
+
+
+# -- the command --------------------------------------------------------------------------
+
+
 def _parse_inputs(pairs: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for pair in pairs:
@@ -162,28 +363,7 @@ def _parse_inputs(pairs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.cli.settings_notices import say_all
-    from relavium_desktop.host.datadir import data_dir as _home
-
-    say_all(_home(), as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
-    from relavium_desktop.engine.workflow.errors import InputError, WorkflowError
-    from relavium_desktop.engine.workflow.inputs import coerce_text_inputs
-    from relavium_desktop.engine.workflow.loader import load_workflow
-    from relavium_desktop.engine.workflow.run import GateDecision
-    from relavium_desktop.host.mcp.config import McpConfigError
-    from relavium_desktop.services import (
-        build_workflow_engine,
-        cli_mcp_hooks,
-        consent_needed_message,
-        mcp_from_surface,
-        mcp_servers_of,
-        mcp_surface,
-        run_store,
-        run_with_mcp,
-        unconsented_stdio_servers,
-        workflow_mcp_block,
-        workflow_tool_ids,
-    )
+    from relavium_desktop.application.app import Application
 
     if args.resume and args.file:
         raise UsageError("give either FILE or --resume RUN_ID, not both")
@@ -191,176 +371,89 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("missing FILE (or --resume RUN_ID)")
     if not args.resume and (args.decision or args.gate or args.payload):
         raise UsageError("--decision, --gate and --payload go with --resume")
-
-    store = run_store()  # opening marks runs whose process died as interrupted
+    app = Application.from_environment()
     try:
-        row = store.get_run(args.resume) if args.resume else None
-        continuing = row is not None and row["status"] == "interrupted"
-        if continuing:
-            assert row is not None
-            if args.decision or args.gate or args.payload:
-                raise UsageError("an interrupted run continues from its checkpoint: give --resume RUN_ID alone")
-            checkpoint = store.continuable_checkpoint(args.resume)
-            if checkpoint is None:
-                report_error("validation", _not_resumable(row), args.json)
-                return EXIT_USAGE
-        elif args.resume and not args.decision:
-            raise UsageError("--resume needs --decision approve|reject (or an interrupted run's id alone)")
-        else:
-            checkpoint = store.load_checkpoint(args.resume) if args.resume else None
-        if args.resume and checkpoint is None:
-            report_error("validation", f"no paused run with id {args.resume!r}", args.json)
-            return EXIT_USAGE
-        surface = (checkpoint or {}).get("surface", {})
-        workspace = Path(args.workspace or surface.get("workspace") or ".").expanduser().resolve()
-        if not workspace.is_dir():
-            raise UsageError(f"--workspace: {args.workspace or workspace} is not a folder")
-        tier = args.tier if args.workspace or not surface.get("tier") else surface["tier"]
+        from relavium_desktop.cli.settings_notices import say_all
 
-        wf = None
-        mcp_block: dict[str, Any] = {}
-        saved_tool_ids: list[str] = []
-        if not args.resume:
-            try:
-                text, name, read_ref = read_workflow(args.file)
-            except OSError as exc:
-                report_error("validation", f"cannot read {args.file}: {exc.strerror or exc}", args.json)
-                return EXIT_USAGE
-            try:
-                wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
-                # The workflow's own servers and those its agents' files declare, as one block.
-                mcp_block = workflow_mcp_block(wf)
-            except WorkflowError as exc:
-                report_invalid(exc, args.json)
-                return EXIT_USAGE
-            except McpConfigError as exc:
-                report_error("validation", f"{args.file}: {exc}", args.json)
-                return EXIT_USAGE
-            if not args.json:  # under --json stderr is kept for a fault's document
-                for line in model_warnings(wf, args.providers):
-                    print(_shown(f"relavium: warning: {line}"), file=sys.stderr)
-            missing = _missing_provider_keys(wf, args.providers)
-            if missing:  # before anything runs: a key CI forgot to pass is a bad invocation, not a failed run
-                report_error("provider_auth", "; ".join(missing), args.json)
-                return EXIT_USAGE
-        else:
-            # A resumed run starts the servers it started with (kept in its checkpoint).
-            try:
-                mcp_block, saved_tool_ids = mcp_from_surface(surface)
-            except McpConfigError as exc:
-                report_error("validation", f"run {args.resume}: {exc}", args.json)
-                return EXIT_USAGE
-        # A workflow's own stdio server is a program the file chooses: refused before anything
-        # starts unless approved now (--approve-mcp) or consented to in this project before.
-        refused = unconsented_stdio_servers(mcp_block, args.approve_mcp, project=workspace)
-        if refused:
-            report_error("tool_denied", "; ".join(consent_needed_message(n) for n in refused), args.json)
-            return EXIT_FAILED
-
-        # Author trust: no approval regime headless; the policy's allowlists still apply.
-        engine = build_workflow_engine(workspace=workspace, tier=tier, journal=store, providers_file=args.providers,
-                                       hold_gates=args.hold_gates, mcp_servers=mcp_block or None,
-                                       mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace))
-        tool_ids = workflow_tool_ids(wf) if wf is not None else saved_tool_ids
-        mcp_servers = mcp_servers_of(engine.registry.host, tool_ids)
-        printer = _Printer(args.json)
-        try:
-            if continuing:
-                if not args.json:
-                    print(f"continuing run {args.resume} from its last checkpoint; nodes that were running "
-                          "when it stopped start again", file=sys.stderr)
-                wf_run = engine.resume_interrupted(args.resume, on_event=printer)
-            elif args.resume:
-                decision = GateDecision(
-                    "approved" if args.decision == "approve" else "rejected",
-                    decided_by="cli",
-                    payload=load_json_option("--payload", args.payload),
-                    comment=getattr(args, "comment", None),  # ``relavium gate reject --reason``
-                )
-                wf_run = engine.resume(args.resume, decision, gate_id=args.gate, on_event=printer)
-                if decision.decision == "approved":  # what still runs needs its keys, checked before it runs
-                    status = wf_run.state["status"]
-                    missing = _missing_provider_keys(wf_run.workflow, args.providers,
-                                                     pending={n for n, s in status.items() if s == "pending"})
-                    if missing:
-                        report_error("provider_auth", "; ".join(missing), args.json)
-                        return EXIT_USAGE
-            else:
-                assert wf is not None
-                inputs = coerce_text_inputs(wf.file.workflow.inputs, _parse_inputs(args.input))
-                wf_run = engine.start(wf, inputs, on_event=printer,
-                                      surface={"workspace": str(workspace), "tier": tier,
-                                               **mcp_surface(mcp_block, tool_ids)})
-                if not args.json:  # the id first, so a run killed midway can be found and resumed
-                    print(f"run {wf_run.run_id} started", file=sys.stderr, flush=True)
-            printer.on_lost = wf_run.cancel
-            try:
-                result = asyncio.run(run_with_mcp(engine.registry, mcp_servers, wf_run.run,
-                                                   on_problem=lambda line: print(_shown(f"relavium: {line}"), file=sys.stderr)))
-            except Exception as exc:
-                _record_crash(store, wf_run.run_id, exc)
-                raise
-        except WorkflowError as exc:
-            report_invalid(exc, args.json)
-            return EXIT_USAGE
-        except InputError as exc:
-            report_error("validation", str(exc), args.json)
-            return EXIT_USAGE
-        if printer.lost is not None and result.status != "paused":
-            # Nobody received the terminal event: not completed, not cancelled by the user.
-            # (A paused run keeps its gate: nothing was lost, it can still be resumed.)
-            store.mark_interrupted(result.run_id, "output_closed", f"{printer.lost}; the run was stopped")
+        say_all(app.paths.home, as_json=bool(args.json))  # a settings file running on its .bak is said first
+        session = RunSession(
+            app,
+            as_json=args.json,
+            approve_mcp=args.approve_mcp,
+            providers=args.providers,
+            hold_gates=args.hold_gates,
+        )
+        if args.resume:
+            return _resume(args, session)
+        return _start(args, session)
     finally:
-        store.close()
-
-    if printer.lost is not None:
-        return EXIT_FAILED
-    if result.status == "paused":
-        if not args.json:
-            for gate in result.pending_gates:
-                print(_shown(f"paused at gate {gate['nodeId']}; resume with: relavium run --resume {result.run_id} "
-                             "--decision approve|reject"), file=sys.stderr)
-        return EXIT_PAUSED
-    if result.status == "completed":
-        if not args.json:
-            print(f"run {result.run_id} completed", file=sys.stderr)
-        return EXIT_OK
-    if not args.json:
-        print(f"run {result.run_id} {result.status}", file=sys.stderr)
-    return EXIT_FAILED
+        app.close()
 
 
-def _missing_provider_keys(wf: Any, providers_file: str | None, pending: set[str] | None = None) -> list[str]:
-    """The preflight: each agent node's provider has a key (keyring, its own reference or RELAVIUM_<P>_API_KEY).
+def _start(args: argparse.Namespace, session: RunSession) -> int:
+    from relavium_desktop.engine.workflow.errors import InputError, WorkflowError
+    from relavium_desktop.engine.workflow.inputs import coerce_text_inputs
+    from relavium_desktop.engine.workflow.loader import load_workflow
 
-    An unreadable provider settings file is left to the run, which fails the
-    first agent node with the file's own message, as before.
-    """
-    from relavium_desktop.providers.config import ProviderConfigError
-    from relavium_desktop.providers.preflight import missing_keys
-    from relavium_desktop.providers.wiring import host_resolver
-    from relavium_desktop.services import provider_entries
-
+    workspace = Path(args.workspace or ".").expanduser().resolve()
+    if not workspace.is_dir():
+        raise UsageError(f"--workspace: {args.workspace or workspace} is not a folder")
     try:
-        entries = provider_entries(settings_file=Path(providers_file) if providers_file else None)
-    except ProviderConfigError:
-        return []
-    return missing_keys(wf, entries, host_resolver(), pending=pending)
-
-
-def _not_resumable(run: dict[str, Any]) -> str:
-    """Why an interrupted run cannot continue: it was stopped on purpose, not cut off mid-run."""
-    error = run.get("error") or {}
-    why = f": {error['message']}" if isinstance(error, dict) and error.get("message") else ""
-    return (f"run {run['id']!r} was interrupted{why}. It cannot continue: it was stopped rather than cut off "
-            f"between two nodes; start the workflow again with: relavium run {run['source']}")
-
-
-def _record_crash(store: RunStore, run_id: str, exc: BaseException) -> None:
-    """A run the engine left unfinished on an unexpected error is interrupted, not running forever."""
+        text, name, read_ref = read_workflow(args.file)
+    except OSError as exc:
+        report_error("validation", f"cannot read {args.file}: {exc.strerror or exc}", args.json)
+        return EXIT_USAGE
     try:
-        row = store.get_run(run_id)
-        if row is not None and row["status"] == "running":
-            store.mark_interrupted(run_id, "internal", f"the run stopped on an unexpected error ({type(exc).__name__})")
-    except Exception:  # noqa: BLE001 -- recording is best effort; the original error propagates
-        pass
+        wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
+    except WorkflowError as exc:
+        report_invalid(exc, args.json)
+        return EXIT_USAGE
+    if not args.json:  # under --json stderr is kept for a fault's document
+        for line in model_warnings(wf, args.providers):
+            print(_shown(f"relavium: warning: {line}"), file=sys.stderr)
+    try:
+        inputs = coerce_text_inputs(wf.file.workflow.inputs, _parse_inputs(args.input))
+    except InputError as exc:
+        report_error("validation", str(exc), args.json)
+        return EXIT_USAGE
+    return session.drive(
+        lambda: session.service.start(wf, inputs, workspace, args.tier, on_event=session.printer),
+        announce=lambda handle: f"run {handle.run_id} started",
+        mcp_where=args.file,
+    )
+
+
+def _resume(args: argparse.Namespace, session: RunSession) -> int:
+    from relavium_desktop.engine.workflow.run import GateDecision
+
+    run_id: str = args.resume
+    row = session.service.run_record(run_id)  # reading it marks a run whose process died as interrupted
+    workspace = Path(args.workspace) if args.workspace else None
+    tier = args.tier if args.workspace else None  # else the tier the run was started with
+    if row is not None and row["status"] == "interrupted":
+        if args.decision or args.gate or args.payload:
+            raise UsageError("an interrupted run continues from its checkpoint: give --resume RUN_ID alone")
+        return session.drive(
+            lambda: session.service.resume_interrupted(
+                run_id, workspace=workspace, tier=tier, on_event=session.printer
+            ),
+            announce=lambda _h: (
+                f"continuing run {run_id} from its last checkpoint; nodes that were running "
+                "when it stopped start again"
+            ),
+        )
+    if not args.decision:
+        raise UsageError("--resume needs --decision approve|reject (or an interrupted run's id alone)")
+    decision = GateDecision(
+        "approved" if args.decision == "approve" else "rejected",
+        decided_by="cli",
+        payload=load_json_option("--payload", args.payload),
+    )
+    return session.drive(
+        lambda: session.service.answer_gate(
+            run_id, decision, args.gate, workspace=workspace, tier=tier, on_event=session.printer
+        ),
+        announce=lambda _h: None,
+        unknown=f"no paused run with id {run_id!r}",
+        not_paused=lambda status: f"no paused run with id {run_id!r}: it is {status}",
+    )

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.cli.run_processes import from_a_new_process
 from tests.cli.test_gate_commit_cli import ONE_GATE, commits, repo, workflow
 from tests.helpers import run_cli
 
@@ -143,3 +144,22 @@ def test_with_several_gates_open_approve_names_one_with_gate(cli_env: dict[str, 
     code, events, err = run_cli("gate", "approve", run_id, "--json", env=cli_env, cwd=tmp_path)
     assert code == 0, err
     assert events[-1]["type"] == "run:completed"
+
+
+def test_a_gate_answered_already_is_refused_saying_who_answered_it(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """A second answer to the same gate (a stale script, a second terminal) changes nothing and says why."""
+    run_id, paused = paused_run(cli_env, tmp_path, "di")
+    gate_id = paused["gateId"]
+    code, events, err = run_cli("gate", "approve", run_id, "--gate", gate_id, "--json", env=cli_env, cwd=tmp_path)
+    assert code == 0 and events[-1]["type"] == "run:completed", err
+
+    code, out, err = run_cli("gate", "reject", run_id, "--gate", gate_id, "--json", env=cli_env, cwd=tmp_path)
+    assert code == 2 and out == ""
+    assert json.loads(err)["message"] == f"gate {gate_id} of run {run_id!r} was already answered (approved by cli)"
+    code, _, err = run_cli("run", "--resume", run_id, "--decision", "reject", "--gate", gate_id, env=cli_env,
+                           cwd=tmp_path)
+    assert code == 2 and "was already answered (approved by cli)" in err
+    # Nothing ran again: one answer, one completion in the run's recorded story.
+    kinds = from_a_new_process(cli_env, f"[e['type'] for e in s.events({run_id!r})]")
+    assert kinds.count("human_gate:resumed") == 1 and kinds.count("run:completed") == 1
+    assert kinds[-1] == "run:completed"

@@ -10,7 +10,10 @@ than something the app is doing on its own.  Changes are told once the
 current event is handled, so a run that stops at a gate goes from working
 straight to attention, without flashing idle in between.  A failure counts as unseen
 when it happens while the window is hidden, minimised or not the active
-window, and stays so until the window is activated again.
+window, and stays so until the window is activated again.  Once the window's
+:class:`~relavium_desktop.ui.gate_board.GateBoard` is watched, gates are
+counted from it: a gate answered anywhere (another view, a notification, the
+CLI) drops the count, not only a dialog closing here.
 """
 
 from __future__ import annotations

@@ -175,3 +175,33 @@ def test_refresh_keeps_the_run_paused_and_stop_cancels_it(paused, qtbot, notific
     qtbot.waitUntil(lambda: tray.waiting == 0, timeout=WAIT_MS)
     runs.refresh()
     qtbot.waitUntil(lambda: runs.cell(runs.row_of(result.run_id), "Status") == "cancelled", timeout=WAIT_MS)
+
+
+def test_a_run_paused_by_the_cli_before_the_window_opened_is_shown_paused_and_answerable(
+    make_window, qtbot, project: Path, cli_env: dict[str, str],
+) -> None:
+    """A paused run the window did not start (``relavium run`` exited 3 at the gate) reads paused, not pending."""
+    (project / "flows").mkdir()
+    shutil.copy(EXAMPLES / "release-gate.relavium.yaml", project / GATE_FILE)
+    proc = subprocess.run([*relavium_cmd(), "run", GATE_FILE, "--input", "version=2.0"], env=cli_env, cwd=project,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 3, proc.stderr  # paused at the gate
+    window = make_window()
+    window.context.settings.setValue(keys.KEY_NOTIFY_APPROVALS, False)
+    window.context.set_project(str(project))
+    tray = window.watch_tray_status()
+    qtbot.waitUntil(lambda: tray.waiting == 1, timeout=WAIT_MS)  # the board found it in history.db
+    window.nav.setCurrentRow(NAV_WORKFLOWS)
+    view = window.workflows_view
+    qtbot.waitUntil(lambda: len(view.entries) == 1, timeout=WAIT_MS)
+    view.open_workflow(GATE_FILE)
+    qtbot.waitUntil(lambda: view.gate_panel.isVisibleTo(view), timeout=WAIT_MS)
+    assert view.timeline.state_of("approve") == "waiting" and view.timeline.state_of("draft") == "completed"
+    assert view.timeline.status.text() == PAUSED_LINE
+    assert view.workflow_list.item(0).data(STATUS_ROLE) == "paused" and view.stop_button.isEnabled()
+    with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as done:
+        view.gate_panel.approve_button.click()
+    assert done.args[0].status == "completed"
+    assert (project / "RELEASE-2.0.txt").read_text() == "Release 2.0\n"
+    qtbot.waitUntil(lambda: tray.waiting == 0, timeout=WAIT_MS)
+    assert view.workflow_list.item(0).data(STATUS_ROLE) == "completed" and not view.stop_button.isEnabled()

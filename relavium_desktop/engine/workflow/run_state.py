@@ -148,8 +148,9 @@ class RunState:
 
         A run whose process died is ``interrupted`` only in the store (no
         event is emitted by a dead process); its running/waiting nodes stop
-        there.  A recorded status the events already agree with, or one this
-        module does not know, changes nothing.
+        there.  A paused run the store already records ``running`` is being
+        resumed elsewhere.  A recorded status the events already agree with,
+        or one this module does not know, changes nothing.
         """
         if status not in RUN_STATUSES or status == self.status:
             return self
@@ -167,6 +168,9 @@ class RunState:
             )
         if status == "paused" and self.status in ("pending", "running") and self.gates:
             return replace(self, status="paused")
+        if status == "running" and self.status == "paused":
+            # Being resumed by a process whose events reach the store at its next checkpoint.
+            return replace(self, status="running")
         return self
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from relavium_desktop.engine.display_text import one_spaced, show_line
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.workflow.budget_words import budget_words
+from relavium_desktop.engine.workflow.run_state import NodeStatus, fold
 from relavium_desktop.ui.runs.local_time import parse_wire_time
 
 NODE, TOOL, RUN = "node", "tool", "run"
@@ -44,7 +45,7 @@ class NodeSpan:
     node_type: str
     start: float
     end: float | None = None
-    state: str = "running"  # running | completed | failed | waiting | skipped | cancelled
+    state: NodeStatus = "running"  # the reducer's NodeState.status once the log is read
     cost_microcents: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -231,21 +232,20 @@ def node_spans(events: list[JsonDict]) -> list[NodeSpan]:
             spans[node] = NodeSpan(node, str(event.get("nodeType", "")), at)
         elif span is None:
             continue
-        elif kind in ("human_gate:paused", "budget:paused"):  # a budget pause holds its node like a gate
-            span.state = "waiting"
         elif kind == "human_gate:resumed" and event.get("decision") != "rejected":
             span.end = at  # the gate's completion: no node:completed follows it
-            span.state = "completed"
         elif kind in ("node:completed", "node:failed", "node:skipped"):
             span.end = at
-            span.state = {"node:completed": "completed", "node:failed": "failed"}.get(str(kind), "skipped")
         elif kind == "cost:updated":
             span.cost_microcents += int(event.get("costMicrocents") or 0)
             span.input_tokens += int(event.get("inputTokens") or 0)
             span.output_tokens += int(event.get("outputTokens") or 0)
+    # Each node's final state is the one reducer's (engine/workflow/run_state.py), as every other view shows it.
+    state = fold(events)
     for span in spans.values():
+        node_state = state.node(span.node)
+        if node_state is not None:
+            span.state = node_state.status
         if span.end is None:  # still running, waiting, or cut off: it lasted until the log's last event
             span.end = last_at
-            if span.state == "running" and events and events[-1].get("type") == "run:cancelled":
-                span.state = "cancelled"
     return sorted(spans.values(), key=lambda s: s.start)

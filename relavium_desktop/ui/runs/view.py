@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.display_text import show_block, show_line
 from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.engine.workflow.run_state import RunState, fold
 from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
@@ -155,6 +156,7 @@ class RunsView(QWidget):
         self.gate_panel.decided.connect(self.answer_gate)
         self.runs: list[JsonDict] = []
         self.events: list[JsonDict] = []
+        self.run_state = RunState.initial()  # the shown run, from the one reducer
         self.shown_run: str | None = None
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("runsTable")
@@ -326,6 +328,12 @@ class RunsView(QWidget):
         self.events = events
         self.shown_run = run_id
         run = next((r for r in self.runs if r["id"] == run_id), None)
+        # The run as the one reducer has it (the Workflows view, the tray and the notices read the same).
+        state = fold(events, RunState.initial(run_id))
+        if run is not None:
+            error = run.get("error")
+            state = state.with_recorded_status(str(run["status"]), error if isinstance(error, dict) else None)
+        self.run_state = state
         status = f" — {run['status']}" if run else ""
         error = run.get("error") if run else None
         if isinstance(error, dict) and error.get("message"):
@@ -349,7 +357,7 @@ class RunsView(QWidget):
             return  # the panel is showing the run being resumed
         self._timer.stop()
         paused = await asyncio.to_thread(_read_gates, _home(), run_id) \
-            if run is not None and run.get("status") == "paused" else None
+            if run is not None and self.run_state.paused else None
         if self.shown_run != run_id:
             return  # another run was selected meanwhile
         if not paused or not paused[0]:

@@ -9,6 +9,12 @@ permission prompt does.  Enter never answers (a stray key press must not
 approve a release).  The gate's message and node id are the workflow author's text and the
 review is the run's data: all are shown by the one display rule (``engine/display_text.py``), in the
 dialog and in the notification, so no control or bidi character reaches the screen raw.
+
+With the window's :class:`~relavium_desktop.ui.gate_board.GateBoard` attached,
+a gate answered anywhere else (Runs / History, the Workflows panel, the CLI)
+closes its dialog and withdraws its notification; a button pressed on a gate
+that was already answered is told so in a notification ("This gate was
+already answered"), never silently ignored.
 """
 
 from __future__ import annotations

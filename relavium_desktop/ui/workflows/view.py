@@ -2,7 +2,11 @@
 
 The view owns no run logic: loading is :mod:`.catalog`, running is
 :class:`.runner.WorkflowRunner` (the same engine ``relavium run`` builds),
-gates are :class:`.gate.GatePrompter`.  Showing a finished run in Runs / History
+gates are :class:`.gate.GatePrompter` and the gate panel (a paused run is
+answered, or stopped, right here).  What the page shows of a run is the one
+reducer's :class:`~relavium_desktop.engine.workflow.run_state.RunState`, kept
+across a refresh; the window's :class:`~relavium_desktop.ui.gate_board.GateBoard`
+brings in runs paused or answered elsewhere.  Showing a finished run in Runs / History
 is the window's job: the page asks for it with ``open_run``.  Blocking work (walking the project,
 parsing YAML, reading history.db) runs in a worker thread.
 """
@@ -547,9 +551,8 @@ class WorkflowsView(QWidget):
                 if dialog.decision is None:
                     dialog.answer(False, "timeout")  # the engine turns a due timeout answer into timeout_action
                 return
-            last = self.runner.last_result
-            if last is not None and last.run_id == run_id and last.status == "paused" \
-                    and any(g.get("gateId") == gate_id for g in last.pending_gates):
+            state = self.timeline.run_state
+            if state.run_id == run_id and state.paused and state.gate(gate_id) is not None:
                 # The dialog was closed to decide later; the run is still waiting here.
                 self._gate_decided(run_id, gate_id, GateDecision("rejected", "timeout"))
 

@@ -292,6 +292,10 @@ def test_a_store_status_no_event_carries_reconciles() -> None:
     assert died.status == "interrupted" and died.gates == () and died.node("ask").status == "cancelled"  # type: ignore[union-attr]
     assert died.error is not None and died.error.code == "process_ended"
     assert paused.with_recorded_status("paused").status == "paused"
+    really_paused = fold(
+        wire(STARTED, GATE_STARTS, GATE_OPENS, RunPaused(pending_gate_count=1, gate_ids=["ask-1"]))
+    )
+    assert really_paused.with_recorded_status("running").status == "running"  # resumed by another process
     assert paused.with_recorded_status("nonsense") == paused
 
 

@@ -34,13 +34,13 @@ def _read_value() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.host.secrets import SecretStore, SecretStoreError
+    from relavium_desktop.application.secrets import SecretStoreError, secret_store
 
     if args.action in ("set", "delete") and not args.name:
         raise UsageError(f"secret {args.action} needs a NAME")
     if args.action == "list" and args.name:
         raise UsageError("secret list takes no NAME")
-    store = SecretStore()
+    store = secret_store()
     try:
         if args.action == "set":
             value = _read_value()

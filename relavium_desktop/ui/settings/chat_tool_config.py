@@ -28,6 +28,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.application.base_urls import check_base_url_shape
+from relavium_desktop.application.secrets import SecretStore, SecretStoreError
 from relavium_desktop.engine.agent.tool_config import ToolConfigError, parse_tool_config
 from relavium_desktop.engine.errors import ToolError
 from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
@@ -38,8 +40,6 @@ from relavium_desktop.engine.tools.env_policy import (
     env_refusal,
     validate_allowed_env_entry,
 )
-from relavium_desktop.host.egress.base_url import check_base_url_scheme
-from relavium_desktop.host.secrets import SecretStore, SecretStoreError
 from relavium_desktop.ui.chat.backend import KEY_POLICY, KEY_TOOL_CONFIG
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
@@ -437,8 +437,8 @@ class ToolConfigSection(QWidget):
             raise ToolConfigError("web search: SearXNG needs the URL of its server")
         if url:
             try:
-                check_base_url_scheme(url, allow_local=self.allow_local.isChecked(),
-                                      opt_in="'on this computer or my local network'")
+                check_base_url_shape(url, allow_local=self.allow_local.isChecked(),
+                                     opt_in="'on this computer or my local network'")
             except ToolError as exc:
                 raise ToolConfigError(f"web search URL: {exc.message}") from None
 

@@ -476,6 +476,7 @@ class ChatView(QWidget):
         self._set_running(True)
         self._offer_shown = False
         outcome = "failed"
+        unstored = False  # a refused first message: the session it made is gone again
         try:
             if text is not None:
                 self.transcript.add_message("user", text, [(a.handle or "", a.mime, a.name, a.thumb) for a in attached])
@@ -513,11 +514,12 @@ class ChatView(QWidget):
             log.exception("chat turn failed")
             if self._conversation is not None and self._conversation.session_id is None and self.session_id:
                 self.session_id = None  # a refused first message leaves no session (application/chat.py)
+                unstored = True
         finally:
             self.transcript.end_stream()
             self.transcript.cancel_open_cards()
             self._set_running(False)
-            if self.session_id is not None and self.backend is not None:
+            if (self.session_id is not None or unstored) and self.backend is not None:
                 self.refresh_sessions()
             self.turn_finished.emit(outcome)
 

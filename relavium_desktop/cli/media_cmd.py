@@ -17,14 +17,14 @@ does.  None of them creates the store when it is absent.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import action_failed, print_result
 
 if TYPE_CHECKING:
-    from relavium_desktop.host.media import MediaStore
+    from relavium_desktop.application.media import MediaStore
+    from relavium_desktop.application.paths import AppPaths
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -37,15 +37,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.host.datadir import data_dir
-    from relavium_desktop.host.media import MediaError, MediaStore
+    from relavium_desktop.application.media import MediaError, media_store
+    from relavium_desktop.application.paths import AppPaths
 
     if args.min_age is not None and not args.min_age >= 0:
         raise UsageError("--min-age must be a number of seconds, 0 or more")
     if args.dry_run and args.action not in ("gc", "verify"):
         raise UsageError("--dry-run applies to gc and verify only")
-    home = data_dir()
-    store = MediaStore(home / "media")
+    paths = AppPaths.from_environment()
+    store = media_store(paths)
     try:
         failed = False
         if args.action == "stats":
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             lines.append(f"{len(report.removed)} removed, {len(report.retained)} kept")
             text = "\n".join(lines)
         else:
-            out, text = _gc(store, home, args)
+            out, text = _gc(store, paths, args)
     except (MediaError, OSError) as exc:
         code = exc.code if isinstance(exc, MediaError) else "io"
         message = str(exc) if isinstance(exc, MediaError) else f"{type(exc).__name__}: {exc.strerror or exc}"
@@ -85,11 +85,11 @@ def _verify(store: MediaStore, dry_run: bool) -> tuple[dict[str, object], str]:
     return out, "\n".join(lines)
 
 
-def _gc(store: MediaStore, home: Path, args: argparse.Namespace) -> tuple[dict[str, object], str]:
-    from relavium_desktop.host.media.references import collect_references
+def _gc(store: MediaStore, paths: AppPaths, args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    from relavium_desktop.application.media import collect_garbage
 
     min_age = 3600.0 if args.min_age is None else args.min_age
-    result = store.gc(collect_references(home), min_age_s=min_age, dry_run=args.dry_run)
+    result = collect_garbage(store, paths, min_age_s=min_age, dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
     lines = [f"{verb} {sha}" for sha in result["removed"]]
     moved = "would quarantine" if args.dry_run else "quarantined"

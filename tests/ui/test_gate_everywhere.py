@@ -205,3 +205,28 @@ def test_a_run_paused_by_the_cli_before_the_window_opened_is_shown_paused_and_an
     assert (project / "RELEASE-2.0.txt").read_text() == "Release 2.0\n"
     qtbot.waitUntil(lambda: tray.waiting == 0, timeout=WAIT_MS)
     assert view.workflow_list.item(0).data(STATUS_ROLE) == "completed" and not view.stop_button.isEnabled()
+
+
+def test_refresh_brings_in_a_run_the_cli_paused_while_the_window_was_open(
+    make_window, qtbot, project: Path, cli_env: dict[str, str],
+) -> None:
+    (project / "flows").mkdir()
+    shutil.copy(EXAMPLES / "release-gate.relavium.yaml", project / GATE_FILE)
+    window = make_window()
+    window.context.settings.setValue(keys.KEY_NOTIFY_APPROVALS, False)
+    window.context.set_project(str(project))
+    tray = window.watch_tray_status()
+    window.nav.setCurrentRow(NAV_WORKFLOWS)
+    view = window.workflows_view
+    qtbot.waitUntil(lambda: len(view.entries) == 1, timeout=WAIT_MS)
+    view.open_workflow(GATE_FILE)
+    assert view.timeline.state_of("approve") == "pending" and not view.stop_button.isEnabled()
+    proc = subprocess.run([*relavium_cmd(), "run", GATE_FILE, "--input", "version=3.0"], env=cli_env, cwd=project,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 3, proc.stderr
+    view.refresh_button.click()
+    qtbot.waitUntil(lambda: view.gate_panel.isVisibleTo(view), timeout=WAIT_MS)
+    assert view.timeline.state_of("approve") == "waiting" and view.timeline.status.text() == PAUSED_LINE
+    assert view.stop_button.isEnabled()
+    qtbot.waitUntil(lambda: tray.waiting == 1, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: view.workflow_list.item(0).data(STATUS_ROLE) == "paused", timeout=WAIT_MS)

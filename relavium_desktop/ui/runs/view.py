@@ -253,6 +253,8 @@ class RunsView(QWidget):
         return icon(name, self.context.theme.palette, role)
 
     def refresh(self) -> None:
+        if self._board is not None and self._resuming is None:
+            self._board.sync()  # the window's pending gates follow what this re-read shows
         spawn(self.reload())
 
     def load_more(self) -> None:

@@ -263,6 +263,8 @@ class WorkflowsView(QWidget):
     # -- the list --------------------------------------------------------------
 
     def refresh(self) -> None:
+        if self.board is not None:
+            self.board.sync()  # a run paused or answered by another process since: shown after the re-read
         spawn(self.reload())
 
     async def reload(self) -> None:

@@ -26,32 +26,37 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.host.datadir import data_dir
-    from relavium_desktop.host.plugins import PluginsFileError, installed, set_enabled
-    from relavium_desktop.services import plugin_statuses
+    from relavium_desktop.application.paths import AppPaths
+    from relavium_desktop.application.plugins import (
+        PluginsFileError,
+        installed_plugin_names,
+        plugin_statuses,
+        set_plugin_enabled,
+    )
 
     if args.action == "list":
         if args.name:
             raise UsageError("plugins list takes no NAME")
         from relavium_desktop.cli.settings_notices import plugins_notice, say
 
-        say(plugins_notice(data_dir()))
-        rows = plugin_statuses()
+        paths = AppPaths.from_environment()
+        say(plugins_notice(paths.home))
+        rows = plugin_statuses(paths)
         text = "\n".join(r.describe() for r in rows) or "no plugins installed (entry point group relavium.tools)"
         print_result(args.json, {"ok": True, "plugins": [r.to_json() for r in rows]}, text)
         return EXIT_OK
     if not args.name:
         raise UsageError(f"plugins {args.action} needs a NAME")
-    home = data_dir()
-    names = {p.name for p in installed()}
+    paths = AppPaths.from_environment()
+    names = installed_plugin_names()
     if args.action == "enable" and args.name not in names:
         raise UsageError(f"no installed plugin named {args.name!r}"
                          + (f" (installed: {', '.join(sorted(names))})" if names else ""))
     try:
-        enabled = set_enabled(home, args.name, args.action == "enable")
+        enabled = set_plugin_enabled(paths, args.name, args.action == "enable")
     except (PluginsFileError, OSError) as exc:
         return action_failed(args.json, f"plugins {args.action}", "validation", str(exc))
-    row = next((r for r in plugin_statuses(home) if r.name == args.name), None)
+    row = next((r for r in plugin_statuses(paths) if r.name == args.name), None)
     if args.action == "enable" and row is not None and row.state == "refused":
         return action_failed(args.json, "plugins enable", "plugin_refused",
                              f"{args.name} is enabled but refused: {row.reason}", {"plugin": row.to_json()})

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import QCheckBox, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 from relavium_desktop.ui.theme import set_tone
@@ -59,14 +60,12 @@ class PluginsPage(QWidget):
         layout.addWidget(self.reload_button)
         layout.addStretch(1)
 
-    def _data_home(self) -> Path:
-        from relavium_desktop.host.datadir import data_dir
-
-        return self._home if self._home is not None else data_dir()
+    def _paths(self) -> AppPaths:
+        return AppPaths(self._home) if self._home is not None else AppPaths.from_environment()
 
     def refresh(self) -> None:
         """Re-read what is installed and enabled; imports only the enabled plugins (to show refusals)."""
-        from relavium_desktop.services import plugin_statuses
+        from relavium_desktop.application.plugins import plugin_statuses
 
         while self.grid.count():
             item = self.grid.takeAt(0)
@@ -75,7 +74,7 @@ class PluginsPage(QWidget):
                 widget.deleteLater()
         self.checks.clear()
         self.notes.clear()
-        rows = plugin_statuses(self._data_home())
+        rows = plugin_statuses(self._paths())
         self.empty.setVisible(not rows)
         for i, row in enumerate(rows):
             version = f" {row.info.version}" if row.info is not None and row.info.version else ""
@@ -103,10 +102,10 @@ class PluginsPage(QWidget):
         return "Disabled (not loaded)"
 
     def set_enabled(self, name: str, on: bool) -> None:
-        from relavium_desktop.host.plugins import PluginsFileError, set_enabled
+        from relavium_desktop.application.plugins import PluginsFileError, set_plugin_enabled
 
         try:
-            set_enabled(self._data_home(), name, on)
+            set_plugin_enabled(self._paths(), name, on)
         except (PluginsFileError, OSError) as exc:
             log.warning("plugins.yaml: %s", exc)
             self.error.setText(f"Could not save the plugin choice: {error_text(exc)}")

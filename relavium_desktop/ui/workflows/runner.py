@@ -55,7 +55,7 @@ class WorkflowRunner(QObject):
     def __init__(
         self,
         *,
-        home: Callable[[], Path],
+        home: Callable[[], Path] | None = None,
         workspace: Callable[[], str],
         os_capability: Callable[[], OsCapability | None],
         approval_hook: Callable[[], ApprovalHook | None],
@@ -63,7 +63,9 @@ class WorkflowRunner(QObject):
         app: Application | Callable[[], Application] | None = None,
         parent: QObject | None = None,
     ) -> None:
-        """``app`` is the window's Application (its shared run store); without one each run opens its own."""
+        """``app`` is the window's Application (its shared run store); without one each run opens its own in ``home``."""
+        if app is None and home is None:
+            raise ValueError("a WorkflowRunner needs the window's Application (or the data folder)")
         super().__init__(parent)
         self._home = home
         self._app = app
@@ -101,6 +103,7 @@ class WorkflowRunner(QObject):
         elif self._app is not None:
             app = self._app()
         else:
+            assert self._home is not None
             app = own = Application(AppPaths(self._home()))
         surface = RunSurface(
             approval=lambda: desktop_regime(self._hook()),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from relavium_desktop.host.desktop_entry import APP_ID
+from relavium_desktop.application.desktop import APP_ID
 from relavium_desktop.ui.qt import QIcon
 
 __all__ = ["APP_ID", "APP_NAME", "ICON_DIR", "TRAY_STATES", "app_icon", "icon_png", "tray_icon"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from relavium_desktop.host import autostart
+from relavium_desktop.application.desktop import APP_ID, login_start_enabled, set_login_start
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
@@ -81,7 +81,7 @@ class NotificationsPage(QWidget):
         self.login_note.hide()
         set_tone(self.login_note, "danger")
         if sys.platform.startswith("linux"):
-            self.start_at_login.setChecked(autostart.is_enabled(app_id()))
+            self.start_at_login.setChecked(login_start_enabled(app_id()))
             self.start_at_login.toggled.connect(self._apply_start_at_login)
         else:
             self.start_at_login.setEnabled(False)
@@ -95,10 +95,7 @@ class NotificationsPage(QWidget):
 
     def _apply_start_at_login(self, on: bool) -> None:
         try:
-            if on:
-                autostart.enable(app_id())
-            else:
-                autostart.disable(app_id())
+            set_login_start(on, app_id())
         except OSError as exc:  # not installed, or the config folder cannot be written
             self.login_note.setText(f"Could not change the login start: {error_text(exc)}")
             self.login_note.show()
@@ -128,4 +125,4 @@ def app_id() -> str:
     """
     from relavium_desktop.ui import identity
 
-    return str(getattr(identity, "APP_ID", autostart.DEFAULT_APP_ID))
+    return str(getattr(identity, "APP_ID", APP_ID))

@@ -405,6 +405,7 @@ class RunsView(QWidget):
                 os_capability=lambda: context.desktop_os,
                 approval_hook=context.approval_hook,
                 mcp_hooks=lambda: app_mcp_hooks(context),
+                app=lambda: context.app,  # the window's one Application: its shared run store
                 parent=self,
             )
             self._runner.finished.connect(self._resume_finished)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,7 +54,6 @@ from relavium_desktop.ui.workflows.splitter_memory import remember_sizes
 from relavium_desktop.ui.workflows.timeline import RunTimeline
 
 if TYPE_CHECKING:
-    from relavium_desktop.application.app import Application
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
     from relavium_desktop.engine.workflow.run_state import PendingGate, RunState
     from relavium_desktop.ui.context import AppContext
@@ -232,6 +230,7 @@ class WorkflowsView(QWidget):
             os_capability=lambda: self.context.desktop_os,
             approval_hook=self.context.approval_hook,
             mcp_hooks=lambda: app_mcp_hooks(self.context),
+            app=lambda: self.context.app,  # the window's one Application: its shared run store
             parent=self,
         )
         self.runner.run_event.connect(self._on_event)
@@ -482,12 +481,9 @@ class WorkflowsView(QWidget):
             from relavium_desktop.engine.workflow.run import RunResult
 
             run_id = self.run_id
-            problem = cancel_paused(self.context.app, run_id, self.runner.run_event.emit)
-            if problem is not None:
-                self.message.setText(problem)
-                return
-            self.show_run_state(self.timeline.run_state)
-            self.run_finished.emit(RunResult(run_id, "cancelled"))
+            if self.runner.cancel_paused(run_id):  # its run:cancelled arrives as a run event; a refusal in message
+                self.show_run_state(self.timeline.run_state)
+                self.run_finished.emit(RunResult(run_id, "cancelled"))
 
     def _running(self, running: bool) -> None:
         self._active = running  # the runner says so (its task is still finishing when it tells)
@@ -568,23 +564,3 @@ class WorkflowsView(QWidget):
         if not self.runner.resume(run_id, decision, gate_id):
             self.gate_panel.set_busy(False)
 
-
-def cancel_paused(app: Application, run_id: str, on_event: Callable[[JsonDict], None]) -> str | None:
-    """End a run paused at a gate as cancelled; None when done, else why not (a clear sentence).
-
-    The application's run service writes the cancellation as the engine
-    would end the run (``run:cancelled``, status cancelled, no gate left);
-    its event reaches ``on_event`` like any run event, so every view and the
-    gate board see it.  No gate is answered and nothing runs.
-    """
-    from relavium_desktop.application.runs import RunRefusal, RunService
-
-    service = RunService(app)
-    unsubscribe = service.subscribe(on_event)
-    try:
-        service.cancel(run_id)
-    except RunRefusal as exc:
-        return error_text(exc)
-    finally:
-        unsubscribe()
-    return None

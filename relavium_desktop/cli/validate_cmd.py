@@ -91,10 +91,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.application.workflow_check import McpConfigError, check_mcp_servers
     from relavium_desktop.engine.workflow.errors import WorkflowError
     from relavium_desktop.engine.workflow.loader import load_workflow
-    from relavium_desktop.host.mcp.config import McpConfigError
-    from relavium_desktop.services import workflow_mcp_block
 
     try:
         text, name, read_ref = read_workflow(args.file)
@@ -109,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         # The workflow's and its agents' MCP servers as the run will start them: one block, by
         # mcp.yaml's rules (the engine keeps it raw), with a name declared twice differently refused.
-        workflow_mcp_block(wf)
+        check_mcp_servers(wf)
     except McpConfigError as exc:
         report_error("validation", f"{args.file}: {exc}", args.json)
         return EXIT_USAGE
@@ -126,13 +125,7 @@ def run(args: argparse.Namespace) -> int:
 
 def model_warnings(wf: Any, providers_file: str | None) -> list[str]:
     """Models no catalog knows (price table, cached live lists): warnings, never a refusal."""
-    from relavium_desktop.host.datadir import data_dir
-    from relavium_desktop.providers.config import ProviderConfigError
-    from relavium_desktop.providers.model_check import unknown_model_warnings
-    from relavium_desktop.services import provider_entries
+    from relavium_desktop.application.paths import AppPaths
+    from relavium_desktop.application.workflow_check import unknown_model_warnings
 
-    try:
-        entries = provider_entries(settings_file=Path(providers_file) if providers_file else None)
-    except ProviderConfigError:
-        entries = {}
-    return unknown_model_warnings(wf, entries, data_dir())
+    return unknown_model_warnings(wf, AppPaths.from_environment(), Path(providers_file) if providers_file else None)

@@ -39,15 +39,11 @@ from relavium_desktop.engine.agent.mode_ids import (
     parse_mode,
 )
 from relavium_desktop.engine.display_text import (
-    MARKERS_NOTICE,
     Shown,
-    kinds_sentence,
     show,
     show_line,
     show_value,
-    target_kinds,
 )
-from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.services import AgentFileError, load_agent
 
 MODES = ACCEPTED_MODE_IDS
@@ -167,31 +163,7 @@ def _say(text: str = "", end: str = "\n") -> None:
     sys.stdout.flush()
 
 
-async def _confirm(request: object) -> object:
-    from relavium_desktop.engine.tools.tooldef import ApprovalDecision, ApprovalRequest
-
-    assert isinstance(request, ApprovalRequest)
-    flag = " [protected path]" if request.protected_path else ""
-    # The model wrote the target and the arguments: masked, then shown by the display rule, so an
-    # escape sequence cannot rewrite this line and a bidi override cannot turn .sh into .jpg.
-    target = show(mask_text(request.target))
-    _say(f"\n? allow {show_line(request.tool_id)} ({request.action_class}){flag}: {_shown(target)}")
-    notes = [kinds_sentence(target_kinds(request.target))] if str(request.action_class) in ("fs_write", "read") else []
-    notes += [MARKERS_NOTICE] if target.changed else []
-    notes += [f"Look-alike letters: {w}." for w in target.warnings]
-    for note in filter(None, notes):
-        _say(f"  ! {note}")
-    _say(f"  arguments: {_shown(show_value(request.masked_args, 'line'))}")
-    _say("  [y]es once / [n]o / [a]lways this session > ", end="")
-    answer = ((await _readline()) or "").strip().lower()
-    if answer in ("a", "always"):
-        return ApprovalDecision(approved=True, scope="session")
-    if answer in ("y", "yes"):
-        return ApprovalDecision(approved=True, scope="once")
-    return ApprovalDecision(approved=False, reason="the user said no")
-
-
-def _chat_service(app: Any, args: argparse.Namespace, tool_configs: Any) -> Any:
+def _chat_service(app: Any, args: argparse.Namespace, tool_configs: Any, session_grants: Any = None) -> Any:
     """The chat use case with what the terminal brings: no one to ask for MCP consent, --policy, --providers."""
     from relavium_desktop.application.chat import ChatService
     from relavium_desktop.services import cli_mcp_hooks
@@ -205,13 +177,21 @@ def _chat_service(app: Any, args: argparse.Namespace, tool_configs: Any) -> Any:
         tool_configs=lambda _lookup: tool_configs or {},
         providers=(lambda: providers) if providers is not None else None,
         on_notice=lambda text: _say(f"relavium chat: {text}"),
+        **({"session_grants": session_grants} if session_grants is not None else {}),
     )
 
 
 async def _repl(args: argparse.Namespace, app: Any, spec: object, tool_configs: object) -> int:
+    from relavium_desktop.application.approvals import ProjectSessionGrants
     from relavium_desktop.application.chat import RouteError
+    from relavium_desktop.cli.chat_prompt import terminal_confirm
 
-    chat = _chat_service(app, args, tool_configs)
+    # One "always this session" cache per project, shared by the modes and the prompt; the prompt
+    # also honours (and with "p" records) the project grants the window keeps in the same store.
+    caches = ProjectSessionGrants()
+    workspace = workspace_of(args.workspace)
+    confirm = terminal_confirm(app, workspace, caches.for_project(workspace))
+    chat = _chat_service(app, args, tool_configs, caches.for_project)
     tally = UsageTally()
 
     def on_event(event: dict[str, Any]) -> None:
@@ -223,7 +203,7 @@ async def _repl(args: argparse.Namespace, app: Any, spec: object, tool_configs: 
 
     try:
         conversation = await chat.open(
-            session_id=args.session, project=workspace_of(args.workspace), mode=args.mode,
+            session_id=args.session, project=workspace, mode=args.mode,
             agent=None if args.agent is None else spec, model=args.model, on_event=on_event, on_created=created,
         )
     except LookupError:
@@ -232,12 +212,12 @@ async def _repl(args: argparse.Namespace, app: Any, spec: object, tool_configs: 
     except RouteError as exc:
         raise UsageError(str(exc)) from None
     try:
-        return await _converse(conversation)
+        return await _converse(conversation, confirm)
     finally:
         await chat.aclose()
 
 
-async def _converse(conversation: Any) -> int:
+async def _converse(conversation: Any, confirm: Any) -> int:
     """The conversation itself: one line a message, the REPL commands; Ctrl-C ends it with 130."""
     store = conversation.service.store
     info = conversation.info
@@ -278,7 +258,7 @@ async def _converse(conversation: Any) -> int:
         if text.startswith("/rename "):
             conversation.rename(text.split(maxsplit=1)[1])
             continue
-        task = asyncio.create_task(conversation.send(text, confirm=_confirm))
+        task = asyncio.create_task(conversation.send(text, confirm=confirm))
         try:
             failure = (await asyncio.shield(task)).failure
             empty_answer = failure is not None and failure.reason == "empty_answer"

@@ -117,11 +117,6 @@ def hook_child(
     return proc.stdout, decisions
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="passes once relavium_desktop/cli/chat_cmd.py asks through "
-    "chat_prompt.terminal_confirm; remove this marker then",
-)
 def test_a_grant_made_in_the_window_is_honoured_by_relavium_chat(
     make_window,
     qtbot,

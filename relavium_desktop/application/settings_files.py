@@ -12,6 +12,7 @@ costs nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.application.paths import AppPaths
@@ -24,9 +25,11 @@ __all__ = [
     "BakInUse",
     "ProviderStore",
     "SettingsFileState",
+    "backup_of",
     "mcp_backup",
     "plugins_backup",
     "providers_backup",
+    "refresh_backup",
     "settings_file_states",
 ]
 
@@ -115,3 +118,34 @@ def settings_file_states(paths: AppPaths) -> list[SettingsFileState]:
         else:
             states += [SettingsFileState("plugins", backup=notice)] if notice is not None else []
     return states
+
+
+def backup_of(path: Path) -> Path:
+    """Where ``path``'s last good copy lives (``NAME.bak`` beside it)."""
+    from relavium_desktop.host.atomic import backup_path
+
+    return backup_path(path)
+
+
+def refresh_backup(path: Path) -> None:
+    """Copy a good, non-empty settings file to its ``.bak`` when it changed since the last copy.
+
+    Best effort, for files the app reads at start-up (desktop-settings.ini):
+    a full disk or a read-only folder leaves the copy stale and never blocks
+    a start.
+    """
+    from relavium_desktop.host.atomic import backup_path, write_text_atomic
+
+    try:
+        data = path.read_bytes()
+        if not data:
+            return
+        bak = backup_path(path)
+        try:
+            if bak.read_bytes() == data:
+                return
+        except FileNotFoundError:
+            pass
+        write_text_atomic(bak, data.decode("utf-8"), keep_backup=False)
+    except (OSError, UnicodeDecodeError):
+        return  # the settings still work, only the copy is stale

@@ -27,6 +27,7 @@ __all__ = [
     "StorageError",
     "check_history",
     "describe_storage_failure",
+    "disk_full",
     "move_history_aside",
     "salvage_history",
 ]

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.engine.agent import mode_ids
-from relavium_desktop.host.datadir import data_dir
 from relavium_desktop.ui.qt import QSettings
 
 FILE_NAME = "desktop-settings.ini"
@@ -65,7 +65,7 @@ _PROBLEM_PROPERTY = "relaviumSettingsProblem"
 
 def ui_settings() -> QSettings:
     """The app's settings: the INI file when it reads cleanly, else an in-memory stand-in (see the module doc)."""
-    path = data_dir() / FILE_NAME
+    path = AppPaths.from_environment().home / FILE_NAME
     problem = ini_problem(path)
     if problem is None:
         return QSettings(str(path), QSettings.Format.IniFormat)
@@ -122,21 +122,9 @@ def ini_problem(path: Path) -> str | None:
 
 def _keep_backup(path: Path) -> None:
     """Copy a good settings file to ``.bak`` when it changed since the last copy (best effort: never blocks a start)."""
-    from relavium_desktop.host.atomic import backup_path, write_text_atomic
+    from relavium_desktop.application.settings_files import refresh_backup
 
-    try:
-        data = path.read_bytes()
-        if not data:
-            return
-        bak = backup_path(path)
-        try:
-            if bak.read_bytes() == data:
-                return
-        except FileNotFoundError:
-            pass
-        write_text_atomic(bak, data.decode("utf-8"), keep_backup=False)
-    except (OSError, UnicodeDecodeError):
-        return  # a full disk or a read-only folder: the settings still work, only the copy is stale
+    refresh_backup(path)
 
 
 def _stand_in(path: Path, problem: str) -> QSettings:
@@ -145,9 +133,9 @@ def _stand_in(path: Path, problem: str) -> QSettings:
     import shutil
     import tempfile
 
-    from relavium_desktop.host.atomic import backup_path
+    from relavium_desktop.application.settings_files import backup_of
 
-    bak = backup_path(path)
+    bak = backup_of(path)
     seeded = bak.is_file() and ini_problem(bak) is None and bak.stat().st_size > 0
     folder = Path(tempfile.mkdtemp(prefix="relavium-settings-"))
     atexit.register(shutil.rmtree, folder, True)
@@ -169,7 +157,7 @@ def save_problem(settings: QSettings) -> str | None:
     settings.sync()
     if settings.status() == QSettings.Status.NoError:
         return None
-    from relavium_desktop.store.db import disk_full
+    from relavium_desktop.application.storage import disk_full
 
     path = Path(settings.fileName())
     if disk_full(path.parent):

@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.host.datadir import data_dir
+from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.ui.qt import QObject, Signal
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ _MAX_MESSAGE_BYTES = 4096
 
 
 def server_name(home: Path | None = None) -> str:
-    home = home or data_dir()
+    home = home or AppPaths.from_environment().home
     path = home / "instance.sock"
     if os.name != "nt" and len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
         return str(path)

@@ -1,9 +1,7 @@
-"""The composition root is the only place surfaces get their pieces from.
+"""The agent pieces still in ``services``: the built-in chat agent and the loading of ``*.agent.yaml`` files.
 
-Checks the promise of issue 12 (point 2) directly on the source -- one
-``ToolRegistry(`` call outside the tests, no ui module importing cli -- and
-the agent pieces that moved out of the CLI: the built-in chat agent and the
-loading of ``*.agent.yaml`` files.
+The registry and host tests moved to tests/application/test_tools.py with
+the code; these go when agent loading moves to the application layer.
 """
 
 from __future__ import annotations
@@ -15,34 +13,7 @@ from pathlib import Path
 import pytest
 
 from relavium_desktop.engine.agent.default_chat import DEFAULT_CHAT_AGENT, default_chat_agent
-from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
-from relavium_desktop.services import AGENTS_DIR, AgentFileError, load_agent, tool_registry, user_agents
-from tests.conftest import REPO
-
-PACKAGE = REPO / "relavium_desktop"
-
-
-def _sources() -> list[Path]:
-    return sorted(PACKAGE.rglob("*.py"))
-
-
-def test_the_registry_is_constructed_in_exactly_one_module() -> None:
-    constructing = [p.relative_to(REPO).as_posix() for p in _sources()
-                    if re.search(r"(?<!class )\bToolRegistry\(", p.read_text(encoding="utf-8"))]
-    assert constructing == ["relavium_desktop/services.py"]
-
-
-def test_no_ui_module_imports_cli() -> None:
-    offenders = [p.relative_to(REPO).as_posix() for p in sorted((PACKAGE / "ui").rglob("*.py"))
-                 if re.search(r"relavium_desktop\.cli\b|from relavium_desktop import cli\b",
-                              p.read_text(encoding="utf-8"))]
-    assert offenders == []
-
-
-def test_a_bare_registry_offers_every_builtin_with_no_capability() -> None:
-    registry = tool_registry()
-    assert sorted(t["id"] for t in registry.describe()) == sorted(t.id for t in BUILTIN_TOOLS)
-    assert registry.host.fs is None and registry.host.process is None and registry.host.egress is None
+from relavium_desktop.services import AGENTS_DIR, AgentFileError, load_agent, user_agents
 
 
 def test_no_agent_file_means_the_builtin_chat_agent() -> None:

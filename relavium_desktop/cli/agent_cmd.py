@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.host.datadir import data_dir as _home
 
     say_all(_home(), as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
+    from relavium_desktop.application.hosting import own_host
     from relavium_desktop.engine.agent.loop import AgentLoop
     from relavium_desktop.engine.agent.runner import run_agent
     from relavium_desktop.engine.agent.tool_config import node_tool_configs, parameter_problems
@@ -57,7 +58,6 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
     from relavium_desktop.host.mcp.config import McpConfigError
     from relavium_desktop.services import (
-        add_mcp_tools,
         cli_mcp_hooks,
         consent_needed_message,
         mcp_servers_of,
@@ -136,14 +136,15 @@ def run(args: argparse.Namespace) -> int:
     loop = AgentLoop(spec=spec, providers=providers, registry=registry, ctx=ctx, emit=bus.emit)
 
     async def main() -> str:
-        try:
-            for line in await add_mcp_tools(registry, mcp_servers):
-                print(f"relavium: {line}", file=sys.stderr)
-            result = await run_agent(loop, args.prompt, emit=bus.emit)
-        finally:
-            if host.output_store is not None:
-                await host.output_store.reclaim(run_id)
-            await host.mcp_or_absent().aclose()
+        # The block stops every MCP server the run started, however the run ends.
+        async with own_host(registry) as hosted:
+            try:
+                for line in (await hosted.discover(mcp_servers)).problems():
+                    print(f"relavium: {line}", file=sys.stderr)
+                result = await run_agent(loop, args.prompt, emit=bus.emit)
+            finally:
+                if host.output_store is not None:
+                    await host.output_store.reclaim(run_id)
         return result.status
 
     status = asyncio.run(main())

@@ -35,6 +35,7 @@ from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import action_failed, print_result
 
 if TYPE_CHECKING:
+    from relavium_desktop.application.app import Application
     from relavium_desktop.engine.host import McpCapability
     from relavium_desktop.engine.mcp_reports import ServerReport
 
@@ -218,31 +219,36 @@ _ACTIONS: dict[str, Callable[[McpCapability, argparse.Namespace], Awaitable[tupl
 }
 
 
-async def _run(workspace: Path, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    from relavium_desktop.services import cli_mcp_hooks, surface_host
+async def _run(app: Application, workspace: Path, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from relavium_desktop.application.hosting import open_host
+    from relavium_desktop.application.mcp import cli_mcp_hooks
 
-    host = surface_host(workspace, surface="workflow", mcp_hooks=cli_mcp_hooks((), project=workspace),
-                        mcp_roots=(workspace,))
-    mcp = host.mcp_or_absent()
-    try:
-        return await _ACTIONS[args.action](mcp, args)
-    finally:
-        await mcp.aclose()
+    hooks = cli_mcp_hooks((), project=workspace, home=app.paths.home)
+    async with open_host(app, workspace, surface="workflow", mcp_hooks=hooks, mcp_roots=(workspace,)) as hosted:
+        return await _ACTIONS[args.action](hosted.host.mcp_or_absent(), args)
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.engine.errors import ToolError
+    from relavium_desktop.application.app import Application
 
     _check_args(args)
     workspace = Path(args.workspace or ".").expanduser()
     if not workspace.is_dir():
         raise UsageError(f"--workspace: {workspace} is not a folder")
-    from relavium_desktop.cli.settings_notices import mcp_notice, say
-    from relavium_desktop.host.datadir import data_dir
-
-    say(mcp_notice(data_dir()))
+    app = Application.from_environment()
     try:
-        out, text = asyncio.run(_run(workspace.resolve(), args))
+        return _answer(app, workspace.resolve(), args)
+    finally:
+        app.close()
+
+
+def _answer(app: Application, workspace: Path, args: argparse.Namespace) -> int:
+    from relavium_desktop.cli.settings_notices import mcp_notice, say
+    from relavium_desktop.engine.errors import ToolError
+
+    say(mcp_notice(app.paths.home))
+    try:
+        out, text = asyncio.run(_run(app, workspace, args))
     except _Failed as exc:
         return action_failed(args.json, f"mcp {args.action}", exc.code, exc.message)
     except ToolError as exc:

@@ -22,6 +22,8 @@ from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import load_json_object, print_json
 
 if TYPE_CHECKING:
+    from relavium_desktop.application.app import Application
+    from relavium_desktop.application.hosting import HostedTools
     from relavium_desktop.engine.host import ToolHost
     from relavium_desktop.engine.tools.registry import DispatchOutcome
     from relavium_desktop.engine.tools.tooldef import ToolDef
@@ -65,37 +67,38 @@ def _node_config(raw: dict[str, Any]) -> Any:
     return NodeToolConfig(parameters=raw)
 
 
-async def _mcp_tools_for(tool_id: str, host: ToolHost) -> list[ToolDef]:
-    """The discovered tools of the MCP servers ``tool_id`` could belong to (none for other ids).
+async def _add_mcp_tool(tool_id: str, hosted: HostedTools) -> None:
+    """Discover the MCP servers ``tool_id`` could belong to (none for other ids) and register their tools.
 
     Only those servers are started.  When none of them offers ``tool_id``
     because a server is down or refused, the id is registered as a tool that
     fails ``tool_unavailable`` with that reason, so the answer says why
     instead of a bare ``unknown_tool``.
     """
-    from relavium_desktop.services import discover_mcp, mcp_servers_for_tools, tool_registry
+    from relavium_desktop.application.mcp import mcp_servers_for_tools
 
-    if not tool_id.startswith("mcp_") or tool_registry().get(tool_id) is not None:
-        return []
+    if not tool_id.startswith("mcp_") or hosted.registry.get(tool_id) is not None:
+        return
     try:
-        names = host.mcp_or_absent().server_names()
+        names = hosted.server_names()
     except Exception as exc:  # noqa: BLE001 -- McpConfigError: the reason is the answer
-        return [_unavailable(tool_id, f"MCP servers are misconfigured: {exc}")]
+        hosted.registry.register(_unavailable(tool_id, f"MCP servers are misconfigured: {exc}"))
+        return
     servers = mcp_servers_for_tools([tool_id], names)
     if not servers:
-        return []
-    found = await discover_mcp(host, servers=servers)
-    if any(t.id == tool_id for t in found.tools):
-        return found.tools
-    problems = found.problems() or [f"no server among {', '.join(servers)} offers this tool"]
-    return [*found.tools, _unavailable(tool_id, "; ".join(problems))]
+        return
+    found = await hosted.discover(servers)
+    if hosted.registry.get(tool_id) is None:
+        problems = found.problems() or [f"no server among {', '.join(servers)} offers this tool"]
+        hosted.registry.register(_unavailable(tool_id, "; ".join(problems)))
 
 
 def _http_tools_from(path_text: str | None) -> list[ToolDef]:
     """The ``type: http`` tools a workflow or agent file declares (its own and its agents'); UsageError if invalid."""
     if path_text is None:
         return []
-    from relavium_desktop.services import AgentFileError, http_tools, load_agent, workflow_http_decls
+    from relavium_desktop.application.tools import http_tools, workflow_http_decls
+    from relavium_desktop.services import AgentFileError, load_agent
 
     path = Path(path_text).expanduser()
     if not path.name.endswith(".agent.yaml"):
@@ -129,25 +132,33 @@ def _unavailable(tool_id: str, reason: str) -> ToolDef:
                policy=PolicyClass(egress="mcp"), input_schema={"type": "object"})
 
 
-def _drop_empty_spill_folder(run_id: str) -> None:
+def _drop_empty_spill_folder(home: Path, run_id: str) -> None:
     """A call that spilled nothing leaves no ``runs/<run_id>/`` behind (rmdir removes only an empty one)."""
     import contextlib
     import os
 
-    from relavium_desktop.host.datadir import data_dir
-
     with contextlib.suppress(OSError):
-        os.rmdir(data_dir() / "runs" / run_id)
+        os.rmdir(home / "runs" / run_id)
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.cli.settings_notices import say_all
-    from relavium_desktop.host.datadir import data_dir as _home
+    from relavium_desktop.application.app import Application
 
-    say_all(_home(), as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
+    app = Application.from_environment()
+    try:
+        return _call(app, args)
+    finally:
+        app.close()
+
+
+def _call(app: Application, args: argparse.Namespace) -> int:
+    from relavium_desktop.cli.settings_notices import say_all
+
+    say_all(app.paths.home, as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
+    from relavium_desktop.application.hosting import open_host
+    from relavium_desktop.application.mcp import cli_mcp_hooks
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.tools.tooldef import ToolCall, ToolDispatchContext, ToolPolicy
-    from relavium_desktop.services import cli_mcp_hooks, surface_host, tool_registry
 
     model_args = load_json_object("--args", args.args_json)
     config = _node_config(load_json_object("--config", args.config))
@@ -161,9 +172,7 @@ def run(args: argparse.Namespace) -> int:
 
     declared = _http_tools_from(args.http_tools)
     run_id = f"tool-{uuid.uuid4().hex[:12]}"
-    # The call is its own run: it may read its own spill folder, no other run's.
-    host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id,
-                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace.resolve()))
+    hooks = cli_mcp_hooks(args.approve_mcp, project=workspace.resolve(), home=app.paths.home)
     bus = EventBus(clock=time.time, run_id=run_id)
     ctx = ToolDispatchContext(
         run_id=run_id,
@@ -180,15 +189,15 @@ def run(args: argparse.Namespace) -> int:
     log.debug("tool call %s (run %s), arguments %s", args.tool_id, run_id, json.dumps(model_args, default=str))
 
     async def main() -> DispatchOutcome:
-        try:
-            registry = tool_registry(host, extra_tools=[*declared, *await _mcp_tools_for(args.tool_id, host)])
-            return await registry.dispatch(call, ctx)
-        finally:
-            # A one-shot call ends the MCP servers it started (stdio: the process tree).
-            await host.mcp_or_absent().aclose()
+        # The call is its own run: it may read its own spill folder, no other run's.  A one-shot
+        # call ends the MCP servers it started (stdio: the process tree) when the block ends.
+        async with open_host(app, workspace, tier=args.tier, surface="workflow", run_id=run_id, mcp_hooks=hooks,
+                             extra_tools=declared) as hosted:
+            await _add_mcp_tool(args.tool_id, hosted)
+            return await hosted.registry.dispatch(call, ctx)
 
     outcome = asyncio.run(main())
-    _drop_empty_spill_folder(run_id)
+    _drop_empty_spill_folder(app.paths.home, run_id)
     if outcome.error is not None:
         log.debug("tool call %s failed: %s: %s", args.tool_id, outcome.error.code, outcome.error.message)
     out = outcome.to_json()

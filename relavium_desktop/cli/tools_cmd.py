@@ -15,10 +15,13 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.cli import EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import print_json
+
+if TYPE_CHECKING:
+    from relavium_desktop.application.app import Application
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,23 +33,35 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON only")
 
 
-async def _discover(workspace: Path, timeout_s: float) -> tuple[list[Any], dict[str, str], list[str], list[Any]]:
+async def _discover(
+    app: Application, workspace: Path, timeout_s: float
+) -> tuple[list[Any], dict[str, str], list[str], list[Any]]:
     """(MCP tools, tool id -> server, problems, skipped tools); every started server is stopped before returning."""
+    from relavium_desktop.application.hosting import open_host
+    from relavium_desktop.application.mcp import cli_mcp_hooks
     from relavium_desktop.engine.tools.mcp_tools import mcp_tool_id
-    from relavium_desktop.services import cli_mcp_hooks, discover_mcp, surface_host
 
-    host = surface_host(workspace, surface="workflow", mcp_hooks=cli_mcp_hooks((), project=workspace))
-    try:
-        found = await discover_mcp(host, timeout_s)
-    finally:
-        await host.mcp_or_absent().aclose()
+    hooks = cli_mcp_hooks((), project=workspace, home=app.paths.home)
+    async with open_host(app, workspace, surface="workflow", mcp_hooks=hooks, discover="all",
+                         timeout_s=timeout_s) as hosted:
+        found = hosted.discovery
     servers = {mcp_tool_id(t.server, t.name): t.server for r in found.reports if r.ok for t in r.tools}
     skipped = [*(t for r in found.reports if r.ok for t in r.skipped), *found.refused]
     return found.tools, servers, found.problems(), skipped
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.services import tool_registry
+    from relavium_desktop.application.app import Application
+
+    app = Application.from_environment()
+    try:
+        return _list(app, args)
+    finally:
+        app.close()
+
+
+def _list(app: Application, args: argparse.Namespace) -> int:
+    from relavium_desktop.application.tools import tool_registry
 
     if args.action != "list":
         raise UsageError(f"unknown action {args.action!r}")
@@ -59,12 +74,11 @@ def run(args: argparse.Namespace) -> int:
     servers: dict[str, str] = {}
     skipped: list[Any] = []
     from relavium_desktop.cli.settings_notices import mcp_notice, plugins_notice, say
-    from relavium_desktop.host.datadir import data_dir
 
-    say(plugins_notice(data_dir()))
+    say(plugins_notice(app.paths.home))
     if not args.no_mcp:
-        say(mcp_notice(data_dir()))
-        mcp_tools, servers, problems, skipped = asyncio.run(_discover(workspace.resolve(), args.mcp_timeout))
+        say(mcp_notice(app.paths.home))
+        mcp_tools, servers, problems, skipped = asyncio.run(_discover(app, workspace.resolve(), args.mcp_timeout))
         for line in problems:
             print(f"relavium: {line}", file=sys.stderr)
     # Listing needs no capability: a bare registry describes the same tools.

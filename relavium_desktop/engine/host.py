@@ -18,11 +18,12 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from relavium_desktop.engine.errors import ToolUnavailableError
 from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.llm.messages import MediaBlob
+from relavium_desktop.engine.mcp_reports import DISCOVERY_TIMEOUT_S
 
 if TYPE_CHECKING:
+    from relavium_desktop.engine.errors import ToolUnavailableError
     from relavium_desktop.engine.mcp_reports import ServerReport
 
 
@@ -176,10 +177,6 @@ ProgressSink = Callable[[float, float | None, str | None], None]
 LogSink = Callable[[str, str], None]
 
 
-# How long one MCP server may take to list what it offers, unless a surface says otherwise.
-DISCOVERY_TIMEOUT_S = 15.0
-
-
 @runtime_checkable
 class McpCapability(Protocol):
     """The MCP servers a host can reach: calls, discovery, resources, prompts and their lifetime.
@@ -265,6 +262,9 @@ class AbsentMcp:
 
 
 def _unavailable() -> ToolUnavailableError:
+    # Imported here: the errors module loads the log masking, which the window's first paint must not pay.
+    from relavium_desktop.engine.errors import ToolUnavailableError
+
     return ToolUnavailableError("this host has no MCP client")
 
 

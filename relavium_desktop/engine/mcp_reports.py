@@ -4,15 +4,20 @@ The host lists servers (``relavium_desktop.host.mcp.discovery``); the engine
 and the surfaces read the answer.  The shapes live here, in the pure layer,
 so the capability's ``discover`` is typed end to end without the engine
 importing the host, and a stand-in capability (a test's, or the absent one)
-returns the same values.
+returns the same values.  Light on purpose (no imports at run time): the
+window may name these types before its first paint.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from relavium_desktop.engine.tools.mcp_tools import RefusedTool
+if TYPE_CHECKING:
+    from relavium_desktop.engine.tools.mcp_tools import RefusedTool
+
+# How long one MCP server may take to list what it offers, unless a surface says otherwise.
+DISCOVERY_TIMEOUT_S = 15.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,8 +46,8 @@ from relavium_desktop.engine.errors import (
     ToolFailedError,
     ToolUnavailableError,
 )
-from relavium_desktop.engine.host import DISCOVERY_TIMEOUT_S, LogSink, ProgressSink
-from relavium_desktop.engine.mcp_reports import ServerReport
+from relavium_desktop.engine.host import LogSink, ProgressSink
+from relavium_desktop.engine.mcp_reports import DISCOVERY_TIMEOUT_S, ServerReport
 from relavium_desktop.engine.tools.masking import mask_text
 from relavium_desktop.host.mcp.config import (
     CONFIG_FILE,

@@ -1,0 +1,46 @@
+"""The stores in ``history.db``: chat sessions, the workflow run journal and the project grants.
+
+Opened here so a surface never names a database path or a store class; the
+process's :class:`~relavium_desktop.application.app.Application` opens each
+once and shares it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from relavium_desktop.application.paths import AppPaths
+
+if TYPE_CHECKING:
+    from relavium_desktop.store.grants import GrantStore
+    from relavium_desktop.store.runs import RunStore
+    from relavium_desktop.store.sessions import SqliteSessionStore
+
+
+def _home(home: Path | None) -> Path:
+    """``home``, or the data folder for a caller that was not handed the Application's paths."""
+    return home if home is not None else AppPaths.from_environment().home
+
+
+def session_store(home: Path | None = None) -> SqliteSessionStore:
+    """The chat sessions in ``history.db`` under ``home`` (default: the data folder)."""
+    from relavium_desktop.store.db import history_db_path, open_db
+    from relavium_desktop.store.sessions import SqliteSessionStore
+
+    return SqliteSessionStore(open_db(history_db_path(_home(home))))
+
+
+def run_store(home: Path | None = None) -> RunStore:
+    """The workflow run journal in ``history.db``; opening marks runs whose process died as interrupted."""
+    from relavium_desktop.store.runs import RunStore
+
+    return RunStore.open(_home(home))
+
+
+def grant_store(home: Path | None = None) -> GrantStore:
+    """The per-project permission grants in ``history.db``; the host answers their path questions."""
+    from relavium_desktop.host.fs.preview import HOST_GRANT_PATHS
+    from relavium_desktop.store.grants import GrantStore
+
+    return GrantStore.open(_home(home), HOST_GRANT_PATHS)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.ui.chat.model_picker import ModelPicker, ProviderGroup
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import QObject, Signal
@@ -24,9 +25,7 @@ from relavium_desktop.ui.qt import QObject, Signal
 if TYPE_CHECKING:
     import asyncio
 
-    from relavium_desktop.providers.config import ProviderEntry
-    from relavium_desktop.providers.models import ModelList
-    from relavium_desktop.providers.readiness import ProviderStatus
+    from relavium_desktop.application.model_catalog import ModelList, ProviderEntry, ProviderStatus
     from relavium_desktop.ui.context import AppContext
 
 log = logging.getLogger(__name__)
@@ -83,7 +82,7 @@ class ModelChoice(QObject):
         return [n for n, s in self.statuses.items() if s.key_state in ("present", "none_needed")]
 
     def _read_entries(self) -> None:
-        from relavium_desktop.providers.config import ProviderConfigError
+        from relavium_desktop.application.model_catalog import ProviderConfigError
 
         try:
             self.entries = self.context.provider_store().entries()
@@ -92,10 +91,10 @@ class ModelChoice(QObject):
             self.entries, self.error = {}, error_text(exc)
 
     def _groups(self) -> list[ProviderGroup]:
-        from relavium_desktop.providers.models import known_models
+        from relavium_desktop.application.model_catalog import known_model_ids
 
         return [group_for(name, self.statuses.get(name), self.lists.get(name),
-                          [m.id for m in known_models(entry.kind)], fetched=name in self.fetched)
+                          known_model_ids(entry.kind), fetched=name in self.fetched)
                 for name, entry in self.entries.items()]
 
     def _paint(self) -> None:
@@ -123,42 +122,41 @@ class ModelChoice(QObject):
         to that provider's first model, so a user who set up only a local
         server is not left on a cloud model they have no key for.
         """
-        from relavium_desktop.providers.models import cached_models
+        from relavium_desktop.application.model_catalog import cached_model_list
 
+        paths = AppPaths(home)
         self._own_route = route
         self._auto_pick = not chosen
         self._read_entries()
         for name, entry in self.entries.items():
             if name not in self.lists:
-                cached = cached_models(home, name, entry.base_url)
+                cached = cached_model_list(paths, name, entry.base_url)
                 if cached is not None:
                     self.lists[name] = cached
         self.picker.set_groups(self._groups(), route)
         self.refresh(home=home)
 
     def refresh(self, *, force: bool = False, home: Path | None = None) -> None:
-        from relavium_desktop.host.datadir import data_dir
         from relavium_desktop.ui.tasks import spawn
 
         if self._task is not None and not self._task.done():
             self._task.cancel()
-        self._task = spawn(self._learn(home or data_dir(), force))
+        self._task = spawn(self._learn(AppPaths(home) if home else AppPaths.from_environment(), force))
 
-    async def _learn(self, home: Path, force: bool) -> None:
+    async def _learn(self, paths: AppPaths, force: bool) -> None:
         import asyncio
 
-        from relavium_desktop.providers.models import fetch_models
-        from relavium_desktop.providers.readiness import provider_statuses
+        from relavium_desktop.application.model_catalog import fetch_model_list, provider_readiness
 
         self.busy = True
         try:
             self._read_entries()
             entries = dict(self.entries)
-            statuses = await asyncio.to_thread(provider_statuses, entries, keyring_in_child=True)  # idle memory
+            statuses = await asyncio.to_thread(provider_readiness, entries, keyring_in_child=True)  # idle memory
             self.statuses = {s.name: s for s in statuses}
             self._paint()
             ready = [n for n in self.ready_providers() if n in entries]
-            lists = await asyncio.gather(*(fetch_models(n, entries[n], home=home, refresh=force) for n in ready),
+            lists = await asyncio.gather(*(fetch_model_list(paths, n, entries[n], refresh=force) for n in ready),
                                          return_exceptions=True)
             for name, listed in zip(ready, lists, strict=True):
                 if isinstance(listed, BaseException):

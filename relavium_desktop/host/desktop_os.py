@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
+import os
+import threading
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +80,14 @@ class NotificationAction:
     action: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """What the daemon knows a notification by (its D-Bus id) and whether it asks something (has buttons)."""
+
+    platform_id: int
+    has_buttons: bool
+
+
 ActionListener = Callable[[NotificationAction], None]
 # (bytes, mime) -> the media descriptor of the published object (MediaHost.publish_bytes).
 MediaPublisher = Callable[[bytes, str], dict[str, Any]]
@@ -109,6 +119,12 @@ class DesktopOs:
         self._notifier: Any = None
         self._listeners: list[ActionListener] = []
         self.actions: deque[NotificationAction] = deque(maxlen=history)
+        # Our id -> the daemon's, kept ourselves: desktop-notifier forgets a notification the moment one of
+        # its buttons is pressed, but dunst (like most daemons) keeps showing it, so withdrawing it later
+        # needs the D-Bus id.  Bounded like the action history; dropped when withdrawn.
+        self._sent: OrderedDict[str, _Sent] = OrderedDict()
+        self._sent_limit = history
+        self._bus_address: str | None = None  # the session bus the notifications went to
 
     # -- clipboard -----------------------------------------------------------
 
@@ -176,8 +192,11 @@ class DesktopOs:
             from desktop_notifier import DesktopNotifier, Icon
 
             # Without an icon desktop-notifier would show its own default (the Python logo).
-            icon = Icon(path=self._app_icon) if self._app_icon is not None and self._app_icon.is_file() else None
+            icon = (
+                Icon(path=self._app_icon) if self._app_icon is not None and self._app_icon.is_file() else None
+            )
             self._notifier = DesktopNotifier(app_name=self._app_name, app_icon=icon)
+            self._bus_address = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
         return self._notifier
 
     async def notify(self, title: str, body: str, actions: Sequence[str]) -> dict[str, Any]:
@@ -204,35 +223,118 @@ class DesktopOs:
                 SEND_TIMEOUT_S,
             )
         except TimeoutError:
-            raise NotificationUnavailable(
-                "the desktop notification service did not answer in time"
-            ) from None
+            raise NotificationUnavailable("the desktop notification service did not answer in time") from None
         if not dispatched:
             # desktop-notifier logs and swallows a failed send; a tool call must not
             # report success for a notification nobody will ever see.
-            raise NotificationUnavailable(
-                "no desktop notification service is reachable on the session D-Bus"
-            )
+            raise NotificationUnavailable("no desktop notification service is reachable on the session D-Bus")
         holder["id"] = str(ident)
+        self._remember(notifier, str(ident), has_buttons=bool(labels))
         return {"id": str(ident), "actions": labels}
+
+    def _remember(self, notifier: Any, ident: str, *, has_buttons: bool) -> None:
+        # desktop-notifier has no public way to ask for the daemon's id; its D-Bus backend keeps it in a
+        # bidict.  Read defensively: another backend (or version) simply leaves withdraw to the notifier.
+        backend = getattr(notifier, "_backend", None)
+        ids = getattr(backend, "_platform_to_interface_notification_identifier", None)
+        try:
+            platform_id = ids.inverse[ident] if ids is not None else None
+        except (AttributeError, KeyError):
+            platform_id = None
+        if isinstance(platform_id, int):
+            self._sent[ident] = _Sent(platform_id, has_buttons)
+            while len(self._sent) > self._sent_limit:
+                self._sent.popitem(last=False)
 
     async def withdraw(self, notification_id: str) -> None:
         """Close a notification this object sent (CloseNotification over D-Bus), best effort.
 
         Why: a notification that asked for something (an approval, say) must leave the
         screen once the question was answered elsewhere, or a later click answers a
-        question that no longer exists.  A notification the user already closed, one
+        question that no longer exists.  That includes one answered by its own button:
+        desktop-notifier forgets it then, but the daemon keeps showing it, so the D-Bus
+        id kept at send time closes it.  A notification the user already closed, one
         this object never sent and an unreachable bus are all fine: withdrawing is
         tidying up, so it never raises -- a failure is logged (without the text).
         """
         notifier = self._notifier
+        sent = self._sent.pop(notification_id, None)
         if notifier is None or not notification_id:
             return  # nothing sent by this object, so nothing of ours is on screen
         try:
-            if notification_id not in await notifier.get_current_notifications():
-                return  # closed by the user or the daemon already
-            await asyncio.wait_for(notifier.clear(notification_id), SEND_TIMEOUT_S)
+            if notification_id in await notifier.get_current_notifications():
+                await asyncio.wait_for(notifier.clear(notification_id), SEND_TIMEOUT_S)
+            elif sent is not None:  # forgotten by desktop-notifier (a button was pressed), maybe still shown
+                await asyncio.wait_for(self._close_by_platform_id(notifier, sent.platform_id), SEND_TIMEOUT_S)
         except KeyError:
             pass  # closed between the check and the call (the daemon's close signal won)
         except Exception:  # TimeoutError included: a bus that never answers
             log.warning("could not withdraw notification %s", notification_id, exc_info=True)
+
+    @staticmethod
+    async def _close_by_platform_id(notifier: Any, platform_id: int) -> None:
+        interface = getattr(getattr(notifier, "_backend", None), "interface", None)
+        if interface is None:
+            return
+        try:
+            await interface.call_close_notification(platform_id)
+        except Exception as exc:  # noqa: BLE001 -- the spec's answer for a notification already closed
+            log.debug("CloseNotification %s: %s", platform_id, type(exc).__name__)
+
+    def withdraw_asking_now(self, timeout_s: float = 2.0) -> int:
+        """Close every notification with buttons this object sent, blocking; for the app's quit.
+
+        Why: once this process ends, nothing listens to those buttons any more (the daemon
+        sends a button press to the process that sent the notification, and a later
+        Relavium is another process), so a button left on screen would do nothing,
+        silently.  Runs on a fresh D-Bus connection in a worker thread, because the quit
+        path has no event loop left to run the notifier's; bounded by ``timeout_s``.
+        Notifications without buttons (a run finished, say) stay: they only inform.
+        Returns how many were asked to close; never raises.
+        """
+        platform_ids = [s.platform_id for s in self._sent.values() if s.has_buttons]
+        for ident in [i for i, s in self._sent.items() if s.has_buttons]:
+            del self._sent[ident]
+        if not platform_ids:
+            return 0
+        address = self._bus_address
+        worker = threading.Thread(
+            target=lambda: asyncio.run(_close_on_new_connection(address, platform_ids, timeout_s)),
+            name="relavium-withdraw-notifications",
+            daemon=True,
+        )
+        worker.start()
+        worker.join(timeout_s + 0.5)
+        return len(platform_ids)
+
+
+async def _close_on_new_connection(address: str | None, platform_ids: list[int], timeout_s: float) -> None:
+    """CloseNotification for each id over a connection of our own (any client may close by id)."""
+    from dbus_fast import Message
+    from dbus_fast.aio import MessageBus
+
+    try:
+        bus = await asyncio.wait_for(MessageBus(bus_address=address).connect(), timeout_s)
+    except Exception:  # noqa: BLE001 -- no bus any more: nothing is on a screen we can reach
+        log.warning("could not withdraw notifications at quit: the session bus is unreachable")
+        return
+    try:
+        for platform_id in platform_ids:
+            try:
+                await asyncio.wait_for(
+                    bus.call(
+                        Message(
+                            destination="org.freedesktop.Notifications",
+                            path="/org/freedesktop/Notifications",
+                            interface="org.freedesktop.Notifications",
+                            member="CloseNotification",
+                            signature="u",
+                            body=[platform_id],
+                        )
+                    ),
+                    timeout_s,
+                )
+            except Exception:  # noqa: BLE001 -- one that will not close must not keep the others up
+                log.warning("could not withdraw notification %s at quit", platform_id)
+    finally:
+        bus.disconnect()

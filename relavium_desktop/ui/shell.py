@@ -699,6 +699,8 @@ class MainWindow(QMainWindow):
             return
         if self._chat_view is not None:
             self._chat_view.close_backend()
+        if self.context.desktop_os is not None:  # no one will answer their buttons once this process ends
+            self.context.desktop_os.withdraw_asking_now()
         if self.tray is not None:
             self.tray.hide()
         super().closeEvent(event)

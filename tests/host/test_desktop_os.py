@@ -135,3 +135,42 @@ async def test_withdraw_never_raises_for_a_closed_or_unknown_notification(
     await os_cap.withdraw(again["id"])
     await os_cap.withdraw("never-sent")
     assert notifications.displayed() == 0
+
+
+async def test_withdraw_closes_a_notification_whose_own_button_was_pressed(
+    notifications: NotificationDaemon,  # noqa: F811
+) -> None:
+    """dunst keeps a notification after its button was pressed, and desktop-notifier forgets it then."""
+    os_cap = DesktopOs()
+    received: asyncio.Queue[NotificationAction] = asyncio.Queue()
+    os_cap.add_action_listener(received.put_nowait)
+    sent = await os_cap.notify("Approval needed", "deploy?", ["Allow", "Deny"])
+    await asyncio.to_thread(notifications.click, "Approval needed", "Allow")
+    assert await asyncio.wait_for(received.get(), 10) == NotificationAction(sent["id"], "Allow")
+    assert notifications.displayed() == 1  # still on screen after the press
+
+    await os_cap.withdraw(sent["id"])
+
+    assert notifications.displayed() == 0
+    assert "Approval needed" in [n["summary"] for n in notifications.history()]
+    await os_cap.withdraw(sent["id"])  # again: nothing left to close, and no error
+
+
+async def test_withdraw_asking_now_closes_every_notification_with_buttons_and_keeps_the_rest(
+    notifications: NotificationDaemon,  # noqa: F811
+) -> None:
+    """At quit nothing will answer a button any more; a notice without buttons only informs, so it stays."""
+    os_cap = DesktopOs()
+    await os_cap.notify("Run finished", "release-gate completed", [])
+    await os_cap.notify("A workflow is waiting for you", "approve: ship it?", ["Approve", "Reject"])
+    await os_cap.notify("Approval needed", "run shell command?", ["Allow", "Deny"])
+    assert notifications.displayed() == 3
+
+    # Blocking, from a thread of its own, as the window's close does (its loop is about to stop).
+    assert await asyncio.to_thread(os_cap.withdraw_asking_now) == 2
+
+    assert notifications.displayed() == 1
+    closed = [n["summary"] for n in notifications.history()]
+    assert "A workflow is waiting for you" in closed and "Approval needed" in closed
+    assert "Run finished" not in closed
+    assert os_cap.withdraw_asking_now() == 0  # nothing asking is left

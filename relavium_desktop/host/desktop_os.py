@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from relavium_desktop.engine.tools.masking import mask_text
+from relavium_desktop.host import open_asks
 from relavium_desktop.host.desktop_entry import ASSETS
 
 log = logging.getLogger(__name__)
@@ -105,11 +106,15 @@ class DesktopOs:
         media_root: Path | None = None,
         media_publish: MediaPublisher | None = None,
         history: int = 200,
+        open_asks_file: Path | None = None,
     ) -> None:
         """``media_root``: the media store a clipboard image is published to -- the same one the
         tool hosts use (``<data folder>/media``), so a handle published here is admissible by
         any MediaHost of this process (see host.media.store.published_here).  ``media_publish``
         replaces the store outright.  With neither, clipboard images cannot be read (text can).
+        ``open_asks_file``: where this process records its notifications with buttons while they
+        are open, so the next process can take them off the screen after a crash
+        (:meth:`withdraw_left_over`; see host/open_asks.py).  None records nothing.
         """
         self._app_name = app_name
         self._app_icon = app_icon
@@ -125,6 +130,8 @@ class DesktopOs:
         self._sent: OrderedDict[str, _Sent] = OrderedDict()
         self._sent_limit = history
         self._bus_address: str | None = None  # the session bus the notifications went to
+        self._open_asks_file = open_asks_file
+        self._identity: open_asks.DaemonIdentity | None = None  # the daemon that issued our ids
 
     # -- clipboard -----------------------------------------------------------
 
@@ -230,6 +237,8 @@ class DesktopOs:
             raise NotificationUnavailable("no desktop notification service is reachable on the session D-Bus")
         holder["id"] = str(ident)
         self._remember(notifier, str(ident), has_buttons=bool(labels))
+        if labels and self._open_asks_file is not None:
+            await self._record_open_asks(notifier)
         return {"id": str(ident), "actions": labels}
 
     def _remember(self, notifier: Any, ident: str, *, has_buttons: bool) -> None:
@@ -246,6 +255,45 @@ class DesktopOs:
             while len(self._sent) > self._sent_limit:
                 self._sent.popitem(last=False)
 
+    async def _record_open_asks(self, notifier: Any) -> None:
+        if self._identity is None:
+            bus = getattr(getattr(notifier, "_backend", None), "bus", None)
+            try:
+                self._identity = await asyncio.wait_for(open_asks.daemon_identity(bus), SEND_TIMEOUT_S)
+            except Exception as exc:  # noqa: BLE001 -- without it nothing is recorded; the quit path still withdraws
+                log.info("notification daemon not identified: %s", type(exc).__name__)
+                return
+        self._save_open_asks()
+
+    def _save_open_asks(self) -> None:
+        if self._open_asks_file is not None and self._identity is not None:
+            identity = self._identity
+            asks = [open_asks.OpenAsk(identity, s.platform_id) for s in self._sent.values() if s.has_buttons]
+            open_asks.save(self._open_asks_file, asks)
+
+    def withdraw_left_over(self) -> threading.Thread | None:
+        """Take off the screen the notifications with buttons an earlier Relavium left (it crashed).
+
+        Their buttons reach nobody: the daemon sends a press only to the process that
+        sent the notification.  Reads (and removes) ``open_asks_file`` now; the D-Bus
+        calls run in a daemon thread of their own, so starting the window never waits
+        on the bus.  Returns that thread (tests join it), or None when nothing was left.
+        Only before this object's first notification: after it, the file is this process's own.
+        """
+        if self._open_asks_file is None or self._notifier is not None:
+            return None
+        left = open_asks.take(self._open_asks_file)
+        if not left:
+            return None
+        address = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
+        worker = threading.Thread(
+            target=lambda: asyncio.run(open_asks.close_on_new_connection(address, left, 2.0)),
+            name="relavium-withdraw-left-over",
+            daemon=True,
+        )
+        worker.start()
+        return worker
+
     async def withdraw(self, notification_id: str) -> None:
         """Close a notification this object sent (CloseNotification over D-Bus), best effort.
 
@@ -259,6 +307,8 @@ class DesktopOs:
         """
         notifier = self._notifier
         sent = self._sent.pop(notification_id, None)
+        if sent is not None and sent.has_buttons:
+            self._save_open_asks()
         if notifier is None or not notification_id:
             return  # nothing sent by this object, so nothing of ours is on screen
         try:
@@ -290,51 +340,24 @@ class DesktopOs:
         silently.  Runs on a fresh D-Bus connection in a worker thread, because the quit
         path has no event loop left to run the notifier's; bounded by ``timeout_s``.
         Notifications without buttons (a run finished, say) stay: they only inform.
-        Returns how many were asked to close; never raises.
+        Returns how many were asked to close (0 when the bus or daemon did not answer in
+        time); never raises.
         """
-        platform_ids = [s.platform_id for s in self._sent.values() if s.has_buttons]
-        for ident in [i for i, s in self._sent.items() if s.has_buttons]:
-            del self._sent[ident]
-        if not platform_ids:
+        asking = [i for i, s in self._sent.items() if s.has_buttons]
+        if not asking:
             return 0
+        identity = self._identity
+        asks = [open_asks.OpenAsk(identity, self._sent.pop(i).platform_id) for i in asking]
+        self._save_open_asks()
         address = self._bus_address
+        closed: list[int] = []
         worker = threading.Thread(
-            target=lambda: asyncio.run(_close_on_new_connection(address, platform_ids, timeout_s)),
+            target=lambda: closed.append(
+                asyncio.run(open_asks.close_on_new_connection(address, asks, timeout_s))
+            ),
             name="relavium-withdraw-notifications",
             daemon=True,
         )
         worker.start()
         worker.join(timeout_s + 0.5)
-        return len(platform_ids)
-
-
-async def _close_on_new_connection(address: str | None, platform_ids: list[int], timeout_s: float) -> None:
-    """CloseNotification for each id over a connection of our own (any client may close by id)."""
-    from dbus_fast import Message
-    from dbus_fast.aio import MessageBus
-
-    try:
-        bus = await asyncio.wait_for(MessageBus(bus_address=address).connect(), timeout_s)
-    except Exception:  # noqa: BLE001 -- no bus any more: nothing is on a screen we can reach
-        log.warning("could not withdraw notifications at quit: the session bus is unreachable")
-        return
-    try:
-        for platform_id in platform_ids:
-            try:
-                await asyncio.wait_for(
-                    bus.call(
-                        Message(
-                            destination="org.freedesktop.Notifications",
-                            path="/org/freedesktop/Notifications",
-                            interface="org.freedesktop.Notifications",
-                            member="CloseNotification",
-                            signature="u",
-                            body=[platform_id],
-                        )
-                    ),
-                    timeout_s,
-                )
-            except Exception:  # noqa: BLE001 -- one that will not close must not keep the others up
-                log.warning("could not withdraw notification %s at quit", platform_id)
-    finally:
-        bus.disconnect()
+        return closed[0] if closed else 0

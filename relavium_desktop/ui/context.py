@@ -133,7 +133,9 @@ class AppContext(QObject):
         from relavium_desktop.ui.approval import ApprovalController
         from relavium_desktop.ui.clipboard_access import QtClipboard
 
-        self.desktop_os = DesktopOs(clipboard=QtClipboard(), media_root=self.app.paths.media)
+        self.desktop_os = DesktopOs(clipboard=QtClipboard(), media_root=self.app.paths.media,
+                                    open_asks_file=self.app.paths.home / "open-notifications.json")
+        self.desktop_os.withdraw_left_over()  # asks a crashed earlier run left: their buttons reach nobody
         self.grants = services.grant_store(data_dir())
         self.approvals = ApprovalController(
             self.window, grants=self.grants, project=lambda: self.project, notifier=self.desktop_os,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 
 import pytest
 
@@ -174,3 +176,83 @@ async def test_withdraw_asking_now_closes_every_notification_with_buttons_and_ke
     assert "A workflow is waiting for you" in closed and "Approval needed" in closed
     assert "Run finished" not in closed
     assert os_cap.withdraw_asking_now() == 0  # nothing asking is left
+
+
+EARLIER_PROCESS = """
+import asyncio, os, sys
+from pathlib import Path
+from relavium_desktop.host.desktop_os import DesktopOs
+
+async def main():
+    os_cap = DesktopOs(open_asks_file=Path(sys.argv[1]))
+    sent = await os_cap.notify("A workflow is waiting for you", "approve: ship it?", ["Approve", "Reject"])
+    await os_cap.notify("Run finished", "release-gate completed", [])
+    print(sent["id"], flush=True)
+    os._exit(9)  # a crash: no quit path ran, nothing was withdrawn
+
+asyncio.run(main())
+"""
+
+
+def run_earlier_process(asks_file) -> None:
+    proc = subprocess.run([sys.executable, "-c", EARLIER_PROCESS, str(asks_file)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 9 and proc.stdout.strip(), proc.stderr
+
+
+async def test_asks_a_crashed_earlier_process_left_are_withdrawn_by_the_next_one(
+    notifications: NotificationDaemon, tmp_path,  # noqa: F811
+) -> None:
+    asks_file = tmp_path / "open-notifications.json"
+    run_earlier_process(asks_file)
+    assert notifications.displayed() == 2 and asks_file.exists()
+
+    # The problem: its button reaches nobody -- the daemon sends the press to the process that is gone,
+    # never to a later one (this process's DesktopOs hears nothing).
+    later = DesktopOs(open_asks_file=asks_file)
+    heard: list[NotificationAction] = []
+    later.add_action_listener(heard.append)
+    await later.notify("Already here", "this process's own", [])
+    await asyncio.to_thread(notifications.click, "A workflow is waiting for you", "Approve")
+    await asyncio.sleep(0.5)
+    assert heard == [] and notifications.displayed() == 3
+
+    # The fix: the next process (before its first notification) takes the dead asks off the screen.
+    next_start = DesktopOs(open_asks_file=asks_file)
+    worker = next_start.withdraw_left_over()
+    assert worker is not None
+    await asyncio.to_thread(worker.join, 10)
+
+    assert notifications.displayed() == 2  # the run notice (no buttons) and this process's own stay
+    assert "A workflow is waiting for you" in [n["summary"] for n in notifications.history()]
+    assert not asks_file.exists()
+    assert next_start.withdraw_left_over() is None  # once: nothing is left over now
+
+
+async def test_a_left_over_id_from_another_daemon_instance_is_never_closed(
+    notifications: NotificationDaemon, tmp_path,  # noqa: F811
+) -> None:
+    """Ids are numbered per daemon instance: after a daemon restart the same number is someone else's."""
+    import json
+
+    # Another program's notification (gdbus, as a shell script would send one), whose number is recorded below.
+    proc = subprocess.run(
+        ["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path",
+         "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.Notify", "mail", "0", "",
+         "Someone else's", "not Relavium's", "['open', 'Open']", "{}", "0"],
+        capture_output=True, text=True, timeout=30, check=True,
+    )
+    other_id = int(proc.stdout.strip().strip("(),").split()[-1])  # "(uint32 7,)"
+    asks_file = tmp_path / "open-notifications.json"
+    run_earlier_process(asks_file)
+    rows = json.loads(asks_file.read_text())
+    assert len(rows) == 1 and set(rows[0]) == {"bus", "daemon", "id"}  # ids and names only, no text
+    rows = [{**rows[0], "daemon": ":1.999999", "id": other_id}]  # as if recorded under an earlier daemon
+    asks_file.write_text(json.dumps(rows))
+
+    worker = DesktopOs(open_asks_file=asks_file).withdraw_left_over()
+    assert worker is not None
+    await asyncio.to_thread(worker.join, 10)
+
+    assert "Someone else's" not in [n["summary"] for n in notifications.history()]
+    assert not asks_file.exists()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,36 @@ def test_quitting_withdraws_the_gate_notification_whose_buttons_would_stop_worki
     window.close()
     qtbot.waitUntil(lambda: notifications.displayed() == 0, timeout=WAIT_MS)
     assert any(n["summary"] == NOTIFICATION_TITLE for n in notifications.history())
+
+
+EARLIER_WINDOW = """
+import asyncio, os, sys
+from pathlib import Path
+from relavium_desktop.host.desktop_os import DesktopOs
+from relavium_desktop.ui.workflows.gate import NOTIFICATION_TITLE
+
+async def main():
+    os_cap = DesktopOs(open_asks_file=Path(sys.argv[1]) / "open-notifications.json")
+    await os_cap.notify(NOTIFICATION_TITLE, "approve: Approve the release?", ["Approve", "Reject"])
+    os._exit(9)  # the app crashed: its quit path never ran
+
+asyncio.run(main())
+"""
+
+
+def test_a_window_starting_after_a_crash_takes_the_dead_gate_notification_away(
+    make_window, qtbot, notifications, relavium_home: Path,  # noqa: F811
+) -> None:
+    """A gate notification of a Relavium that crashed: its buttons reach no process, so the next start closes it."""
+    proc = subprocess.run([sys.executable, "-c", EARLIER_WINDOW, str(relavium_home)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 9, proc.stderr
+    assert notifications.displayed() == 1
+    window = make_window()
+    window.context.ensure_services()  # what the window does after its first paint
+    qtbot.waitUntil(lambda: notifications.displayed() == 0, timeout=WAIT_MS)
+    assert any(n["summary"] == NOTIFICATION_TITLE for n in notifications.history())
+    assert not (relavium_home / "open-notifications.json").exists()
 
 
 def test_answered_in_runs_history(paused, qtbot, notifications, project: Path) -> None:  # noqa: F811

@@ -16,6 +16,13 @@ history so a run can ask what happened to the notification it sent.
 Titles, bodies and button labels pass through credential masking first: a
 notification is shown on screen and kept in the daemon's history, so it must
 never carry a secret a model happened to put in it.
+
+A notification that asks something leaves the screen once it is answered
+(``withdraw``, by the D-Bus id kept at send time, also after its own button
+was pressed), when the app quits (``withdraw_asking_now``) and, after a crash,
+at the next start (``withdraw_left_over``; host/open_asks.py): the daemon
+sends a button press only to the process that sent the notification, so a
+button outliving its process would do nothing, silently.
 """
 
 from __future__ import annotations

@@ -68,8 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _harden_streams()
+    from relavium_desktop.application.logs import configure_logging
     from relavium_desktop.cli.masked_streams import masked_std_streams
-    from relavium_desktop.host.log_masking import configure_logging
 
     configure_logging()
     # Every line on stdout and stderr is masked here, once, whichever command wrote it.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,12 +25,15 @@ from relavium_desktop.store.db import move_aside as _move_aside
 __all__ = [
     "Recovery",
     "RecoveryFailed",
+    "SchemaTooNewError",
     "StorageError",
     "check_history",
     "describe_storage_failure",
     "disk_full",
     "move_history_aside",
     "salvage_history",
+    "start_spill_sweep",
+    "storage_error",
 ]
 
 _FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
@@ -49,6 +53,13 @@ def move_history_aside(paths: AppPaths) -> Path:
 def salvage_history(damaged: Path, paths: AppPaths) -> Recovery:
     """Recover what is readable from ``damaged`` into a new history.db; ``RecoveryFailed`` when nothing is."""
     return _recover(damaged, paths.history_db)
+
+
+def start_spill_sweep(paths: AppPaths, older_than_seconds: float) -> threading.Thread:
+    """Delete spilled tool output under ``paths`` older than ``older_than_seconds``, in a daemon thread."""
+    from relavium_desktop.host.output_store import start_sweep
+
+    return start_sweep(paths.home, older_than_seconds)
 
 
 def describe_storage_failure(exc: BaseException, paths_of: Callable[[], AppPaths]) -> str | None:

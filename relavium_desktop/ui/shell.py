@@ -169,9 +169,7 @@ class MainWindow(QMainWindow):
         # on the next turn of the loop: inside the paint event its two fsyncs would hold the frame back.
         self.first_painted.connect(lambda: QTimer.singleShot(0, lambda: keys.keep_backup(self.context.settings)))
         # history.db's problems (checked before anything opens it) and broken settings files, shown above the pages.
-        from relavium_desktop.host.datadir import data_dir
-
-        self.storage_state = StorageState(data_dir(), open_folder=open_folder)
+        self.storage_state = StorageState(self.context.app.paths.home, open_folder=open_folder)
         self.storage_state.resolved.connect(self._storage_resolved)
         self._storage_checked = False
         self.settings_problems = SettingsProblems()
@@ -294,7 +292,7 @@ class MainWindow(QMainWindow):
         ``problem`` may be SQLite's own error from a store's query; False
         when it is not a storage failure at all (the caller re-raises it).
         """
-        from relavium_desktop.store.db import storage_error
+        from relavium_desktop.application.storage import storage_error
 
         if not isinstance(problem, BaseException):
             return False
@@ -309,7 +307,7 @@ class MainWindow(QMainWindow):
         """The context's services (grant store, notifier, approvals); False, with the state shown, when storage fails."""
         import sqlite3
 
-        from relavium_desktop.store.db import SchemaTooNewError
+        from relavium_desktop.application.storage import SchemaTooNewError
 
         try:
             self.context.ensure_services()
@@ -322,7 +320,7 @@ class MainWindow(QMainWindow):
     def _load_chat(self) -> None:
         import sqlite3
 
-        from relavium_desktop.store.db import SchemaTooNewError
+        from relavium_desktop.application.storage import SchemaTooNewError
 
         if self.load_chat and self._chat_view is not None and self.storage_ok():
             try:
@@ -340,13 +338,11 @@ class MainWindow(QMainWindow):
 
     def show_settings_file_problems(self) -> None:
         """Name each settings file that does not parse (it is left as it is; the app runs without it)."""
-        from relavium_desktop.host.datadir import data_dir
-        from relavium_desktop.providers import PROVIDERS_FILE
-
-        home = data_dir()
+        paths = self.context.app.paths
+        home = paths.home
         # No such file (a fresh data folder): nothing can be broken, and the parsers (YAML,
         # pydantic, the MCP host) stay unloaded -- the idle window does not need them.
-        names = (PROVIDERS_FILE, "mcp.yaml", "plugins.yaml")
+        names = (paths.providers_file.name, paths.mcp_file.name, paths.plugins_file.name)
         if not any((home / name).exists() or (home / f"{name}.bak").exists() for name in names):
             return
         from relavium_desktop.ui.storage_state import settings_file_problems
@@ -387,10 +383,9 @@ class MainWindow(QMainWindow):
         days = keys.read_retention_days(self.context.settings)
         if days <= 0:
             return
-        from relavium_desktop.host.datadir import data_dir
-        from relavium_desktop.host.output_store import start_sweep
+        from relavium_desktop.application.storage import start_spill_sweep
 
-        self.spill_sweep = start_sweep(data_dir(), days * 86_400)
+        self.spill_sweep = start_spill_sweep(self.context.app.paths, days * 86_400)
 
     # -- project ------------------------------------------------------------------
 
@@ -402,10 +397,8 @@ class MainWindow(QMainWindow):
         Decided from one file check, so the welcome is the first screen
         painted rather than a switch after a chat flashed up.
         """
-        from relavium_desktop.host.datadir import data_dir
-        from relavium_desktop.providers import PROVIDERS_FILE
-
-        return not self.context.settings.value(keys.KEY_WELCOME_DONE) and not (data_dir() / PROVIDERS_FILE).exists()
+        return (not self.context.settings.value(keys.KEY_WELCOME_DONE)
+                and not self.context.app.paths.providers_file.exists())
 
     def check_first_run(self) -> None:
         """After the first paint: open the welcome flow if no configured provider has a key."""
@@ -825,10 +818,9 @@ def run_app(argv: list[str]) -> int:
 
 def headless_verdict(window: MainWindow, elapsed_ms: float) -> int:
     """``--headless-check``'s answer: 1 with the reason when history.db cannot be used; settings problems warned."""
-    from relavium_desktop.host.datadir import data_dir
     from relavium_desktop.ui.storage_state import settings_file_problems
 
-    warnings = list(window.settings_problems.lines) + settings_file_problems(data_dir())
+    warnings = list(window.settings_problems.lines) + settings_file_problems(window.context.app.paths.home)
     for line in warnings:
         print(f"relavium-desktop: warning: {line}", file=sys.stderr, flush=True)
     if not window.storage_ok():

@@ -32,7 +32,7 @@ from relavium_desktop.ui.qt import (
 from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
-    from relavium_desktop.host.mcp.hooks import ConsentRequest
+    from relavium_desktop.application.mcp_requests import ConsentRequest
 
 SHORT_FINGERPRINT = 12
 

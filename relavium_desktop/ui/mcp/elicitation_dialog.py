@@ -37,7 +37,7 @@ from relavium_desktop.ui.qt import (
 from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
-    from relavium_desktop.host.mcp.hooks import ElicitationAnswer, ElicitationRequest
+    from relavium_desktop.application.mcp_requests import ElicitationAnswer, ElicitationRequest
 
 MESSAGE_CHARS = 2_000
 
@@ -250,7 +250,7 @@ class ElicitationDialog(QDialog):
         self._finish("accept", content)
 
     def _finish(self, action: str, content: dict[str, Any] | None) -> None:
-        from relavium_desktop.host.mcp.hooks import ElicitationAnswer
+        from relavium_desktop.application.mcp_requests import ElicitationAnswer
 
         if self.answer is not None:
             return

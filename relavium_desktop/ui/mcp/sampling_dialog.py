@@ -26,7 +26,7 @@ from relavium_desktop.ui.qt import (
 from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
-    from relavium_desktop.host.mcp.hooks import SamplingRequest
+    from relavium_desktop.application.mcp_requests import SamplingRequest
 
 PREVIEW_CHARS = 20_000
 ROLE_NAMES = {"user": "User", "assistant": "Assistant"}

@@ -25,8 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.host.mcp.config import HttpServer, McpConfigError, StdioServer
-from relavium_desktop.host.mcp.editing import McpYamlEditor
+from relavium_desktop.application.mcp_settings import HttpServer, McpConfigError, McpYamlEditor, StdioServer
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.mcp.server_dialog import ServerDialog
 from relavium_desktop.ui.qt import (
@@ -58,8 +57,8 @@ from relavium_desktop.ui.theme import set_surface, set_tone
 from relavium_desktop.ui.theme.icons import icon
 
 if TYPE_CHECKING:
-    from relavium_desktop.host.mcp.discovery import ServerReport
-    from relavium_desktop.store.mcp_consents import McpConsent, McpConsentStore
+    from relavium_desktop.application.mcp_settings import McpConsent, McpConsentStore
+    from relavium_desktop.engine.mcp_reports import ServerReport
     from relavium_desktop.ui.context import AppContext
 
 TEST_TIMEOUT_S = 15.0
@@ -115,10 +114,8 @@ class McpServersPage(QWidget):
     def __init__(self, context: AppContext, *, home: Path | None = None,
                  opener: Callable[[Path], None] = open_in_editor) -> None:
         super().__init__()
-        from relavium_desktop.host.datadir import data_dir
-
         self.context = context
-        self.home = home if home is not None else data_dir()
+        self.home = home if home is not None else context.app.paths.home
         self.editor = McpYamlEditor(self.home)
         self.opener = opener
         self.servers: dict[str, StdioServer | HttpServer] = {}
@@ -488,8 +485,8 @@ class McpServersPage(QWidget):
     async def run_test(self, name: str) -> ServerReport:
         """Connect to ``name`` on a host of its own, list what it offers, close it; never raises."""
         from relavium_desktop import services
+        from relavium_desktop.engine.mcp_reports import ServerReport
         from relavium_desktop.host.assembly import close_host
-        from relavium_desktop.host.mcp.discovery import ServerReport
 
         project = self.context.project
         workspace = Path(project) if project and os.path.isdir(project) else self.home

@@ -195,7 +195,7 @@ class ChatMcp(QObject):
             raise
         except Exception as exc:  # noqa: BLE001 - discovery must never take the chat down
             log.warning("MCP discovery failed: %s", exc)
-            from relavium_desktop.host.mcp.discovery import ServerReport
+            from relavium_desktop.engine.mcp_reports import ServerReport
 
             reports = (ServerReport(server=MCP_FILE, origin="user", ok=False, error=error_text(exc, limit=300)),)
         self._project = project

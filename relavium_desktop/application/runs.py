@@ -303,7 +303,7 @@ class RunService:
         on_event: EventCallback | None = None,
     ) -> RunHandle:
         """Check and start a run of ``workflow`` (needs a running event loop); refusals raise RunRefusal."""
-        from relavium_desktop import services
+        from relavium_desktop.application import mcp
         from relavium_desktop.host.mcp.config import McpConfigError
 
         workspace = workspace.expanduser().resolve()
@@ -311,17 +311,17 @@ class RunService:
             raise WorkspaceNotFound(workspace)
         try:
             # The workflow's own servers and those its agents' files declare, as one block.
-            block = services.workflow_mcp_block(workflow)
+            block = mcp.workflow_mcp_block(workflow)
         except McpConfigError as exc:
             raise McpServersInvalid(str(exc)) from None
-        place = _Place(workspace, tier, block, services.workflow_tool_ids(workflow))
+        place = _Place(workspace, tier, block, mcp.workflow_tool_ids(workflow))
         self._check_keys(workflow)
         self._check_consent(place)
         engine = self._engine(place)
         body = workflow.file.workflow
         nodes = [(n, workflow.plan.nodes[n].type) for n in workflow.plan.scheduled()]
         handle = RunHandle(RunState.initial(), on_event, self._broadcast)
-        surface = {"workspace": str(workspace), "tier": tier, **services.mcp_surface(block, place.tool_ids)}
+        surface = {"workspace": str(workspace), "tier": tier, **mcp.mcp_surface(block, place.tool_ids)}
         try:
             wf_run = engine.start(workflow, inputs, on_event=handle._dispatch, surface=surface)
         except InputError as exc:
@@ -529,7 +529,7 @@ class RunService:
         self, run_id: str, checkpoint: JsonDict, workspace: Path | None, tier: FsScopeTier | None
     ) -> _Place:
         """Where a checkpointed run works and the MCP servers it started with (consent is asked again)."""
-        from relavium_desktop import services
+        from relavium_desktop.application import mcp
         from relavium_desktop.host.mcp.config import McpConfigError
 
         surface: JsonDict = checkpoint.get("surface") or {}
@@ -542,7 +542,7 @@ class RunService:
             raise WorkspaceNotFound(folder)
         chosen: FsScopeTier = tier if tier is not None else surface.get("tier") or "project"
         try:
-            block, tool_ids = services.mcp_from_surface(surface)
+            block, tool_ids = mcp.mcp_from_surface(surface)
         except McpConfigError as exc:
             raise McpServersInvalid(f"run {run_id}: {exc}") from None
         return _Place(folder, chosen, block, tool_ids)
@@ -553,7 +553,7 @@ class RunService:
         An unreadable provider settings file is left to the run, which fails
         the first agent node with the file's own message.
         """
-        from relavium_desktop import services
+        from relavium_desktop.application.providers import provider_entries
         from relavium_desktop.providers.config import ProviderConfigError
         from relavium_desktop.providers.preflight import missing_keys, needed_providers
         from relavium_desktop.providers.wiring import host_resolver
@@ -561,9 +561,7 @@ class RunService:
         if not needed_providers(workflow, pending):
             return  # no agent node: the provider settings are not read at all
         try:
-            entries = services.provider_entries(
-                self.app.paths.home, settings_file=self.surface.providers_file
-            )
+            entries = provider_entries(self.app.paths.home, settings_file=self.surface.providers_file)
         except ProviderConfigError:
             return
         missing = missing_keys(workflow, entries, host_resolver(), pending=pending)
@@ -572,23 +570,23 @@ class RunService:
 
     def _check_consent(self, place: _Place) -> None:
         """Headless: a stdio server neither approved now nor consented to in this project is refused up front."""
-        from relavium_desktop import services
+        from relavium_desktop.application import mcp
 
         approved = self.surface.preapproved_mcp
         if approved is None or not place.mcp_block:
             return
-        refused = services.unconsented_stdio_servers(
+        refused = mcp.unconsented_stdio_servers(
             place.mcp_block, approved, project=place.workspace, home=self.app.paths.home
         )
         if refused:
             raise McpConsentNeeded(refused)
 
     def _engine(self, place: _Place) -> WorkflowEngine:
-        from relavium_desktop import services
+        from relavium_desktop.application.engines import build_workflow_engine
 
         surface = self.surface
         providers = str(surface.providers_file) if surface.providers_file is not None else None
-        return services.build_workflow_engine(
+        return build_workflow_engine(
             workspace=place.workspace,
             tier=place.tier,
             journal=self.store,
@@ -598,16 +596,17 @@ class RunService:
             hold_gates=surface.hold_gates,
             mcp_servers=place.mcp_block or None,
             mcp_hooks=surface.mcp_hooks(place.workspace),
+            home=self.app.paths.home,
         )
 
     def _launch(
         self, handle: RunHandle, engine: WorkflowEngine, wf_run: WorkflowRun, place: _Place
     ) -> RunHandle:
         """Drive the run on the current event loop; its MCP servers live exactly as long as it."""
-        from relavium_desktop import services
+        from relavium_desktop.application import mcp
 
         handle.run = wf_run
-        servers = services.mcp_servers_of(engine.registry.host, place.tool_ids)
+        servers = mcp.mcp_servers_of(engine.registry.host, place.tool_ids)
         self._live[wf_run.run_id] = handle
         handle.task = asyncio.ensure_future(self._drive(handle, engine, wf_run, servers))
         return handle
@@ -615,10 +614,10 @@ class RunService:
     async def _drive(
         self, handle: RunHandle, engine: WorkflowEngine, wf_run: WorkflowRun, servers: list[str]
     ) -> RunResult:
-        from relavium_desktop import services
+        from relavium_desktop.application import mcp
 
         try:
-            result: RunResult = await services.run_with_mcp(
+            result: RunResult = await mcp.run_with_mcp(
                 engine.registry, servers, wf_run.run, on_problem=self.surface.on_problem
             )
             return result

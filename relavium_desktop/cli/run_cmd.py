@@ -236,8 +236,8 @@ class RunSession:
         providers: str | None,
         hold_gates: bool = False,
     ) -> None:
+        from relavium_desktop.application.mcp import cli_mcp_hooks
         from relavium_desktop.application.runs import RunService, RunSurface
-        from relavium_desktop.services import cli_mcp_hooks
 
         self.app = app
         self.as_json = as_json
@@ -264,7 +264,7 @@ class RunSession:
     ) -> int:
         """Report a refusal in the command line's words; its exit status."""
         from relavium_desktop.application import runs
-        from relavium_desktop.services import consent_needed_message
+        from relavium_desktop.application.mcp import consent_needed_message
 
         message = str(exc)
         if isinstance(exc, runs.McpConsentNeeded):

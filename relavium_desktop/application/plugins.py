@@ -29,7 +29,7 @@ def installed_plugin_names() -> set[str]:
 
 def plugin_statuses(paths: AppPaths) -> list[PluginStatus]:
     """Every installed (or enabled but missing) plugin with its state; imports only the enabled ones."""
-    from relavium_desktop.services import plugin_statuses as statuses
+    from relavium_desktop.application.tools import plugin_statuses as statuses
 
     return statuses(paths.home)
 

@@ -90,8 +90,8 @@ def settings_file_states(paths: AppPaths) -> list[SettingsFileState]:
 
     states: list[SettingsFileState] = []
     if present(paths.providers_file.name):
+        from relavium_desktop.application.providers import provider_store
         from relavium_desktop.providers.config import ProviderConfigError
-        from relavium_desktop.services import provider_store
 
         try:
             notice = provider_store(paths.home).bak_in_use()

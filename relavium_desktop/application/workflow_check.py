@@ -27,20 +27,22 @@ def check_mcp_servers(workflow: LoadedWorkflow) -> None:
     A server name declared twice, differently (by the workflow and an agent
     file, or by two agent files), is refused too, naming both places.
     """
-    from relavium_desktop.services import workflow_mcp_block
+    from relavium_desktop.application.mcp import workflow_mcp_block
 
     workflow_mcp_block(workflow)
 
 
-def unknown_model_warnings(workflow: LoadedWorkflow, paths: AppPaths, providers_file: Path | None) -> list[str]:
+def unknown_model_warnings(
+    workflow: LoadedWorkflow, paths: AppPaths, providers_file: Path | None
+) -> list[str]:
     """One warning per model no catalog knows; the provider list is ``providers_file`` or the data folder's.
 
     An unreadable provider list gives no warnings here: the run reports that
     file's error itself when it needs a provider.
     """
+    from relavium_desktop.application.providers import provider_entries
     from relavium_desktop.providers.config import ProviderConfigError
     from relavium_desktop.providers.model_check import unknown_model_warnings as warnings_for
-    from relavium_desktop.services import provider_entries
 
     try:
         entries = provider_entries(paths.home, settings_file=providers_file)

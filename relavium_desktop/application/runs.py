@@ -384,7 +384,9 @@ class RunService:
             )
         # Claimed: the run is this process's now; the same gate answered elsewhere is refused as answered.
         # A crash before the next checkpoint leaves it interrupted with the gate still open.
-        store.checkpoint(run_id, wf_run.state, "running")
+        if not store.claim_paused(run_id, wf_run.state):
+            # Another view or process answered between our read and now: it drives the run on.
+            raise GateAlreadyAnswered(run_id, gate_id or (pending[0] if pending else ""))
         return self._launch(handle, engine, wf_run, place)
 
     def _refuse_gate(

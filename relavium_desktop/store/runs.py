@@ -244,6 +244,28 @@ class RunStore:
                 (status, owner.pid, owner.started, owner.host, run_id),
             )
 
+    def claim_paused(self, run_id: str, state: JsonDict) -> bool:
+        """Take a paused run for this process (recorded running, owned here); False when it is no longer paused.
+
+        One write transaction that checks and changes the status together, so
+        two answers to one gate -- two views, or the window and ``relavium
+        gate`` in another process -- cannot both drive the run on: the second
+        finds it running and is refused as already answered.
+        """
+        owner = this_process()
+        state_json = json.dumps(state, ensure_ascii=False, default=str)
+        with self._lock, self._events_tx():
+            claimed = self._conn.execute(
+                "UPDATE runs SET status = 'running', owner_pid = ?, owner_started = ?, owner_host = ? "
+                "WHERE id = ? AND status = 'paused'",
+                (owner.pid, owner.started, owner.host, run_id),
+            ).rowcount
+            if claimed:
+                self._conn.execute(
+                    "UPDATE run_checkpoints SET status = 'running', state = ? WHERE run_id = ?", (state_json, run_id)
+                )
+        return bool(claimed)
+
     def load_checkpoint(self, run_id: str) -> JsonDict | None:
         with self._lock:
             row = self._conn.execute(

@@ -197,6 +197,24 @@ def test_a_gate_answered_once_is_refused_as_already_answered_everywhere(
         later.close()
 
 
+def test_two_answers_racing_from_two_connections_drive_the_run_on_once(
+    app: Application, relavium_home: Path, tmp_path: Path
+) -> None:
+    # Both answers read the run as paused before either claims it (the window and `relavium gate`
+    # pressing at the same moment): the claim is one transaction, so only the first one runs it.
+    service = RunService(app)
+    _, paused = paused_run(service, tmp_path)
+    state = app.runs().load_checkpoint(paused.run_id)
+    assert state is not None
+    later = another_process(relavium_home)
+    try:
+        assert later.runs().claim_paused(paused.run_id, state) is True
+        assert app.runs().claim_paused(paused.run_id, state) is False
+        assert app.runs().get_run(paused.run_id)["status"] == "running"
+    finally:
+        later.close()
+
+
 def test_unknown_runs_and_gates_and_an_unnamed_gate_among_several_are_refused(
     app: Application, tmp_path: Path
 ) -> None:

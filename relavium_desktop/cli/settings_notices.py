@@ -58,7 +58,7 @@ def say_all(home: Path, *, as_json: bool = False) -> None:
 
     For commands that read all three (chat, run, agent): one call at their start.
     """
-    from relavium_desktop.services import provider_store
+    from relavium_desktop.application.providers import provider_store
 
     for notice in (providers_notice(provider_store(home)), mcp_notice(home), plugins_notice(home)):
         say(notice, as_json=as_json)

@@ -45,7 +45,7 @@ def known_tool_ids() -> KnownTools:
     which sees the file, so an id that resolves to nothing is reported at its
     file:line:column instead of vanishing at run time.
     """
-    from relavium_desktop.services import known_tool_ids as known
+    from relavium_desktop.application.tools import known_tool_ids as known
 
     return known()
 

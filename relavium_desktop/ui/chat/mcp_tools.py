@@ -172,11 +172,11 @@ class ChatMcp(QObject):
     async def _discover(self, project: str) -> None:
         import asyncio
 
-        from relavium_desktop.host.assembly import close_host
+        from relavium_desktop.application.hosting import close_mcp
 
         old, self._host = self._host, None
         if old is not None:
-            await close_host(old)
+            await close_mcp(old)
         tools: tuple[ToolDef, ...] = ()
         reports: tuple[Any, ...] = ()
         refused: tuple[Any, ...] = ()
@@ -273,13 +273,13 @@ class ChatMcp(QObject):
 
     async def aclose(self) -> None:
         """Stop discovery and end the servers it started."""
-        from relavium_desktop.host.assembly import close_host
+        from relavium_desktop.application.hosting import close_mcp
 
         if self._task is not None and not self._task.done():
             self._task.cancel()
         host, self._host = self._host, None
         if host is not None:
-            await close_host(host)
+            await close_mcp(host)
 
 
 def resource_text(contents: Any) -> str:

@@ -484,14 +484,14 @@ class McpServersPage(QWidget):
 
     async def run_test(self, name: str) -> ServerReport:
         """Connect to ``name`` on a host of its own, list what it offers, close it; never raises."""
-        from relavium_desktop import services
+        from relavium_desktop.application.hosting import close_mcp
+        from relavium_desktop.application.tools import surface_host
         from relavium_desktop.engine.mcp_reports import ServerReport
-        from relavium_desktop.host.assembly import close_host
 
         project = self.context.project
         workspace = Path(project) if project and os.path.isdir(project) else self.home
         try:
-            host = await asyncio.to_thread(lambda: services.surface_host(workspace, surface="chat", home=self.home))
+            host = await asyncio.to_thread(lambda: surface_host(workspace, surface="chat", home=self.home))
         except Exception as exc:  # noqa: BLE001 -- a host that cannot be built is a failed test, said in words
             return ServerReport(server=name, origin="user", ok=False, error=f"cannot prepare the test ({type(exc).__name__})")
         mcp: Any = host.mcp
@@ -500,7 +500,7 @@ class McpServersPage(QWidget):
         except Exception as exc:  # noqa: BLE001 -- discover should not raise; if it does, show it
             reports = [ServerReport(server=name, origin="user", ok=False, error=f"{type(exc).__name__}")]
         finally:
-            await close_host(host)
+            await close_mcp(host)
         for report in reports:
             if report.server == name:
                 return report  # type: ignore[no-any-return]
@@ -591,10 +591,10 @@ class McpServersPage(QWidget):
 
     def _with_consents(self, use: Callable[[McpConsentStore], Any]) -> Any:
         """Run ``use`` on the consent store, opened for just this (history.db is shared with the CLI)."""
-        from relavium_desktop import services
+        from relavium_desktop.application.mcp import mcp_consents
 
         try:
-            store = services.mcp_consents(self.home)
+            store = mcp_consents(self.home)
         except Exception as exc:  # noqa: BLE001 -- an unreadable history.db: said in the table's place
             self._consent_error = f"The consents cannot be read ({type(exc).__name__})."
             return None

@@ -49,7 +49,7 @@ from relavium_desktop.ui.theme import set_surface, set_tone
 from relavium_desktop.ui.untrusted import fill_shown
 
 if TYPE_CHECKING:
-    from relavium_desktop.host.desktop_os import DesktopOs
+    from relavium_desktop.application.desktop_os import DesktopOs
     from relavium_desktop.ui.clipboard_image_run import ImageRunner
 
 log = logging.getLogger(__name__)

@@ -55,8 +55,8 @@ if TYPE_CHECKING:
     import threading
     from collections.abc import Sequence
 
-    from relavium_desktop.host.desktop_os import DesktopOs
-    from relavium_desktop.host.egress.local_servers import LocalServerKind
+    from relavium_desktop.application.desktop_os import DesktopOs
+    from relavium_desktop.application.local_servers import LocalServerKind
     from relavium_desktop.ui.chat.view import ChatView
     from relavium_desktop.ui.clipboard_actions import ClipboardAction
     from relavium_desktop.ui.gate_board import GateBoard

@@ -264,5 +264,5 @@ def cannot_take(model: str, kinds: set[str] | frozenset[str], accepts: frozenset
     if not missing:
         return None
     names = " or ".join("images" if k == "image" else "PDF documents" for k in missing)
-    return (f"{model} cannot take {names}: pick a model that can (the model list above), "
+    return (f"{model} cannot take {names}: pick a model that can take them, "
             "or remove the attachment")

@@ -226,7 +226,7 @@ def validate_allowed_env(entries: Collection[str], *, field: str = "allowedEnv")
 
 _HOW_TO_ALLOW = (
     "if it is harmless, list it in allowedEnv (a workflow's tools.allowedEnv, --policy "
-    "'{{\"allowedEnv\": [\"{name}\"]}}', or Settings -> Chat tools -> Allowed variables)"
+    "'{{\"allowedEnv\": [\"{name}\"]}}', or in the app, Settings -> Chat tools -> Allowed variables)"
 )
 _INERT_EXAMPLES = "CI, NODE_ENV, TZ, LANG, LC_*, TERM, NO_COLOR, FORCE_COLOR, COLUMNS"
 

@@ -44,7 +44,8 @@ class WebSearchArgs(ToolArgs):
 
 
 HOW_TO_CONFIGURE = (
-    "configure one: in chat, Settings -> Chat tools -> Web search; in a workflow or agent, the tool's "
+    "configure one: in the app's chat, Settings -> Chat tools -> Web search; in relavium chat, --tool-config "
+    '{"web_search": {"parameters": {...}}}; in a workflow or agent, the tool\'s '
     'tool_config parameters, e.g. {"provider": "brave", "credentialRef": "secret:NAME"} or '
     '{"provider": "searxng", "baseUrl": "https://search.example"} (relavium tool call: --config)'
 )
@@ -58,7 +59,7 @@ def configured_provider(args: WebSearchArgs) -> str:
     if provider == "brave" and not args.credentialRef and not args.baseUrl:
         raise ToolUnavailableError(
             "web_search: the brave provider needs an API key: store it with 'relavium secret set NAME' and set "
-            "credentialRef to secret:NAME (in chat: Settings -> Chat tools -> Web search -> Key)")
+            "credentialRef to secret:NAME (in the app's chat: Settings -> Chat tools -> Web search -> Key)")
     if provider == "searxng" and not args.baseUrl:
         raise ToolUnavailableError(f"web_search: the searxng provider needs baseUrl (its server's URL); {HOW_TO_CONFIGURE}")
     return provider

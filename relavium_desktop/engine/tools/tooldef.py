@@ -9,7 +9,7 @@ a model), its policy class (which guardrails and approvals apply) and a pure
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -28,6 +28,29 @@ if TYPE_CHECKING:
 ToolSource = Literal["builtin", "mcp", "plugin", "http"]
 EgressKind = Literal["http", "search", "mcp"]
 FsScopeTier = Literal["sandboxed", "project", "full"]
+# How the OS confines a process an agent starts (run_command, the git tools, a stdio MCP
+# server): ``strict`` writes only to the workspace and its own temporary folder and has no
+# network; ``network`` adds TCP; ``off`` runs it with all of the user's rights, so it is only
+# ever an explicit choice, and every surface says so when it applies.
+SandboxMode = Literal["strict", "network", "off"]
+# Strictest first: combining two blocks keeps the earliest mode either names.
+SANDBOX_MODES: tuple[SandboxMode, ...] = ("strict", "network", "off")
+
+
+def parse_sandbox_mode(value: Any, *, field: str = "sandbox") -> SandboxMode:
+    """``value`` as a sandbox mode, or a ValueError naming the field and the three choices."""
+    for mode in SANDBOX_MODES:
+        if value == mode:
+            return mode
+    raise ValueError(
+        f"{field} must be one of strict, network or off (off runs the process unconfined, "
+        "with all of your rights: choose it only on purpose)"
+    )
+
+
+def strictest_sandbox(*modes: SandboxMode) -> SandboxMode:
+    """The strictest of ``modes`` (``strict`` when none): where two policies meet, neither can loosen the other."""
+    return min(modes, key=SANDBOX_MODES.index, default="strict")
 
 
 class ActionClass(StrEnum):
@@ -101,6 +124,8 @@ class ToolPolicy:
     # Harmless environment variable names a declared ``env`` may use beyond the inert set
     # (env_policy); names in a hijack family are refused here and at every call.
     allowed_env: tuple[str, ...] | None = None
+    # The OS sandbox run_command and the git tools run in; strict unless the block says otherwise.
+    sandbox: SandboxMode = "strict"
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> ToolPolicy:
@@ -114,10 +139,27 @@ class ToolPolicy:
                 raise ValueError(f"policy field {key!r} must be a list of strings")
             return tuple(value)
 
-        unknown = set(data) - {"allowedCommands", "allowedCommandGlobs", "allowedDomains", "allowedEnv"}
+        unknown = set(data) - {
+            "allowedCommands",
+            "allowedCommandGlobs",
+            "allowedDomains",
+            "allowedEnv",
+            "sandbox",
+        }
         if unknown:
             raise ValueError(f"unknown policy field(s): {', '.join(sorted(unknown))}")
-        policy = cls(seq("allowedCommands"), seq("allowedCommandGlobs"), seq("allowedDomains"), seq("allowedEnv"))
+        sandbox = (
+            parse_sandbox_mode(data["sandbox"], field="policy field 'sandbox'")
+            if "sandbox" in data
+            else "strict"
+        )
+        policy = cls(
+            seq("allowedCommands"),
+            seq("allowedCommandGlobs"),
+            seq("allowedDomains"),
+            seq("allowedEnv"),
+            sandbox,
+        )
         policy.validate()
         return policy
 
@@ -128,6 +170,15 @@ class ToolPolicy:
         for entry in self.allowed_domains or ():
             validate_domain_entry(entry)
         validate_allowed_env(self.allowed_env or ())
+        parse_sandbox_mode(self.sandbox, field="policy field 'sandbox'")
+
+    def combined(self, other: ToolPolicy) -> ToolPolicy:
+        """This policy with ``other``'s sandbox folded in: the strictest of the two wins.
+
+        The allowlists stay this policy's own (they are narrowed elsewhere, per node);
+        only the sandbox is a floor that a second block may raise but never lower.
+        """
+        return replace(self, sandbox=strictest_sandbox(self.sandbox, other.sandbox))
 
 
 @dataclass(frozen=True, slots=True)

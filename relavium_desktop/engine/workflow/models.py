@@ -27,6 +27,7 @@ from relavium_desktop.engine.agent.spec import FallbackEntry, RetryCode, RetryPo
 from relavium_desktop.engine.agent.spec_fields import UpstreamAgentFields, mcp_servers_mapping
 from relavium_desktop.engine.agent.tool_config import ToolConfigEntry
 from relavium_desktop.engine.tools.http_tools import HttpToolDecl
+from relavium_desktop.engine.tools.tooldef import SandboxMode
 
 IDENT = r"^[A-Za-z0-9_-]+$"
 # The failure codes a node retry can fire on (engine/agent/spec.py); any other retry_on code is refused.
@@ -202,6 +203,9 @@ class ToolsBlock(Strict):
     allowedCommandGlobs: list[str] | None = None
     allowedDomains: list[str] | None = None
     allowedEnv: list[str] | None = None
+    # The OS sandbox for run_command and the git tools (ToolPolicy.sandbox): strict when absent;
+    # off is the author's explicit opt-in to run them unconfined.
+    sandbox: SandboxMode | None = None
 
     @model_validator(mode="after")
     def _entries_valid(self) -> ToolsBlock:

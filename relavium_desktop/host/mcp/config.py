@@ -13,6 +13,7 @@ field it concerns instead of connecting somewhere unexpected::
         cwd: /data                        # optional, absolute
         toolsAllowlist: [search, fetch]   # optional (alias tools_allowlist): only these tools are offered
         allowSampling: false              # a server may ask our model for completions only when true
+        sandbox: network                  # strict | network | off; default network here, strict in a workflow
       docs:
         transport: http                   # Streamable HTTP
         url: https://docs.example/mcp
@@ -22,6 +23,12 @@ field it concerns instead of connecting somewhere unexpected::
 A literal credential header (``Authorization``, ``Cookie``, anything naming a
 token or key) is refused: it would sit in a plain file and in backups, which
 is exactly what ``credentialRef`` exists to avoid.
+
+``sandbox`` (stdio only: an http server is not a process of ours) says how the
+OS confines the server's process.  Absent, a server from the user's own
+``mcp.yaml`` gets ``network`` (most servers need it) and one a workflow
+declares gets ``strict``: a workflow's author is not the user.  ``off`` is the
+user's explicit opt-in to run the server unconfined.
 """
 
 from __future__ import annotations
@@ -31,7 +38,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from relavium_desktop.engine.tools.tooldef import SandboxMode
 
 if TYPE_CHECKING:
     from relavium_desktop.host.settings_bak import BakInUse
@@ -40,6 +57,11 @@ CONFIG_FILE = "mcp.yaml"
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _CREDENTIAL_HEADER = re.compile(r"(?i)^(authorization|proxy-authorization|cookie)$|token|secret|key|passw")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+ServerOrigin = Literal["user", "workflow"]
+# Where a stdio server's entry says no ``sandbox``: the user's own servers usually need the
+# network; a workflow's are someone else's code, so they get the strict sandbox.
+DEFAULT_SANDBOX: dict[ServerOrigin, SandboxMode] = {"user": "network", "workflow": "strict"}
 
 
 class McpConfigError(Exception):
@@ -69,6 +91,12 @@ class StdioServer(_ServerCommon):
     cwd: str | None = None
     timeout_ms: int = Field(default=60_000, ge=100, le=3_600_000, alias="timeoutMs")
     connect_timeout_ms: int = Field(default=30_000, ge=100, le=600_000, alias="connectTimeoutMs")
+    # None: the default for where the entry came from (sandbox_for).
+    sandbox: SandboxMode | None = None
+
+    def sandbox_for(self, origin: ServerOrigin) -> SandboxMode:
+        """The sandbox this server's process runs in: its own ``sandbox``, else the default for ``origin``."""
+        return self.sandbox if self.sandbox is not None else DEFAULT_SANDBOX[origin]
 
     @field_validator("command", "cwd")
     @classmethod
@@ -102,6 +130,15 @@ class HttpServer(_ServerCommon):
     allow_local: bool = Field(default=False, alias="allowLocal")
     timeout_ms: int = Field(default=60_000, ge=100, le=3_600_000, alias="timeoutMs")
     connect_timeout_ms: int = Field(default=30_000, ge=100, le=600_000, alias="connectTimeoutMs")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_sandbox(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and "sandbox" in data:
+            raise ValueError(
+                "sandbox applies to stdio servers only: an http server is not a process Relavium starts"
+            )
+        return data
 
     @field_validator("headers")
     @classmethod

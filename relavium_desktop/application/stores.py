@@ -11,9 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.application.paths import AppPaths
+from relavium_desktop.store.grants import FolderGrant, Grant, GrantStore
+
+# The grant store's type and its plain records, for the surfaces' annotations and lists.
+__all__ = ["FolderGrant", "Grant", "GrantStore", "grant_store", "run_store", "session_store"]
 
 if TYPE_CHECKING:
-    from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.store.runs import RunStore
     from relavium_desktop.store.sessions import SqliteSessionStore
 
@@ -41,6 +44,5 @@ def run_store(home: Path | None = None) -> RunStore:
 def grant_store(home: Path | None = None) -> GrantStore:
     """The per-project permission grants in ``history.db``; the host answers their path questions."""
     from relavium_desktop.host.fs.preview import HOST_GRANT_PATHS
-    from relavium_desktop.store.grants import GrantStore
 
     return GrantStore.open(_home(home), HOST_GRANT_PATHS)

@@ -33,8 +33,8 @@ from relavium_desktop.ui.qt import QObject, QWidget, Signal
 from relavium_desktop.ui.tasks import spawn
 
 if TYPE_CHECKING:
-    from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
-    from relavium_desktop.store.grants import GrantStore
+    from relavium_desktop.application.desktop_os import DesktopOs, NotificationAction
+    from relavium_desktop.application.stores import GrantStore
     from relavium_desktop.ui.theme import Theme
 
 log = logging.getLogger(__name__)

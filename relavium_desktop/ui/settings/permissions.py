@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from relavium_desktop.store.grants import FolderGrant, Grant
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QHBoxLayout,
@@ -20,6 +19,7 @@ from relavium_desktop.ui.qt import (
 from relavium_desktop.ui.theme import set_tone
 
 if TYPE_CHECKING:
+    from relavium_desktop.application.stores import FolderGrant, Grant
     from relavium_desktop.ui.context import AppContext
 
 COLUMNS = ("Project", "Tool", "Allows", "Granted")

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from relavium_desktop import services
+from relavium_desktop.application.app import Application
+from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.host.mcp.hooks import ConsentRequest, ElicitationRequest, SamplingRequest
 from relavium_desktop.ui.mcp.consent_dialog import ConsentDialog
 from relavium_desktop.ui.mcp.elicitation_dialog import ElicitationDialog
@@ -160,8 +161,8 @@ def test_the_consent_dialog_shows_what_would_run_and_a_changed_fingerprint(qtbot
 def test_consent_is_asked_once_per_project_and_again_when_the_launch_changes(
     qtbot, qloop, parent, relavium_home: Path, project: Path
 ) -> None:
-    hooks = AppMcpHooks(parent, project=lambda: str(project),
-                        consents=lambda: services.mcp_consents(relavium_home))
+    app = Application(AppPaths(relavium_home))  # the window's: one history.db connection, closed at the end
+    hooks = AppMcpHooks(parent, project=lambda: str(project), consents=app.consents)
     opened: list[Any] = []
     hooks.dialog_opened.connect(opened.append)
 
@@ -184,12 +185,13 @@ def test_consent_is_asked_once_per_project_and_again_when_the_launch_changes(
     opened[1].refuse_button.click()
     qtbot.waitUntil(moved.done)
     assert moved.result() is False
-    store = services.mcp_consents(relavium_home)
+    app.close()
+    reopened = Application(AppPaths(relavium_home))  # what was granted is in the file, not only in memory
     try:
-        [kept] = store.list()
+        [kept] = reopened.consents().list()
         assert kept.fingerprint == "f" * 64 and kept.args == ("-y", "files-server", "/data")
     finally:
-        store.close()
+        reopened.close()
 
 
 # -- sampling ---------------------------------------------------------------------------------

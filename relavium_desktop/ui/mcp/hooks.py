@@ -5,7 +5,7 @@ opened window-modal with ``open()`` and awaited through a future -- never
 ``exec()``, which would nest an event loop inside the qasync loop and stall
 every other task while the user reads.
 
-Consent is remembered per project in history.db (``services.mcp_consents``):
+Consent is remembered per project in history.db (the Application's ``consents()``):
 a second start of the same server in the same project does not ask again; a
 changed fingerprint (another command, argument, variable name or folder) is
 not covered by the old answer, so it asks again and says what changed.
@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.ui.mcp.consent_dialog import ConsentDialog
@@ -31,7 +32,7 @@ from relavium_desktop.ui.mcp.sampling_dialog import SamplingDialog
 from relavium_desktop.ui.qt import QDialog, QObject, QWidget, Signal
 
 if TYPE_CHECKING:
-    from relavium_desktop.host.mcp.hooks import (
+    from relavium_desktop.application.mcp_requests import (
         ConsentRequest,
         ElicitationAnswer,
         ElicitationRequest,
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
         SamplingAnswer,
         SamplingRequest,
     )
-    from relavium_desktop.store.mcp_consents import McpConsentStore
+    from relavium_desktop.application.mcp_settings import McpConsentStore
     from relavium_desktop.ui.context import AppContext
 
 log = logging.getLogger(__name__)
@@ -72,16 +73,19 @@ def previous_fingerprint(consents: McpConsentStore, project: str, server: str, f
     return None
 
 
-async def complete_with_chat_model(request: SamplingRequest, route: str) -> SamplingAnswer:
-    """One completion for ``request`` through the user's own provider and model (``provider/model``)."""
-    from relavium_desktop import services
+async def complete_with_chat_model(request: SamplingRequest, route: str, *, home: Path | None = None) -> SamplingAnswer:
+    """One completion for ``request`` through the user's own provider and model (``provider/model``).
+
+    ``home`` is the data folder whose providers.yaml names the provider (the window passes its own).
+    """
+    from relavium_desktop.application.mcp_requests import SamplingAnswer
+    from relavium_desktop.application.providers import provider_set
     from relavium_desktop.engine.llm.messages import Message, TextPart
     from relavium_desktop.engine.llm.provider import ChatRequest
     from relavium_desktop.engine.llm.stream import TextDelta
-    from relavium_desktop.host.mcp.hooks import SamplingAnswer
 
     provider_name, _, model = route.partition("/")
-    provider = await asyncio.to_thread(lambda: services.provider_set()(provider_name))
+    provider = await asyncio.to_thread(lambda: provider_set(home)(provider_name))
     messages = [Message("assistant" if role == "assistant" else "user", (TextPart(text),))
                 for role, text in request.messages]
     chat = ChatRequest(model=model, messages=messages, system=request.system_prompt,
@@ -107,7 +111,10 @@ class AppMcpHooks(QObject):
         model: Callable[[], str | None] | None = None,
         complete: SamplingComplete | None = None,
     ) -> None:
-        """``consents`` opens the consent store for one decision (None: ask every time, remember nothing)."""
+        """``consents`` gives the consent store (None: ask every time, remember nothing).
+
+        The store belongs to its opener (the window's Application), which closes it; the hooks never do.
+        """
         super().__init__(parent)
         self._parent = parent
         self._project = project
@@ -117,7 +124,7 @@ class AppMcpHooks(QObject):
         self._consent_lock = asyncio.Lock()
 
     def client_hooks(self) -> McpClientHooks:
-        from relavium_desktop.host.mcp.hooks import McpClientHooks
+        from relavium_desktop.application.mcp_requests import McpClientHooks
 
         return McpClientHooks(elicit=self.elicit, sample=self.sample, consent=self.consent)
 
@@ -128,7 +135,7 @@ class AppMcpHooks(QObject):
     # -- elicitation ---------------------------------------------------------------------
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
-        from relavium_desktop.host.mcp.hooks import ElicitationAnswer
+        from relavium_desktop.application.mcp_requests import ElicitationAnswer
 
         dialog = ElicitationDialog(request, self._parent)
         await self._show(dialog)
@@ -156,22 +163,16 @@ class AppMcpHooks(QObject):
         store = self._consents() if self._consents is not None else None
         if store is None:
             return False, None
-        try:
-            if store.is_granted(project, request.server, request.fingerprint):
-                return True, None
-            return False, previous_fingerprint(store, project, request.server, request.fingerprint)
-        finally:
-            store.close()
+        if store.is_granted(project, request.server, request.fingerprint):
+            return True, None
+        return False, previous_fingerprint(store, project, request.server, request.fingerprint)
 
     def _grant(self, project: str, request: ConsentRequest) -> None:
         store = self._consents() if self._consents is not None else None
         if store is None:
             return
-        try:
-            store.grant(project, request.server, request.fingerprint, command=request.command,
-                        args=request.args, env_names=request.env_names, cwd=request.cwd)
-        finally:
-            store.close()
+        store.grant(project, request.server, request.fingerprint, command=request.command,
+                    args=request.args, env_names=request.env_names, cwd=request.cwd)
 
     # -- sampling --------------------------------------------------------------------------
 
@@ -185,22 +186,21 @@ class AppMcpHooks(QObject):
 
 
 def app_mcp_hooks(context: AppContext) -> McpClientHooks:
-    """The window's MCP client hooks: dialogs parented to it, consents in its data folder's history.db.
+    """The window's MCP client hooks: dialogs parented to it, consents in its Application's history.db.
 
     One :class:`AppMcpHooks` per window (kept on the context), so consent
     questions from every host the window builds are asked one at a time.
     """
     hooks = context.mcp_hooks
     if hooks is None:
-        from relavium_desktop import services
-        from relavium_desktop.host.datadir import data_dir
+        from functools import partial
 
         def model() -> str | None:
             from relavium_desktop.application.defaults import Defaults
 
             return Defaults(context.app.paths).model()  # the default model ("provider/model"), read per request
 
-        hooks = AppMcpHooks(context.window, project=lambda: context.project,
-                            consents=lambda: services.mcp_consents(data_dir()), model=model)
+        hooks = AppMcpHooks(context.window, project=lambda: context.project, consents=context.app.consents,
+                            model=model, complete=partial(complete_with_chat_model, home=context.app.paths.home))
         context.mcp_hooks = hooks
     return hooks.client_hooks()

@@ -33,7 +33,7 @@ from relavium_desktop.ui.qt import QFileSystemWatcher, QObject, QTimer, Signal
 if TYPE_CHECKING:
     import asyncio
 
-    from relavium_desktop.engine.host import ToolHost
+    from relavium_desktop.engine.host import McpCapability, ToolHost
     from relavium_desktop.engine.tools.tooldef import ToolDef
 
 log = logging.getLogger(__name__)
@@ -186,11 +186,10 @@ class ChatMcp(QObject):
                 # on the loop's (GUI) thread; only the pinning runs in the worker.
                 host = await asyncio.to_thread(self._build_host, project, self.hooks(), self.extra_roots(project))
                 self._host = host
-                from relavium_desktop.services import discover_mcp
+                from relavium_desktop.application.mcp import discover_mcp
 
                 found = await discover_mcp(host, self.timeout_s)
-                tools, reports = tuple(found.tools), tuple(found.reports)
-                refused = tuple(getattr(found, "refused", ()))
+                tools, reports, refused = tuple(found.tools), tuple(found.reports), tuple(found.refused)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - discovery must never take the chat down
@@ -210,24 +209,26 @@ class ChatMcp(QObject):
         return (self.home / MCP_FILE).is_file()
 
     def _build_host(self, project: str, hooks: Any, extra_roots: tuple[Path, ...]) -> ToolHost:
-        from relavium_desktop.services import surface_host
+        from relavium_desktop.application.tools import surface_host
 
         return surface_host(Path(project), surface="chat", extra_roots=extra_roots, home=self.home,
                             mcp_hooks=hooks, mcp_roots=(Path(project), *extra_roots))
 
     def set_roots(self, project: str) -> None:
         """Tell the open servers about the project's current roots (a folder was granted or revoked)."""
-        mcp = getattr(self._host, "mcp", None)
-        if mcp is not None and hasattr(mcp, "set_roots") and project == self._project:
-            mcp.set_roots(list(self.roots(project)))
+        if self._host is None or project != self._project:
+            return
+        # Only the real MCP client tells servers about roots; the capability's protocol has no such call.
+        set_roots = getattr(self._host.mcp_or_absent(), "set_roots", None)
+        if set_roots is not None:
+            set_roots(list(self.roots(project)))
 
     # -- resources and prompts (the composer's) ------------------------------------------
 
-    def _mcp(self) -> Any:
-        mcp = getattr(self._host, "mcp", None)
-        if mcp is None:
+    def _mcp(self) -> McpCapability:
+        if self._host is None or self._host.mcp is None:
             raise RuntimeError("no MCP server is connected; choose a project and check Settings → MCP servers")
-        return mcp
+        return self._host.mcp_or_absent()
 
     async def read_resource(self, server: str, uri: str) -> str:
         """The resource's text, for the composer (binary parts are named, never pasted)."""

@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from relavium_desktop.application.tools import tool_registry
 from relavium_desktop.engine.agent.loop import AgentLoop
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.host import ToolHost
@@ -27,7 +28,6 @@ from relavium_desktop.engine.llm.errors import ProviderError
 from relavium_desktop.engine.llm.messages import Message
 from relavium_desktop.engine.llm.provider import MediaInputAware
 from relavium_desktop.engine.tools.tooldef import ApprovalHook, ApprovalRegime, ToolDispatchContext
-from relavium_desktop.services import tool_registry
 from relavium_desktop.ui.chat.one_shot import OneShotError
 from relavium_desktop.ui.clipboard_actions import ClipboardAction
 
@@ -81,19 +81,22 @@ async def run_image_action(
 
 
 def chat_image_runner(chat_view: ChatView, context: AppContext) -> ImageRunner:
-    """The quick panel's image runner: the chat's agent and model, the app's permission dialog."""
+    """The quick panel's image runner: the chat's agent and model, the app's permission dialog.
+
+    The route is resolved as the chat's own turn and the text actions resolve it (``ChatService.resolve_agent``):
+    the picked model, else the default model, else the agent's own.
+    """
 
     async def run(action: ClipboardAction) -> str:
-        from relavium_desktop.ui.chat.backend import with_route
-
         backend = chat_view.ensure_loaded()
         context.ensure_services()
         return await run_image_action(
             action,
-            spec=with_route(chat_view.agent(), chat_view.model_combo.route()),
+            spec=backend.resolve_agent(chat_view.agent(), chat_view.model_combo.route() or None),
             providers=backend.providers(),
             os_capability=context.desktop_os,
-            # The chat's media host (services.media_host): the store every tool host of this data dir uses.
+            # The chat's media host (application.providers.media_host): the store every tool host of the data
+            # folder uses.
             media=backend.media,
             confirm=context.approval_hook(),
         )

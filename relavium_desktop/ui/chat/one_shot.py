@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import uuid
 
+from relavium_desktop.application.tools import tool_registry
 from relavium_desktop.engine.agent.loop import AgentLoop
 from relavium_desktop.engine.agent.routing import ProviderLookup
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.llm.messages import Message
 from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
-from relavium_desktop.services import tool_registry
 
 
 class OneShotError(Exception):

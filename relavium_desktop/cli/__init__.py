@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("relavium_desktop.cli.plugins_cmd", "list, enable or disable relavium.tools plugins"),
     "mcp": ("relavium_desktop.cli.mcp_cmd", "list and read MCP resources, list and render MCP prompts"),
     "gate": ("relavium_desktop.cli.gate_cmd", "list pending human gates, approve or reject one"),
+    "doctor": ("relavium_desktop.cli.doctor_cmd", "what this machine can enforce: the OS sandbox's protections"),
 }
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

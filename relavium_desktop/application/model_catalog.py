@@ -27,6 +27,7 @@ __all__ = [
     "cached_model_list",
     "fetch_model_list",
     "known_model_ids",
+    "media_kinds",
     "provider_readiness",
 ]
 
@@ -57,3 +58,10 @@ def provider_readiness(
     while this process has not loaded it (the idle window's memory).
     """
     return provider_statuses(entries, keyring_in_child=keyring_in_child)
+
+
+def media_kinds(kind: str, model: str) -> frozenset[str]:
+    """The media kinds (image, pdf) ``model`` accepts through a provider of ``kind``: what an attach offers."""
+    from relavium_desktop.providers.media_input import media_input
+
+    return media_input(kind, model)

@@ -154,6 +154,8 @@ def test_the_picked_model_and_agent_are_the_apps_defaults(loaded, relavium_home:
     picker = loaded.model_combo
     picker.set_route("local/qwen2.5-coder:7b")
     assert json.loads((relavium_home / "defaults.json").read_text()) == {"model": "local/qwen2.5-coder:7b"}
+    # defaults.json is the one copy: the window keeps none in its own settings for a reader to trust instead.
+    assert loaded.context.settings.value("chat/model") is None
     # Another agent starts on its own route: the picked model is no longer the default.
     spec = loaded.agents[0].spec.model_copy(update={"id": "reviewer", "provider": "local", "model": "llama3.2:3b"})
     loaded.agents.append(AgentChoice(spec, "reviewer.agent.yaml"))

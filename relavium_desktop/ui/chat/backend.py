@@ -16,25 +16,21 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.tools.tooldef import NodeToolConfig, ToolPolicy
 
 if TYPE_CHECKING:
+    from relavium_desktop.application.paths import AppPaths
     from relavium_desktop.engine.tools.tooldef import ToolDef
     from relavium_desktop.ui.qt import QSettings
 
 log = logging.getLogger(__name__)
 
 KEY_POLICY = "chat/policy"  # JSON: {"allowedCommands": [...], "allowedDomains": [...]}
-# The window's own copies of the default agent and model; defaults.json (application/defaults.py) is the
-# one the picker reads.  KEY_MODEL is still written beside it for the readers not yet moved to defaults.json.
-KEY_AGENT = "chat/agent"
 # JSON: {tool_id: {"parameters": {...}}} -- Settings -> Chat tools' per-tool config (engine/agent/tool_config.py).
 KEY_TOOL_CONFIG = "chat/tool_config"
-KEY_MODEL = "chat/model"  # "provider/model" override of the agent's own route
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,28 +47,15 @@ def default_agent() -> AgentSpec:
     return built_in()
 
 
-def load_agent_choices(home: Path) -> list[AgentChoice]:
-    """The built-in chat agent, then ``$RELAVIUM_HOME/agents/*.agent.yaml`` (broken files skipped)."""
-    from relavium_desktop.services import user_agents
+def load_agent_choices(paths: AppPaths) -> list[AgentChoice]:
+    """The built-in chat agent, then the data folder's ``agents/*.agent.yaml`` (broken files skipped)."""
+    from relavium_desktop.application.agents import user_agents
 
     choices = [AgentChoice(default_agent(), "built-in")]
-    for name, spec in user_agents(home):
+    for name, spec in user_agents(paths):
         if all(c.spec.id != spec.id for c in choices):
             choices.append(AgentChoice(spec, name))
     return choices
-
-
-def with_route(spec: AgentSpec, route: str | None) -> AgentSpec:
-    """``spec`` with the picker's ``provider/model`` in place of its own; an empty or odd route keeps its own."""
-    from relavium_desktop.application.chat import RouteError
-    from relavium_desktop.application.chat import with_route as routed
-
-    if not route:
-        return spec
-    try:
-        return routed(spec, route)
-    except RouteError:
-        return spec
 
 
 def policy_from(settings: QSettings | None) -> ToolPolicy:

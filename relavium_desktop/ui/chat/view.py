@@ -219,7 +219,7 @@ class ChatView(QWidget):
         from relavium_desktop.ui.chat.backend import load_agent_choices
 
         assert self.backend is not None
-        self.agents = load_agent_choices(self.backend.home)
+        self.agents = load_agent_choices(self.backend.app.paths)
         wanted = self._defaults().agent() or "chat"
         self.agent_combo.blockSignals(True)
         self.agent_combo.clear()
@@ -254,9 +254,6 @@ class ChatView(QWidget):
         if 0 <= index < len(self.agents):
             # Another agent starts on its own route until a model is picked for it.
             self._defaults().save(agent=self.agents[index].spec.id, model=None)
-            from relavium_desktop.ui.chat.backend import KEY_MODEL
-
-            self.context.settings.remove(KEY_MODEL)
             self._fill_models()
 
     def _model_picked(self, route: str) -> None:
@@ -268,10 +265,6 @@ class ChatView(QWidget):
             log.warning("not saving the picked model as the default: %s", exc)
             return
         self._defaults().save(model=route.strip())
-        # Still read from the window's settings by the MCP sampling hook and the provider connection test.
-        from relavium_desktop.ui.chat.backend import KEY_MODEL
-
-        self.context.settings.setValue(KEY_MODEL, route.strip())
 
     def set_route(self, route: str) -> None:
         """Pick ``provider/model`` (listed under "Other" when no provider lists it)."""
@@ -409,7 +402,7 @@ class ChatView(QWidget):
         self._turn = spawn(self._run_turn(text, cut="drop_question" if editing else None, attached=attached))
 
     def edit_last(self, text: str) -> None:
-        """Put the last question back in the composer; sending it replaces that turn (message_actions.py)."""
+        """Put the last question back in the composer; sending it replaces that turn (engine.agent.history_cut)."""
         if self.busy or self.session_id is None:
             return
         self._editing = self.session_id
@@ -537,10 +530,10 @@ class ChatView(QWidget):
     # -- attachments (attachments.py, thumbnails.py) ------------------------------------
 
     def _media_route(self) -> tuple[str, frozenset[str]]:
-        """The chosen model and the media kinds its provider says it takes (providers/media_input.py)."""
+        """The chosen model and the media kinds its provider says it takes (application.model_catalog)."""
         from relavium_desktop.application.chat import RouteError
-        from relavium_desktop.providers.media_input import media_input
-        from relavium_desktop.services import provider_entries
+        from relavium_desktop.application.model_catalog import media_kinds
+        from relavium_desktop.application.providers import provider_entries
 
         backend = self.ensure_loaded()
         try:
@@ -551,7 +544,7 @@ class ChatView(QWidget):
             entry = provider_entries(backend.home).get(spec.provider)
         except Exception:  # noqa: BLE001 - an unreadable providers.yaml: Send reports it with its own banner
             entry = None
-        return spec.model, media_input(entry.kind, spec.model) if entry is not None else frozenset()
+        return spec.model, media_kinds(entry.kind, spec.model) if entry is not None else frozenset()
 
     async def _load_media(self, handle: str) -> bytes:
         """An attachment's verified bytes, readable only in the open session's media scope."""

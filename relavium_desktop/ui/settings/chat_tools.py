@@ -16,6 +16,12 @@ another surface refuses, nor the reverse.  A command entry is shown as its
 argument vector and stored re-joined (``shlex.join``), so odd spacing or
 quoting cannot hide what is allowed; a domain entry is stored in the
 engine's normalised form.
+
+"Sandbox for commands" is the policy's ``sandbox`` (strict, network or off),
+stored in the same JSON; strict is the default and is not written.  Off says
+on the page that commands then run unconfined, and the page shows which
+sandbox protections this system lacks (application.sandbox), since a mode the
+kernel cannot enforce refuses to run rather than run unconfined.
 """
 
 from __future__ import annotations
@@ -24,11 +30,14 @@ import json
 import shlex
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.application.sandbox import MODE_WORDS, sandbox_report
 from relavium_desktop.engine.tools.command_policy import AllowlistEntryError, validate_command_entry
 from relavium_desktop.engine.tools.domain_policy import validate_domain_entry
+from relavium_desktop.engine.tools.tooldef import SANDBOX_MODES, SandboxMode, parse_sandbox_mode
 from relavium_desktop.ui.chat.backend import KEY_POLICY  # the key the chat view reads per turn
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import (
+    QComboBox,
     QFrame,
     QGroupBox,
     QHBoxLayout,
@@ -50,6 +59,15 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
 
 VALUE_ROLE = Qt.ItemDataRole.UserRole
+SANDBOX_LABELS: dict[SandboxMode, str] = {
+    "strict": "Strict",
+    "network": "Allow network",
+    "off": "Off \u2014 unconfined (runs with all of your rights)",
+}
+OFF_WARNING = (
+    "Sandbox off: commands chat runs are NOT confined. They can read your keys (~/.ssh, ~/.aws), "
+    "write anywhere you can and connect anywhere. Choose this only on purpose."
+)
 
 PolicyEntryError = AllowlistEntryError  # what the page reports: the engine's refusal, verbatim
 
@@ -132,6 +150,58 @@ class AllowList(QGroupBox):
             self.changed.emit()
 
 
+class SandboxChoice(QGroupBox):
+    """The chat policy's ``sandbox``: a choice, what it allows, and what this system cannot enforce."""
+
+    changed = Signal()
+
+    def __init__(self) -> None:
+        super().__init__("Sandbox for commands")
+        self.mode = QComboBox()
+        for mode in SANDBOX_MODES:
+            self.mode.addItem(SANDBOX_LABELS[mode], mode)
+        self.allows = QLabel()
+        self.allows.setWordWrap(True)
+        set_tone(self.allows, "muted")
+        self.off_warning = QLabel(OFF_WARNING)
+        self.off_warning.setWordWrap(True)
+        set_surface(self.off_warning, "banner-warning")
+        self.missing = QLabel()
+        self.missing.setWordWrap(True)
+        self.missing.setTextFormat(Qt.TextFormat.PlainText)
+        set_surface(self.missing, "banner-warning")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.mode)
+        layout.addWidget(self.allows)
+        layout.addWidget(self.off_warning)
+        layout.addWidget(self.missing)
+        self.refresh_support()
+        self._show(self.value())
+        self.mode.currentIndexChanged.connect(self._picked)
+
+    def value(self) -> SandboxMode:
+        return parse_sandbox_mode(self.mode.currentData())
+
+    def set_value(self, mode: SandboxMode) -> None:
+        self.mode.blockSignals(True)
+        self.mode.setCurrentIndex(self.mode.findData(mode))
+        self.mode.blockSignals(False)
+        self._show(mode)
+
+    def refresh_support(self) -> None:
+        summary = sandbox_report().missing_summary()
+        self.missing.setText(summary or "")
+        self.missing.setVisible(summary is not None)
+
+    def _picked(self) -> None:
+        self._show(self.value())
+        self.changed.emit()
+
+    def _show(self, mode: SandboxMode) -> None:
+        self.allows.setText(f"{SANDBOX_LABELS[mode]}: {MODE_WORDS[mode]}.")
+        self.off_warning.setVisible(mode == "off")
+
+
 class ChatToolsPage(QWidget):
     saved = Signal()  # the policy in settings changed
 
@@ -162,6 +232,8 @@ class ChatToolsPage(QWidget):
         self.domains.edit.returnPressed.connect(self.add_domain)
         self.commands.changed.connect(self.save)
         self.domains.changed.connect(self.save)
+        self.sandbox = SandboxChoice()
+        self.sandbox.changed.connect(self.save)
         # The allowlists and the tool settings are taller than a small window: they scroll together.
         content = QWidget()
         scroll = QScrollArea()
@@ -175,6 +247,7 @@ class ChatToolsPage(QWidget):
         layout.addWidget(intro)
         layout.addWidget(self.warning)
         layout.addWidget(self.commands, 1)
+        layout.addWidget(self.sandbox)
         layout.addWidget(self.domains, 1)
         # Search provider, per-host credentials and run_command settings (chat's tool_config).
         self.tool_config = ToolConfigSection(context.settings)
@@ -207,6 +280,15 @@ class ChatToolsPage(QWidget):
             problem = (f"{refused} stored entr{'y is' if refused == 1 else 'ies are'} refused; run_command "
                        "and http_request stay disabled in chat until you remove "
                        f"{'it' if refused == 1 else 'them'}")
+        stored_mode = data.get("sandbox", "strict")
+        try:
+            self.sandbox.set_value(parse_sandbox_mode(stored_mode))
+        except ValueError:
+            # The engine refuses the whole stored policy for it, as for a refused entry.
+            self.sandbox.set_value("strict")
+            problem = problem or ("the stored sandbox choice is not strict, network or off; run_command and "
+                                  "http_request stay disabled in chat until you pick one")
+        self.sandbox.refresh_support()
         self.warning.setText(problem or "")
         self.warning.setVisible(problem is not None)
 
@@ -235,6 +317,11 @@ class ChatToolsPage(QWidget):
                 data[key] = values
             else:
                 data.pop(key, None)
+        mode = self.sandbox.value()
+        if mode == "strict":
+            data.pop("sandbox", None)  # the default: not written
+        else:
+            data["sandbox"] = mode
         self._settings.setValue(KEY_POLICY, json.dumps(data))
         self.warning.setVisible(False)
         self.saved.emit()

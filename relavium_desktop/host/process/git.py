@@ -120,13 +120,22 @@ def _check(step: str, result: ProcessResult) -> bytes:
     return result.stdout_raw
 
 
-async def commit(run: GitRun, message: str, pathspecs: Sequence[str], identity: Mapping[str, str]) -> ProcessResult:
+async def commit(
+    run: GitRun,
+    message: str,
+    pathspecs: Sequence[str],
+    identity: Mapping[str, str],
+    *,
+    tmp_root: str | None = None,
+) -> ProcessResult:
+    """Commit the index, or HEAD plus the staged entries under ``pathspecs`` via a temporary index
+    made under ``tmp_root`` (the sandboxed git's private temp folder: the one it may write)."""
     env = {**identity, "GIT_LITERAL_PATHSPECS": "1"}
     if not pathspecs:
         return await run(["commit", "-m", message], env=env)
     head = await run(["rev-parse", "--verify", "-q", "HEAD^{commit}"], env=env)
     head_oid = head.stdout.strip() if head.exit_code == 0 else ""
-    with tempfile.TemporaryDirectory(prefix="relavium-commit-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="relavium-commit-", dir=tmp_root) as tmp:
         tmp_env = {**env, "GIT_INDEX_FILE": os.path.join(tmp, "index")}
         _check("read-tree", await run(["read-tree", head_oid or "--empty"], env=tmp_env))
         entries = _check(

@@ -1,9 +1,19 @@
-"""ProcessHost: the host's ProcessCapability (run_command, git_status, git_commit)."""
+"""ProcessHost: the host's ProcessCapability (run_command, git_status, git_commit).
+
+Every process it starts runs in the OS sandbox (sandbox.py) at ``sandbox_mode``
+(strict unless the policy says otherwise): ``run_command`` may write the
+workspace at its tier plus a private temp folder made for the call (``TMPDIR``
+points at it; removed after), git may write only its repository.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Mapping, Sequence
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -21,6 +31,8 @@ from relavium_desktop.host.process.environment import (
 from relavium_desktop.host.process.executables import default_search_path, resolve_executable
 from relavium_desktop.host.process.git_scope import (
     GitScope,
+    PolicyGitScope,
+    Repository,
     WorkspaceGitScope,
     locate_repository,
     path_components,
@@ -32,6 +44,7 @@ from relavium_desktop.host.process.git_view import (
     withhold_protected,
 )
 from relavium_desktop.host.process.runner import STDERR, STDOUT, ProcessResult, run_process
+from relavium_desktop.host.process.sandbox import GIT_IDENTITY_FILES, SandboxMode, SandboxSpec, build_spec
 
 
 class ProcessHost:
@@ -42,7 +55,8 @@ class ProcessHost:
     or raises ``tool_denied``.  ``search_path`` is the only place executables
     are looked up, and the child's ``PATH``.  ``git_scope`` is what the git
     tools may see (the file tools' path policy at the call's tier); without
-    one, the workspace alone (see git_scope.py).
+    one, the workspace alone (see git_scope.py).  ``sandbox_mode`` confines
+    ``run_command`` (sandbox.py); the git tools always run strict.
     """
 
     def __init__(
@@ -52,8 +66,10 @@ class ProcessHost:
         resolve_cwd: CwdResolver,
         search_path: Sequence[str] | None = None,
         git_scope: GitScope | None = None,
+        sandbox_mode: SandboxMode = "strict",
     ) -> None:
         self._store = store
+        self.sandbox_mode: SandboxMode = sandbox_mode
         self._resolve_cwd = resolve_cwd
         self._git_scope = git_scope
         self.search_path = tuple(search_path) if search_path is not None else default_search_path()
@@ -68,6 +84,28 @@ class ProcessHost:
 
         return {STDOUT: opener("stdout"), STDERR: opener("stderr")}
 
+    def _roots(self) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        """(writable, read-only) folders at the call's tier: the file tools' roots, or the workspace."""
+        scope = self._git_scope
+        if isinstance(scope, PolicyGitScope):
+            policy = scope.policy
+            writable = tuple(Path(os.sep + os.sep.join(r.canonical)) for r in policy.roots)
+            readable = tuple(Path(os.sep + os.sep.join(r.canonical)) for r in policy.read_only_roots)
+            return writable, readable
+        return (Path(self._resolve_cwd(None)),), ()
+
+    def sandbox_spec(self, mode: SandboxMode, private_tmp: Path | None) -> SandboxSpec:
+        """``run_command``'s sandbox: the workspace at its tier writable, plus ``private_tmp``."""
+        writable, readable = self._roots()
+        return build_spec(
+            mode,
+            workspace=None,
+            write_roots=writable,
+            read_roots=readable,
+            private_tmp=private_tmp,
+            search_path=self.search_path,
+        )
+
     async def spawn(
         self,
         command: str,
@@ -78,16 +116,21 @@ class ProcessHost:
         env = child_environment(self.base_env, declared_env, allowed=opts.allowed_env)
         cwd = self._resolve_cwd(opts.cwd)
         executable = resolve_executable(command, self.search_path, cwd)
-        result = await run_process(
-            [command, *args],
-            executable=executable,
-            env=env,
-            cwd=cwd,
-            timeout_ms=opts.timeout_ms,
-            ceiling=opts.capture_ceiling,
-            open_spill=self._spill_openers(opts.run_id, "run_command"),
-            label=f"command {command!r}",
-        )
+        mode = self.sandbox_mode
+        with _private_tmp(mode != "off") as tmp:
+            if tmp is not None:
+                env = {**env, "TMPDIR": str(tmp)}
+            result = await run_process(
+                [command, *args],
+                executable=executable,
+                env=env,
+                cwd=cwd,
+                timeout_ms=opts.timeout_ms,
+                ceiling=opts.capture_ceiling,
+                open_spill=self._spill_openers(opts.run_id, "run_command"),
+                label=f"command {command!r}",
+                sandbox=self.sandbox_spec(mode, tmp) if mode != "off" else None,
+            )
         return result.to_json()
 
     async def git(self, args: Sequence[str], opts: SpawnOptions) -> dict[str, Any]:
@@ -101,6 +144,18 @@ class ProcessHost:
         scope = self._git_scope or WorkspaceGitScope(self._resolve_cwd(None))
         repo = locate_repository(cwd, scope)
         repo_env = repo.env()
+        tmp_stack = contextlib.ExitStack()
+        tmp = tmp_stack.enter_context(_private_tmp(True))
+        assert tmp is not None
+        write_roots = (*_repository_roots(repo), tmp)
+        spec = build_spec("strict", workspace=None, write_roots=write_roots, search_path=self.search_path)
+        identity_spec = build_spec(
+            "strict",
+            workspace=None,
+            read_roots=(Path(repo.worktree),),
+            search_path=self.search_path,
+            allow_home_files=GIT_IDENTITY_FILES,
+        )
 
         async def run(
             git_args: Sequence[str],
@@ -112,11 +167,11 @@ class ProcessHost:
             whole_stdout: bool = False,
         ) -> ProcessResult:
             if user_config:
-                # Identity is the one value read from the user's normal config.
-                child_env = {**self.base_env, "GIT_TERMINAL_PROMPT": "0", **repo_env}
+                # Identity is the one value read from the user's normal config (its files alone readable).
+                child_env = {**self.base_env, "GIT_TERMINAL_PROMPT": "0", **repo_env, "TMPDIR": str(tmp)}
                 argv = ["git", "--no-pager", *git_args]
             else:
-                child_env = {**hardened, **repo_env, **(env or {})}
+                child_env = {**hardened, **repo_env, **(env or {}), "TMPDIR": str(tmp)}
                 argv = ["git", *gitrun.GLOBAL_OPTIONS, *git_args]
             openers = self._spill_openers(opts.run_id, f"git-{sub}")
             if whole_stdout:
@@ -131,32 +186,34 @@ class ProcessHost:
                 open_spill=openers,
                 label=f"git {sub}",
                 stdin_data=stdin,
+                sandbox=identity_spec if user_config else spec,
             )
 
-        if sub in gitrun.READ_ONLY_SUBCOMMANDS:
-            for revision in vet_view_flags(args[1:], cwd, repo):
-                if ":" in revision:
-                    continue  # rev:path -- git's diff header names the path, and the filter judges it
-                kind = await run(["cat-file", "-t", f"{revision}^{{}}"])
-                if kind.exit_code == 0 and kind.stdout.strip() == "blob":
-                    raise blob_refusal(revision)
-            try:
-                result = await run(gitrun.read_only_argv(args), ceiling=gitrun.VIEW_CEILING, whole_stdout=True)
-            except _ViewTooLargeError:
-                raise ToolFailedError(
-                    f"git {sub}: the output passed {gitrun.VIEW_CEILING // (1024 * 1024)} MiB; narrow it with "
-                    "author flags (a pathspec, -n, --stat)"
-                ) from None
-            bases = (path_components(repo.worktree), path_components(cwd))
-            result = await self._bounded(withhold_protected(result.stdout_raw or b"", bases), result, opts, sub)
-        elif sub == "commit":
-            message, pathspecs = gitrun.parse_commit(args)
-            check_pathspecs(pathspecs, cwd, repo, scope)
-            identity = await gitrun.identity_env(run)
-            result = await gitrun.commit(run, message, pathspecs, identity)
-        else:
-            raise ToolFailedError(f"git {sub!r} is not one of the subcommands this host runs")
-        return result.to_json()
+        with tmp_stack:
+            if sub in gitrun.READ_ONLY_SUBCOMMANDS:
+                for revision in vet_view_flags(args[1:], cwd, repo):
+                    if ":" in revision:
+                        continue  # rev:path -- git's diff header names the path, and the filter judges it
+                    kind = await run(["cat-file", "-t", f"{revision}^{{}}"])
+                    if kind.exit_code == 0 and kind.stdout.strip() == "blob":
+                        raise blob_refusal(revision)
+                try:
+                    result = await run(gitrun.read_only_argv(args), ceiling=gitrun.VIEW_CEILING, whole_stdout=True)
+                except _ViewTooLargeError:
+                    raise ToolFailedError(
+                        f"git {sub}: the output passed {gitrun.VIEW_CEILING // (1024 * 1024)} MiB; narrow it with "
+                        "author flags (a pathspec, -n, --stat)"
+                    ) from None
+                bases = (path_components(repo.worktree), path_components(cwd))
+                result = await self._bounded(withhold_protected(result.stdout_raw or b"", bases), result, opts, sub)
+            elif sub == "commit":
+                message, pathspecs = gitrun.parse_commit(args)
+                check_pathspecs(pathspecs, cwd, repo, scope)
+                identity = await gitrun.identity_env(run)
+                result = await gitrun.commit(run, message, pathspecs, identity, tmp_root=str(tmp))
+            else:
+                raise ToolFailedError(f"git {sub!r} is not one of the subcommands this host runs")
+            return result.to_json()
 
     async def _bounded(self, stdout: bytes, result: ProcessResult, opts: SpawnOptions, sub: str) -> ProcessResult:
         """The filtered stdout as the model sees any output: within the ceiling, or head + tail and a spill."""
@@ -166,6 +223,29 @@ class ProcessHost:
         await capture.finish()
         return dataclasses.replace(result, stdout=capture.text("stdout"), stdout_spill=capture.spill_info(),
                                    stdout_raw=None)
+
+
+@contextlib.contextmanager
+def _private_tmp(wanted: bool) -> Iterator[Path | None]:
+    """A fresh 0700 temp folder for one call (None when not wanted), removed with its contents after."""
+    if not wanted:
+        yield None
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="relavium-cmd-"))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _repository_roots(repo: Repository) -> tuple[Path, ...]:
+    """What git may write: the work tree, the git directory and a linked work tree's common dir."""
+    roots = [Path(repo.worktree), Path(repo.gitdir)]
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        pointer = Path(repo.gitdir, "commondir").read_text(encoding="utf-8").strip()
+        if pointer:
+            roots.append(Path(os.path.realpath(os.path.join(repo.gitdir, pointer))))
+    return tuple(roots)
 
 
 class _ViewTooLargeError(ValueError):

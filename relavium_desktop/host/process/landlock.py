@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterable
 
@@ -139,7 +140,7 @@ def allow_path(ruleset: int, path: str, access: int) -> None:
     syscall, _ = _LIBC
     fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     try:
-        if not os.path.isdir(f"/proc/self/fd/{fd}"):
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
             access &= FILE_RIGHTS
         rule = _PathBeneathAttr(access, fd)
         if (

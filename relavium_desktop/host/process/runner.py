@@ -34,6 +34,7 @@ from relavium_desktop.engine.host import SpillInfo
 from relavium_desktop.engine.spawns import SPAWN_OBSERVER
 from relavium_desktop.host.process.capture import SpillOpener, StreamCapture
 from relavium_desktop.host.process.guard import die_with_parent, process_guard
+from relavium_desktop.host.process.sandbox import SandboxSpec, SandboxUnavailable, explain, preexec_for
 from relavium_desktop.host.process.tree import group_kwargs, kill_leftovers, kill_tree
 
 # How long to keep reading after the leader exited and its group was killed;
@@ -57,6 +58,8 @@ class ProcessResult:
     stderr_spill: SpillInfo | None = None
     # Exact stdout bytes when nothing was spilled; never part of a tool result.
     stdout_raw: bytes | None = None
+    # One line naming the sandbox rule that likely stopped a failed process (sandbox.explain).
+    sandbox_note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -69,6 +72,8 @@ class ProcessResult:
             out["stdoutSpill"] = self.stdout_spill.to_json()
         if self.stderr_spill is not None:
             out["stderrSpill"] = self.stderr_spill.to_json()
+        if self.sandbox_note is not None:
+            out["sandbox"] = self.sandbox_note
         return out
 
 
@@ -157,8 +162,15 @@ async def run_process(
     open_spill: dict[int, SpillOpener],
     label: str,
     stdin_data: bytes | None = None,
+    sandbox: SandboxSpec | None = None,
 ) -> ProcessResult:
-    """Spawn ``argv`` (``argv[0]`` as typed, ``executable`` the resolved file)."""
+    """Spawn ``argv`` (``argv[0]`` as typed, ``executable`` the resolved file).
+
+    ``sandbox`` confines the child before exec (sandbox.py); a mode the kernel cannot
+    enforce, or a sandbox the child cannot apply, fails the spawn -- never runs unconfined.
+    When a sandboxed process fails, ``ProcessResult.sandbox_note`` says which rule
+    likely stopped it.
+    """
     loop = asyncio.get_running_loop()
     captures: dict[int, StreamCapture] = {}
     protocol: _Protocol | None = None
@@ -175,6 +187,14 @@ async def run_process(
     guard = process_guard()
     guard.start()
     preexec = die_with_parent()
+    try:
+        confinement = preexec_for(sandbox, then=preexec)
+    except SandboxUnavailable as exc:
+        raise ToolFailedError(f"{label}: {exc}") from None
+    except OSError as exc:
+        raise ToolFailedError(f"{label}: the sandbox could not be prepared ({exc.strerror or exc})") from None
+    if confinement is not None:
+        preexec = confinement
     spawn_kwargs: dict[str, Any] = {**group_kwargs(), **({"preexec_fn": preexec} if preexec else {})}
     started = time.monotonic()
     spawn = asyncio.ensure_future(loop.subprocess_exec(
@@ -200,7 +220,16 @@ async def run_process(
     except FileNotFoundError:
         raise ToolFailedError(f"{label}: the program could not be started (not found)") from None
     except PermissionError:
-        raise ToolFailedError(f"{label}: the program could not be started (permission denied)") from None
+        note = explain(PermissionError("permission denied"), executable, sandbox)
+        raise ToolFailedError(
+            f"{label}: the program could not be started (permission denied)" + (f"; {note}" if note else "")
+        ) from None
+    except subprocess.SubprocessError:
+        # The preexec_fn raised in the child: the sandbox could not be applied, so nothing ran.
+        raise ToolFailedError(f"{label}: the sandbox could not be applied; the program was not started") from None
+    finally:
+        if confinement is not None and spawn.done():
+            confinement.close()
     assert protocol is not None
     pid = transport.get_pid()
     guard.track(pid)  # start_new_session: the pid is the group id
@@ -220,14 +249,16 @@ async def run_process(
         for capture in captures.values():
             await capture.finish()
         returncode = transport.get_returncode()
+        stderr = captures[STDERR].text("stderr")
         return ProcessResult(
             exit_code=returncode if returncode is not None else -1,
             stdout=captures[STDOUT].text("stdout"),
-            stderr=captures[STDERR].text("stderr"),
+            stderr=stderr,
             duration_ms=int((time.monotonic() - started) * 1000),
             stdout_spill=captures[STDOUT].spill_info(),
             stderr_spill=captures[STDERR].spill_info(),
             stdout_raw=captures[STDOUT].raw(),
+            sandbox_note=explain(returncode, stderr[-4096:], sandbox) if returncode else None,
         )
     finally:
         if not finished:

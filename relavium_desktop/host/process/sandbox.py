@@ -215,7 +215,12 @@ def system_read_roots(search_path: Sequence[str] = ()) -> tuple[Path, ...]:
         roots.append(folder)
         parent = folder.parent
         # A bin folder's install prefix (lib/, share/ next to it), never the home folder itself or ~/.local.
-        if folder.name == "bin" and parent.resolve() not in homes and parent.name != ".local":
+        if (
+            folder.name == "bin"
+            and parent != Path("/")
+            and parent.resolve() not in homes
+            and parent.name != ".local"
+        ):
             roots.append(parent)
     return tuple(dict.fromkeys(roots))
 
@@ -264,7 +269,9 @@ def _real(path: Path) -> Path | None:
 
 
 def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    """``path`` is ``root`` or below it (lexically: both are absolute, resolved by the caller)."""
+    p, r = str(path), str(root)
+    return p == r or p.startswith(r if r.endswith("/") else r + "/")
 
 
 def _carve(root: Path, deny: Sequence[Path], depth: int = 0) -> list[Path]:

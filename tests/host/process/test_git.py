@@ -152,7 +152,7 @@ async def test_hooks_run_with_the_built_environment(
     repo: Path, th: ToolHost, host: ProcessHost, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RELAVIUM_TEST_SECRET", "hunter2")
-    env_file = repo.parent / "hook-env.txt"
+    env_file = repo / ".git" / "hook-env.txt"  # inside the repository: the sandboxed git writes nowhere else
     hook = repo / ".git" / "hooks" / "pre-commit"
     hook.write_text(f"#!/bin/sh\nenv > {env_file}\n")
     hook.chmod(0o755)

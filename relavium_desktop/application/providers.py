@@ -7,16 +7,40 @@ provider settings of its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.application.paths import AppPaths
+from relavium_desktop.providers.config import (
+    DEFAULT_ENTRIES,
+    ProviderConfigError,
+    ProviderEntry,
+    basic_validate_base_url,
+)
 
 if TYPE_CHECKING:
     from relavium_desktop.host.media import MediaHost
-    from relavium_desktop.providers.config import ProviderEntry
+    from relavium_desktop.providers.check import ConnectionResult
     from relavium_desktop.providers.factory import ProviderSet
     from relavium_desktop.providers.store import ProviderStore
+
+__all__ = [
+    "DEFAULT_ENTRIES",
+    "ConnectionResult",
+    "ProviderConfigError",
+    "ProviderEntry",
+    "ProviderStore",
+    "basic_validate_base_url",
+    "connection_test",
+    "media_host",
+    "provider_entries",
+    "provider_set",
+    "provider_store",
+    "saved_provider_test",
+    "unusable_settings_result",
+    "usable_provider_names",
+]
 
 
 def _home(home: Path | None) -> Path:
@@ -70,3 +94,42 @@ def media_host(home: Path | None = None) -> MediaHost:
     from relavium_desktop.host.media import MediaHost
 
     return MediaHost.at(_home(home) / "media")
+
+
+async def connection_test(
+    paths: AppPaths, name: str, base_url: str, allow_local: bool, chat_route: str | None = None
+) -> ConnectionResult:
+    """Test provider ``name`` with a base URL and local opt-in not saved yet (a settings form's fields).
+
+    ``chat_route`` (``provider/model``) names the model to ask when it is this
+    provider's; otherwise one the server lists.  Never raises for a provider or
+    settings problem: those are results.
+    """
+    from relavium_desktop.providers.check import run_connection_test
+
+    return await run_connection_test(paths.home, name, base_url, allow_local, chat_route)
+
+
+async def saved_provider_test(paths: AppPaths, name: str) -> ConnectionResult:
+    """Test provider ``name`` as providers.yaml has it, with a model its server lists; never raises for it."""
+    from relavium_desktop.providers.check import test_provider
+
+    return await test_provider(paths.home, name)
+
+
+def unusable_settings_result(exc: BaseException) -> ConnectionResult:
+    """The ``config`` result a surface shows when a test could not even start (only the error's type is named)."""
+    from relavium_desktop.providers.check import ConnectionResult
+
+    return ConnectionResult("config", f"The provider settings are not usable: {type(exc).__name__}")
+
+
+def usable_provider_names(entries: Mapping[str, ProviderEntry], *, keyring_in_child: bool = False) -> list[str]:
+    """The names among ``entries`` whose key is present or not needed (blocking: keyring reads, no network).
+
+    ``keyring_in_child`` asks the keyring from a short-lived child process while
+    this process has not loaded it (the window before its first chat).
+    """
+    from relavium_desktop.providers.readiness import provider_statuses, usable
+
+    return usable(provider_statuses(entries, keyring_in_child=keyring_in_child))

@@ -41,8 +41,8 @@ from relavium_desktop.ui.theme import set_tone
 if TYPE_CHECKING:
     import asyncio
 
-    from relavium_desktop.host.egress.local_servers import FoundServer, LocalServerKind
-    from relavium_desktop.providers.config import ProviderEntry
+    from relavium_desktop.application.local_servers import FoundServer, LocalServerKind
+    from relavium_desktop.application.providers import ProviderEntry
     from relavium_desktop.ui.context import AppContext
 
 STEP_PROVIDER, STEP_KEY, STEP_MODEL, STEP_PROJECT = range(4)
@@ -268,7 +268,7 @@ class WelcomeView(QWidget):
 
     def _save_provider(self, name: str, entry: ProviderEntry) -> bool:
         """Add ``name`` to providers.yaml, or point the existing entry at this endpoint."""
-        from relavium_desktop.providers.config import ProviderConfigError
+        from relavium_desktop.application.providers import ProviderConfigError
 
         store = self.context.provider_store()
         try:
@@ -288,7 +288,7 @@ class WelcomeView(QWidget):
         return True
 
     def pick_cloud(self, choice: CloudChoice) -> None:
-        from relavium_desktop.providers.config import ProviderEntry
+        from relavium_desktop.application.providers import ProviderEntry
         from relavium_desktop.ui.settings.providers import key_ref_for
 
         existing = self.context.provider_entry(choice.name)
@@ -307,7 +307,7 @@ class WelcomeView(QWidget):
         self._task = spawn(self._look())
 
     async def _look(self) -> None:
-        from relavium_desktop.host.egress.local_servers import KNOWN_LOCAL_SERVERS, find_local_servers
+        from relavium_desktop.application.local_servers import KNOWN_LOCAL_SERVERS, find_local_servers
 
         try:
             self.found = await find_local_servers(self._candidates or KNOWN_LOCAL_SERVERS)
@@ -325,7 +325,7 @@ class WelcomeView(QWidget):
             "or pick a cloud provider.")
 
     def pick_local(self, row: int) -> None:
-        from relavium_desktop.providers.config import ProviderEntry
+        from relavium_desktop.application.providers import ProviderEntry
 
         if not 0 <= row < len(self.found):
             return
@@ -355,8 +355,8 @@ class WelcomeView(QWidget):
     async def _save_and_test(self, name: str, value: str) -> None:
         import asyncio
 
-        from relavium_desktop.host.secrets import SecretStore, SecretStoreError, parse_ref
-        from relavium_desktop.providers.check import test_provider
+        from relavium_desktop.application.providers import saved_provider_test
+        from relavium_desktop.application.secrets import SecretStore, SecretStoreError, parse_ref
         from relavium_desktop.ui.settings.provider_test_text import shown_text
 
         try:
@@ -369,7 +369,7 @@ class WelcomeView(QWidget):
                 except SecretStoreError as exc:
                     self.key_status.setText(f"The key could not be stored: {error_text(exc)}")
                     return
-            result = await test_provider(self.context.app.paths.home, name)
+            result = await saved_provider_test(self.context.app.paths, name)
             self.key_status.setText(shown_text(result))  # "Connected: …" / "Unreachable: …", coloured by tone
             set_tone(self.key_status, "success" if result.ok else "danger")
             if result.ok:
@@ -390,12 +390,12 @@ class WelcomeView(QWidget):
         self._task = spawn(self._load_models(self.provider))
 
     async def _load_models(self, name: str) -> None:
-        from relavium_desktop.providers.models import fetch_models
+        from relavium_desktop.application.model_catalog import fetch_model_list
 
         entry = self.context.provider_entry(name)
         if entry is None:
             return
-        listed = await fetch_models(name, entry, home=self.context.app.paths.home)
+        listed = await fetch_model_list(self.context.app.paths, name, entry)
         self.model_list.blockSignals(True)
         self.model_list.clear()
         for model in listed.models:
@@ -433,11 +433,10 @@ async def usable_providers(context: AppContext) -> list[str]:
     """
     import asyncio
 
-    from relavium_desktop.providers.config import ProviderConfigError
-    from relavium_desktop.providers.readiness import provider_statuses, usable
+    from relavium_desktop.application.providers import ProviderConfigError, usable_provider_names
 
     try:
         entries = context.provider_store().entries()
     except ProviderConfigError:
         return []
-    return usable(await asyncio.to_thread(provider_statuses, entries, keyring_in_child=True))
+    return await asyncio.to_thread(usable_provider_names, entries, keyring_in_child=True)

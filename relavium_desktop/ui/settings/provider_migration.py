@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from relavium_desktop.providers.config import DEFAULT_ENTRIES, ProviderConfigError
+from relavium_desktop.application.providers import DEFAULT_ENTRIES, ProviderConfigError
 from relavium_desktop.ui.app_settings import read_bool
 
 if TYPE_CHECKING:
-    from relavium_desktop.providers.store import ProviderStore
+    from relavium_desktop.application.providers import ProviderStore
     from relavium_desktop.ui.qt import QSettings
 
 log = logging.getLogger(__name__)

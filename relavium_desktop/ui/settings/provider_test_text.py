@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from relavium_desktop.providers.check import ConnectionResult
+    from relavium_desktop.application.providers import ConnectionResult
 
 APP_NEXT_STEPS = {
     "set_key": "Add or replace the API key above.",

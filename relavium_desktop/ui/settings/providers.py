@@ -20,13 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from relavium_desktop.host.secrets import SecretStore, SecretStoreError, parse_ref
-from relavium_desktop.providers.config import (
+from relavium_desktop.application.providers import (
     DEFAULT_ENTRIES,
     ProviderConfigError,
     ProviderEntry,
     basic_validate_base_url,
 )
+from relavium_desktop.application.secrets import SecretStore, SecretStoreError, parse_ref
 from relavium_desktop.ui.error_text import error_text, first_line
 from relavium_desktop.ui.qt import (
     QCheckBox,
@@ -47,8 +47,7 @@ from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_surface, set_tone
 
 if TYPE_CHECKING:
-    from relavium_desktop.providers.check import ConnectionResult
-    from relavium_desktop.providers.store import ProviderStore
+    from relavium_desktop.application.providers import ConnectionResult, ProviderStore
     from relavium_desktop.ui.context import AppContext
 
 KIND_TITLES = {"anthropic": "Anthropic", "openai": "OpenAI or compatible", "gemini": "Google Gemini"}
@@ -400,16 +399,16 @@ class ProvidersPage(QWidget):
 
     async def _test_connection(self, name: str, base_url: str, allow_local: bool) -> None:
         from relavium_desktop.application.defaults import Defaults
-        from relavium_desktop.host.datadir import data_dir
-        from relavium_desktop.providers.check import ConnectionResult, run_connection_test
+        from relavium_desktop.application.providers import connection_test, unusable_settings_result
         from relavium_desktop.ui.settings.provider_test_text import shown_text
 
         result: ConnectionResult
+        paths = self.context.app.paths
         try:
-            route = Defaults(self.context.app.paths).model()  # the default model, shared with `relavium chat`
-            result = await run_connection_test(data_dir(), name, base_url, allow_local, route)
+            route = Defaults(paths).model()  # the default model, shared with `relavium chat`
+            result = await connection_test(paths, name, base_url, allow_local, route)
         except Exception as exc:  # noqa: BLE001 -- an unreadable providers.yaml etc.: say so, never crash
-            result = ConnectionResult("config", f"The provider settings are not usable: {type(exc).__name__}")
+            result = unusable_settings_result(exc)
         row = self.rows.get(name)
         if row is not None:
             # The message's first words say the outcome ("Connected: …", "Unreachable: …"); the tone repeats it.

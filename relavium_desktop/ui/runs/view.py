@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.display_text import show_block, show_line
@@ -68,6 +67,7 @@ from relavium_desktop.ui.workflows.list_row import STATUS_ICONS
 from relavium_desktop.ui.workflows.splitter_memory import remember_sizes
 
 if TYPE_CHECKING:
+    from relavium_desktop.application.app import Application
     from relavium_desktop.engine.workflow.run import GateDecision, RunResult
     from relavium_desktop.ui.context import AppContext
     from relavium_desktop.ui.gate_board import GateBoard
@@ -77,12 +77,6 @@ COLUMNS = ["Workflow", "Status", "Started", "Duration", "Tokens (in / out)", "Co
 PAGE_SIZE = 200  # rows read at a time; "Load more" reads the next page
 INTERRUPTED_HINT = ("It did not finish. If it was cut off between steps, continue it with "
                     "relavium run --resume {run_id} (finished steps are kept); otherwise run the workflow again.")
-
-
-def _home() -> Path:
-    from relavium_desktop.host.datadir import data_dir
-
-    return data_dir()
 
 
 def format_duration(ms: int | None) -> str:
@@ -104,35 +98,22 @@ def status_tooltip(run: JsonDict) -> str:
     return f"Interrupted: {why}. {INTERRUPTED_HINT.format(run_id=run.get('id', 'RUN_ID'))}"
 
 
-def _read_runs(home: Path, limit: int) -> tuple[list[JsonDict], int]:
-    """The newest ``limit`` runs and how many there are in all (for "showing N of M")."""
-    from relavium_desktop import services
+def _read_runs(app: Application, limit: int) -> tuple[list[JsonDict], int]:
+    """The newest ``limit`` runs and how many there are in all (for "showing N of M").
 
-    store = services.run_store(home)
-    try:
-        return store.list_runs(limit=limit), store.count_runs()
-    finally:
-        store.close()
-
-
-def _read_gates(home: Path, run_id: str) -> tuple[list[JsonDict], JsonDict] | None:
-    from relavium_desktop import services
-
-    store = services.run_store(home)
-    try:
-        return store.paused_gates(run_id)
-    finally:
-        store.close()
+    Read from the window's one run journal (``app.runs()``, shared and left open),
+    not a history.db connection opened per refresh.
+    """
+    store = app.runs()
+    return store.list_runs(limit=limit), store.count_runs()
 
 
-def _read_events(home: Path, run_id: str) -> list[JsonDict]:
-    from relavium_desktop import services
+def _read_gates(app: Application, run_id: str) -> tuple[list[JsonDict], JsonDict] | None:
+    return app.runs().paused_gates(run_id)
 
-    store = services.run_store(home)
-    try:
-        return store.events(run_id)
-    finally:
-        store.close()
+
+def _read_events(app: Application, run_id: str) -> list[JsonDict]:
+    return app.runs().events(run_id)
 
 
 class RunsView(QWidget):
@@ -263,7 +244,7 @@ class RunsView(QWidget):
         self.refresh()
 
     async def reload(self) -> None:
-        runs, total = await asyncio.to_thread(_read_runs, _home(), self._wanted)
+        runs, total = await asyncio.to_thread(_read_runs, self.context.app, self._wanted)
         keep = self.shown_run
         self.runs = runs
         self.total_runs = total
@@ -326,7 +307,7 @@ class RunsView(QWidget):
             spawn(self.show_log(str(self.runs[rows[0].row()]["id"])))
 
     async def show_log(self, run_id: str) -> None:
-        events = await asyncio.to_thread(_read_events, _home(), run_id)
+        events = await asyncio.to_thread(_read_events, self.context.app, run_id)
         self.events = events
         self.shown_run = run_id
         run = next((r for r in self.runs if r["id"] == run_id), None)
@@ -358,7 +339,7 @@ class RunsView(QWidget):
         if run_id == self._resuming:
             return  # the panel is showing the run being resumed
         self._timer.stop()
-        paused = await asyncio.to_thread(_read_gates, _home(), run_id) \
+        paused = await asyncio.to_thread(_read_gates, self.context.app, run_id) \
             if run is not None and self.run_state.paused else None
         if self.shown_run != run_id:
             return  # another run was selected meanwhile
@@ -400,7 +381,6 @@ class RunsView(QWidget):
         if self._runner is None:
             context = self.context
             self._runner = WorkflowRunner(
-                home=_home,
                 workspace=lambda: context.project,
                 os_capability=lambda: context.desktop_os,
                 approval_hook=context.approval_hook,

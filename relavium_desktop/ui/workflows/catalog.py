@@ -13,10 +13,14 @@ import os
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from relavium_desktop.engine.workflow.errors import WorkflowError
 from relavium_desktop.engine.workflow.loader import LoadedWorkflow, load_workflow
 from relavium_desktop.ui.error_text import error_text
+
+if TYPE_CHECKING:
+    from relavium_desktop.application.app import Application
 
 SUFFIX = ".relavium.yaml"
 # Folders no one keeps workflows in and that can be huge.
@@ -58,14 +62,18 @@ def find_workflow_files(project: Path) -> list[Path]:
     return found
 
 
-def known_tool_ids() -> Collection[str]:
-    """Built-ins, enabled plugins' tools and ``mcp_<server>_*`` of configured servers (services decides)."""
-    from relavium_desktop.services import known_tool_ids as known
+def known_tool_ids(home: Path | None = None) -> Collection[str]:
+    """Built-ins, enabled plugins' tools and ``mcp_<server>_*`` of the servers configured in ``home``.
 
-    return known()
+    The application's tools module decides; ``home`` is the window's data folder
+    (``context.app.paths.home``).
+    """
+    from relavium_desktop.application.tools import known_tool_ids as known
+
+    return known(home)
 
 
-def load_entry(path: Path, project: Path) -> WorkflowEntry:
+def load_entry(path: Path, project: Path, home: Path | None = None) -> WorkflowEntry:
     """Read and validate one workflow file; ``$ref`` agents resolve next to it."""
     try:
         rel = path.relative_to(project).as_posix()
@@ -88,29 +96,32 @@ def load_entry(path: Path, project: Path) -> WorkflowEntry:
             raise ValueError(exc.strerror or type(exc).__name__) from None
 
     try:
-        entry.loaded = load_workflow(text, rel, read_ref=read_ref, known_tools=known_tool_ids())
+        entry.loaded = load_workflow(text, rel, read_ref=read_ref, known_tools=known_tool_ids(home))
     except WorkflowError as exc:
         entry.error = error_text(exc, limit=8000, mode="block")
     return entry
 
 
-def scan_project(project: Path, last_status: dict[str, str] | None = None) -> list[WorkflowEntry]:
-    """Every workflow of the project, loaded (blocking: call it in a worker thread)."""
-    entries = [load_entry(p, project) for p in find_workflow_files(project)]
+def scan_project(
+    project: Path, last_status: dict[str, str] | None = None, *, home: Path | None = None
+) -> list[WorkflowEntry]:
+    """Every workflow of the project, loaded (blocking: call it in a worker thread).
+
+    ``home`` is the data folder whose plugins and MCP servers name the known tools.
+    """
+    entries = [load_entry(p, project, home) for p in find_workflow_files(project)]
     for e in entries:
         e.last_status = (last_status or {}).get(e.rel)
     return entries
 
 
-def last_statuses(home: Path) -> dict[str, str]:
-    """The newest run status per workflow source, from history.db (blocking)."""
-    from relavium_desktop import services
+def last_statuses(app: Application) -> dict[str, str]:
+    """The newest run status per workflow source, from the Application's shared run journal (blocking).
 
-    store = services.run_store(home)
-    try:
-        out: dict[str, str] = {}
-        for run in store.list_runs(limit=1000):
-            out.setdefault(str(run["source"]), str(run["status"]))
-        return out
-    finally:
-        store.close()
+    The window's one run store is read, not a fresh history.db connection per
+    refresh; it stays open (the Application closes it).
+    """
+    out: dict[str, str] = {}
+    for run in app.runs().list_runs(limit=1000):
+        out.setdefault(str(run["source"]), str(run["status"]))
+    return out

@@ -48,7 +48,7 @@ from relavium_desktop.ui.untrusted import fill_shown, set_shown
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
+    from relavium_desktop.application.desktop_os import DesktopOs, NotificationAction
     from relavium_desktop.ui.gate_board import GateBoard
 
 log = logging.getLogger(__name__)

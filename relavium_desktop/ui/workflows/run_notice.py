@@ -21,8 +21,8 @@ from relavium_desktop.ui.qt import QObject, QWidget, Signal
 from relavium_desktop.ui.tasks import spawn
 
 if TYPE_CHECKING:
+    from relavium_desktop.application.desktop_os import DesktopOs, NotificationAction
     from relavium_desktop.engine.workflow.run import RunResult
-    from relavium_desktop.host.desktop_os import DesktopOs, NotificationAction
 
 log = logging.getLogger(__name__)
 

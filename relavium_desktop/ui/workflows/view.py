@@ -85,12 +85,6 @@ def gate_dict(gate: PendingGate) -> JsonDict:
     return out
 
 
-def _home() -> Path:
-    from relavium_desktop.host.datadir import data_dir
-
-    return data_dir()
-
-
 class WorkflowsView(QWidget):
     refreshed = Signal()
     run_finished = Signal(object)  # RunResult
@@ -225,7 +219,6 @@ class WorkflowsView(QWidget):
 
         # -- running -------------------------------------------------------------
         self.runner = WorkflowRunner(
-            home=_home,
             workspace=lambda: self.context.project,
             os_capability=lambda: self.context.desktop_os,
             approval_hook=self.context.approval_hook,
@@ -271,8 +264,10 @@ class WorkflowsView(QWidget):
         if not project:
             entries: list[WorkflowEntry] = []
         else:
+            app = self.context.app
+
             def scan() -> list[WorkflowEntry]:
-                return scan_project(Path(project), last_statuses(_home()))
+                return scan_project(Path(project), last_statuses(app), home=app.paths.home)
 
             entries = await asyncio.to_thread(scan)
         if project != self.context.project:

@@ -27,11 +27,10 @@ from relavium_desktop.ui.qt import QObject, QSettings, QWidget, Signal
 from relavium_desktop.ui.theme import Theme
 
 if TYPE_CHECKING:
+    from relavium_desktop.application.desktop_os import DesktopOs
+    from relavium_desktop.application.providers import ProviderEntry, ProviderStore
+    from relavium_desktop.application.stores import GrantStore
     from relavium_desktop.engine.agent.modes import ConfirmHook
-    from relavium_desktop.host.desktop_os import DesktopOs
-    from relavium_desktop.providers.config import ProviderEntry
-    from relavium_desktop.providers.store import ProviderStore
-    from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.ui.approval import ApprovalController
     from relavium_desktop.ui.mcp.hooks import AppMcpHooks
     from relavium_desktop.ui.qt import QFileSystemWatcher
@@ -127,16 +126,14 @@ class AppContext(QObject):
     def ensure_services(self) -> None:
         if self._services_ready:
             return
-        from relavium_desktop import services
-        from relavium_desktop.host.datadir import data_dir
-        from relavium_desktop.host.desktop_os import DesktopOs
+        from relavium_desktop.application.desktop_os import DesktopOs
         from relavium_desktop.ui.approval import ApprovalController
         from relavium_desktop.ui.clipboard_access import QtClipboard
 
         self.desktop_os = DesktopOs(clipboard=QtClipboard(), media_root=self.app.paths.media,
                                     open_asks_file=self.app.paths.home / "open-notifications.json")
         self.desktop_os.withdraw_left_over()  # asks a crashed earlier run left: their buttons reach nobody
-        self.grants = services.grant_store(data_dir())
+        self.grants = self.app.grants()  # the Application's store over its one history.db connection
         self.approvals = ApprovalController(
             self.window, grants=self.grants, project=lambda: self.project, notifier=self.desktop_os,
             notify_enabled=lambda: self.notifications_enabled(keys.KEY_NOTIFY_APPROVALS), theme=self.theme,
@@ -148,10 +145,10 @@ class AppContext(QObject):
     def provider_store(self) -> ProviderStore:
         """The one provider file every surface reads; watched for outside edits once asked for."""
         if self._providers is None:
-            from relavium_desktop import services
+            from relavium_desktop.application.providers import provider_store
             from relavium_desktop.ui.settings.provider_migration import migrate_ini_providers
 
-            self._providers = services.provider_store()
+            self._providers = provider_store(self.app.paths.home)
             migrate_ini_providers(self.settings, self._providers)
             self._providers_stamp = self._providers.stamp()
             self._watch_providers()
@@ -163,7 +160,7 @@ class AppContext(QObject):
         An unusable file is reported where the providers are listed (Settings,
         the picker); the places that only look one entry up treat it as absent.
         """
-        from relavium_desktop.providers.config import ProviderConfigError
+        from relavium_desktop.application.providers import ProviderConfigError
 
         try:
             return self.provider_store().entries().get(name)
@@ -202,9 +199,10 @@ class AppContext(QObject):
         return self.approvals.confirm if self.approvals is not None else None
 
     def close(self) -> None:
-        """Release what the services hold open (history.db, the notification bus)."""
-        if self.grants is not None:
-            self.grants.close()
+        """Release what the services hold open (history.db, the notification bus).
+
+        The grant store is the Application's: closing the Application closes it.
+        """
         self.app.close()
         if self.desktop_os is not None:
             self.desktop_os.close()

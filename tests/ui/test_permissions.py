@@ -121,6 +121,9 @@ def test_always_in_project_survives_restart_and_is_gone_after_revoking(
     assert "writes under src" in dialog.project_button.toolTip()
     dialog.project_button.click()
     assert answered(qtbot, task) == ApprovalDecision(True, "project")
+    # The window's grants are its Application's store (one history.db connection, closed with it),
+    # the same one the chat and workflow runs consult.
+    assert window.context.grants is window.context.app.grants()
     window.close()
 
     restarted = make_window()

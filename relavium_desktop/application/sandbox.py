@@ -20,8 +20,8 @@ from relavium_desktop.engine.tools.tooldef import SANDBOX_MODES, SandboxMode
 
 # One line a surface prints (or shows) when a process runs unsandboxed because the policy said so.
 OFF_NOTICE = (
-    "sandbox: off -- commands run unconfined, with all of your rights (your files, keys and the network); "
-    "this was chosen explicitly in the tool policy"
+    "sandbox: off -- commands run unconfined, with all of your rights (your files, keys and the network), "
+    "because the tool policy opts out of the sandbox"
 )
 MODE_WORDS: dict[SandboxMode, str] = {
     "strict": "writes only to the workspace and its own temporary folder; no network; "
@@ -110,6 +110,11 @@ class SandboxReport:
                 " choose Off only if you accept running them with all of your rights."
             )
         return head + (f" {self.platform_note}" if self.platform_note else "")
+
+
+def off_notice(mode: SandboxMode | None) -> str | None:
+    """The one warning a surface shows when a policy opts its commands out of the sandbox; None otherwise."""
+    return OFF_NOTICE if mode == "off" else None
 
 
 def sandbox_report() -> SandboxReport:

@@ -166,6 +166,13 @@ def _call(app: Application, args: argparse.Namespace) -> int:
         policy = ToolPolicy.from_json(load_json_object("--policy", args.policy))
     except ValueError as exc:
         raise UsageError(f"--policy: {exc}") from None
+    import sys
+
+    from relavium_desktop.application.sandbox import off_notice
+
+    # One line when --policy opts the command out of the sandbox: it runs with all of the user's rights.
+    if args.tool_id == "run_command" and (notice := off_notice(policy.sandbox)) is not None:
+        print(f"relavium: warning: {notice}", file=sys.stderr)
     workspace = Path(args.workspace or ".").expanduser()
     if not workspace.is_dir():
         raise UsageError(f"--workspace: {workspace} is not a folder")

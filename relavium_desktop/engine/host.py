@@ -25,6 +25,7 @@ from relavium_desktop.engine.mcp_reports import DISCOVERY_TIMEOUT_S
 if TYPE_CHECKING:
     from relavium_desktop.engine.errors import ToolUnavailableError
     from relavium_desktop.engine.mcp_reports import ServerReport
+    from relavium_desktop.engine.tools.tooldef import SandboxMode
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,8 @@ class SpawnOptions:
     capture_ceiling: int = 51_200
     # The policy's allowedEnv: declared names beyond the inert set the host may pass (env_policy).
     allowed_env: tuple[str, ...] = ()
+    # The policy's OS sandbox for this process (ToolPolicy.sandbox); None: the host's own mode.
+    sandbox: SandboxMode | None = None
 
 
 @runtime_checkable

@@ -116,7 +116,8 @@ class ProcessHost:
         env = child_environment(self.base_env, declared_env, allowed=opts.allowed_env)
         cwd = self._resolve_cwd(opts.cwd)
         executable = resolve_executable(command, self.search_path, cwd)
-        mode = self.sandbox_mode
+        # The call's policy (ToolPolicy.sandbox via SpawnOptions) decides; the host's mode is the fallback.
+        mode = opts.sandbox or self.sandbox_mode
         with _private_tmp(mode != "off") as tmp:
             if tmp is not None:
                 env = {**env, "TMPDIR": str(tmp)}

@@ -73,7 +73,7 @@ def _guard(args: RunCommandArgs, ctx: ToolDispatchContext) -> None:
 async def _dispatch(args: RunCommandArgs, host: ToolHost, ctx: ToolDispatchContext) -> Any:
     process = require(host.process, "run_command", "process")
     opts = SpawnOptions(run_id=ctx.run_id, cwd=args.cwd, timeout_ms=args.timeoutMs,
-                        allowed_env=tuple(ctx.policy.allowed_env or ()))
+                        allowed_env=tuple(ctx.policy.allowed_env or ()), sandbox=ctx.policy.sandbox)
     return await process.spawn(args.command, args.args, args.env, opts)
 
 

@@ -132,3 +132,26 @@ def test_a_bad_sandbox_value_is_a_usage_error_naming_the_choices(
     )
     assert code == 2
     assert "--policy" in err and "must be one of strict, network or off" in err
+
+
+def test_an_older_kernel_refuses_strict_with_tool_unavailable_and_off_still_runs(
+    cli_env: dict[str, str], project: Path
+) -> None:
+    env = {**cli_env, "RELAVIUM_SANDBOX_ABI_CAP": "3"}  # simulated: this kernel has Landlock ABI 7
+    target = project.parent / "sibling" / "pwned.txt"
+    args = json.dumps({"command": "python3", "args": ["escape.py", str(target)]})
+    allow = {"allowedCommands": [f"python3 escape.py {target}"]}
+    base = ["tool", "call", "run_command", "--workspace", str(project), "--args", args, "--json"]
+
+    code, out, err = run_cli(*base, "--policy", json.dumps(allow), env=env)
+    assert code == 1, (out, err)
+    assert out["error"]["code"] == "tool_unavailable"
+    message = out["error"]["message"]
+    assert "strict sandbox cannot be enforced" in message
+    assert "TCP connect/bind rules (Landlock ABI 4)" in message and "sandbox: off" in message
+    assert not target.exists()  # refused, never run unconfined
+
+    code, out, err = run_cli(*base, "--policy", json.dumps({**allow, "sandbox": "off"}), env=env)
+    assert code == 0 and out["ok"], (out, err)
+    assert target.exists()
+    assert err.count("sandbox: off") == 1

@@ -29,7 +29,7 @@ from typing import Any
 
 import psutil
 
-from relavium_desktop.engine.errors import ToolFailedError
+from relavium_desktop.engine.errors import ToolFailedError, ToolUnavailableError
 from relavium_desktop.engine.host import SpillInfo
 from relavium_desktop.engine.spawns import SPAWN_OBSERVER
 from relavium_desktop.host.process.capture import SpillOpener, StreamCapture
@@ -190,7 +190,8 @@ async def run_process(
     try:
         confinement = preexec_for(sandbox, then=preexec)
     except SandboxUnavailable as exc:
-        raise ToolFailedError(f"{label}: {exc}") from None
+        # The capability is absent here (tool_unavailable), not a failure of the command; never run unconfined.
+        raise ToolUnavailableError(f"{label}: {exc}") from None
     except OSError as exc:
         raise ToolFailedError(f"{label}: the sandbox could not be prepared ({exc.strerror or exc})") from None
     if confinement is not None:

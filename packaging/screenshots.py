@@ -387,7 +387,7 @@ def _grant_demo_permissions(window: Any, project: Path) -> None:
 
 async def _welcome(out: Shots, port: int) -> None:
     """The first start on a fresh data folder: the welcome flow finds the local model server."""
-    from relavium_desktop.host.egress.local_servers import LocalServerKind
+    from relavium_desktop.application.local_servers import LocalServerKind
     from relavium_desktop.ui.shell import MainWindow
 
     window = MainWindow(local_servers=[LocalServerKind("Ollama", "ollama", port)])
@@ -433,8 +433,6 @@ async def _model_picker(window: Any, out: Shots) -> None:
 
 async def _settings_mcp(window: Any, out: Shots, home: Path, project: Path) -> None:
     """Settings → MCP servers: a tested server with its allowlist, a failing one, an untested one, a consent."""
-    from relavium_desktop import services
-
     fixture = REPO / "tests" / "fixtures" / "mcp_server.py"
     (home / "mcp.yaml").write_text(
         "# The demo's MCP servers (the app keeps this comment)\nservers:\n"
@@ -443,12 +441,9 @@ async def _settings_mcp(window: Any, out: Shots, home: Path, project: Path) -> N
         "  docs:\n    transport: http\n    url: http://127.0.0.1:9/mcp\n    allowLocal: true\n"
         "  search:\n    transport: http\n    url: https://localhost:9/mcp\n    credentialRef: secret:search-token\n"
         "    allowLocal: true\n")
-    store = services.mcp_consents(home)
-    try:
-        store.grant(str(project), "repo-tools", "a" * 64, command="npx", args=("-y", "@acme/repo-tools@1.4.2"),
-                    env_names=("LOG_LEVEL",), cwd=str(project))
-    finally:
-        store.close()
+    store = window.context.app.consents()  # the window's own consent store (shared: the window closes it)
+    store.grant(str(project), "repo-tools", "a" * 64, command="npx", args=("-y", "@acme/repo-tools@1.4.2"),
+                env_names=("LOG_LEVEL",), cwd=str(project))
     page = window.show_settings("mcp").mcp
     page.check_file()
     page.refresh_consents()

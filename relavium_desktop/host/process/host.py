@@ -46,6 +46,9 @@ from relavium_desktop.host.process.git_view import (
 from relavium_desktop.host.process.runner import STDERR, STDOUT, ProcessResult, run_process
 from relavium_desktop.host.process.sandbox import GIT_IDENTITY_FILES, SandboxMode, SandboxSpec, build_spec
 
+# The result's "sandbox" line when the policy opted the command out of the sandbox.
+UNCONFINED_NOTE = "sandbox off: ran unconfined, with all of the user's rights (the tool policy opted out)"
+
 
 class ProcessHost:
     """Spawns allowlisted programs and hardened git, shell-free, in a built env.
@@ -132,7 +135,11 @@ class ProcessHost:
                 label=f"command {command!r}",
                 sandbox=self.sandbox_spec(mode, tmp) if mode != "off" else None,
             )
-        return result.to_json()
+        out = result.to_json()
+        if mode == "off":
+            # Said with every result, so each surface (the chat's card, a run's events, the model) sees it.
+            out["sandbox"] = UNCONFINED_NOTE
+        return out
 
     async def git(self, args: Sequence[str], opts: SpawnOptions) -> dict[str, Any]:
         if not args:

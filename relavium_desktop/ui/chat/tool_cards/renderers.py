@@ -98,6 +98,9 @@ def _run_command(o: Outcome, view: ResultView, theme: Any) -> None:
     view.add(_terminal(_clip(shown.rstrip("\n")), theme), show_block(shown))
     if isinstance(code, int):
         view.add(_label(f"exit {code}", "success" if code == 0 else "danger"), f"exit {code}")
+    note = o.text_field("sandbox")  # unconfined by opt-in, or the sandbox rule that stopped it
+    if note:
+        view.add(_label(show_line(note), "warning", theme), show_line(note))
 
 
 def _argv(o: Outcome) -> list[str]:

@@ -304,3 +304,44 @@ def test_a_killed_relavium_run_reads_interrupted_in_a_fresh_window(
         view.open_run(run_id)
     assert view.log_title.text().startswith(f"Run {run_id} — interrupted: the process running it (pid {proc.pid} ")
     assert [e["type"] for e in view.events][:1] == ["run:started"]
+
+
+def test_refreshing_runs_and_workflows_opens_no_new_history_connection(
+    make_window, qtbot, project: Path, monkeypatch
+) -> None:
+    """Both pages read the window's one run journal: a refresh opens no history.db connection of its own.
+
+    (Opening one runs the migration check and the liveness sweep each time.)  The real open_db is
+    wrapped to count its calls, not replaced: every read still goes to the real history.db.
+    """
+    import relavium_desktop.store.db as db
+    import relavium_desktop.store.runs as run_store
+
+    (project / "double.relavium.yaml").write_text(DOUBLE)
+    window = make_window()
+    window.context.set_project(str(project))
+    window.nav.setCurrentRow(NAV_WORKFLOWS)
+    wf = window.workflows_view
+    qtbot.waitUntil(lambda: len(wf.entries) == 1, timeout=10_000)
+    assert run_in_view(wf, qtbot, "double.relavium.yaml", n="2").status == "completed"
+    window.nav.setCurrentRow(NAV_RUNS)
+    view = window.runs_view
+    qtbot.waitUntil(lambda: len(view.runs) == 1, timeout=10_000)
+
+    opened: list[object] = []
+    real_open = db.open_db
+
+    def counting_open(*args, **kwargs):
+        opened.append(args[0] if args else kwargs)
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(db, "open_db", counting_open)
+    monkeypatch.setattr(run_store, "open_db", counting_open)
+    for _ in range(3):
+        with qtbot.waitSignal(view.refreshed, timeout=10_000):
+            view.refresh()
+        with qtbot.waitSignal(wf.refreshed, timeout=10_000):
+            wf.refresh()
+    assert view.cell(0, "Status") == "completed"
+    assert wf.entries[0].last_status == "completed"
+    assert opened == []

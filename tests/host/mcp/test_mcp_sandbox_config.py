@@ -68,3 +68,16 @@ def test_an_http_server_refuses_a_sandbox(tmp_path: Path) -> None:
     write_config(tmp_path, "  docs: {transport: http, url: 'https://docs.example/mcp', sandbox: strict}\n")
     with pytest.raises(McpConfigError, match="sandbox applies to stdio servers only"):
         load_servers(tmp_path)
+
+
+def test_consent_to_a_confined_server_is_not_consent_to_a_looser_one() -> None:
+    from relavium_desktop.host.mcp.fingerprint import stdio_fingerprint
+
+    def fingerprint(**extra: object) -> str:
+        entry = {"transport": "stdio", "command": "their-server", "args": ["--x"], **extra}
+        return stdio_fingerprint(stdio(parse_servers({"wf": entry}, source="workflow mcp servers"), "wf"))
+
+    # Unset is the workflow default (strict): a consent given before sandbox existed still holds.
+    assert fingerprint() == fingerprint(sandbox="strict")
+    # Loosening the sandbox is a different launch: the user is asked again.
+    assert len({fingerprint(), fingerprint(sandbox="network"), fingerprint(sandbox="off")}) == 3

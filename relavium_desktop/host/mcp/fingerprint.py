@@ -22,7 +22,10 @@ from relavium_desktop.host.mcp.config import StdioServer
 def stdio_fingerprint(entry: StdioServer) -> str:
     """sha256 hex of the canonical JSON ``{command, args, env names sorted, cwd}`` (+ a loosened ``sandbox``)."""
     launch: dict[str, object] = {
-        "command": entry.command, "args": list(entry.args), "env": sorted(entry.env), "cwd": entry.cwd,
+        "command": entry.command,
+        "args": list(entry.args),
+        "env": sorted(entry.env),
+        "cwd": entry.cwd,
     }
     if entry.sandbox not in (None, "strict"):
         launch["sandbox"] = entry.sandbox

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from relavium_desktop.engine.tools.tooldef import SANDBOX_MODES, SandboxMode
@@ -115,6 +116,39 @@ class SandboxReport:
 def off_notice(mode: SandboxMode | None) -> str | None:
     """The one warning a surface shows when a policy opts its commands out of the sandbox; None otherwise."""
     return OFF_NOTICE if mode == "off" else None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSandbox:
+    """One stdio server of the user's mcp.yaml and the sandbox its process runs in."""
+
+    name: str
+    mode: SandboxMode
+    explicit: bool  # said in the entry; False: the default for the user's own servers (network)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "mode": self.mode, "explicit": self.explicit}
+
+    def line(self) -> str:
+        said = "set in mcp.yaml" if self.explicit else "the default for your mcp.yaml servers"
+        if self.mode == "off":
+            return f"  mcp server {self.name}: off -- runs UNCONFINED, with all of your rights ({said})"
+        return f"  mcp server {self.name}: {self.mode} ({said})"
+
+
+def mcp_server_sandboxes(home: Path) -> tuple[list[ServerSandbox], str | None]:
+    """The sandbox of each stdio server in ``home``'s mcp.yaml, and why none could be read (a broken file)."""
+    from relavium_desktop.host.mcp.config import McpConfigError, StdioServer, load_servers
+
+    try:
+        servers = load_servers(home)
+    except McpConfigError as exc:
+        return [], str(exc)
+    return [
+        ServerSandbox(name, entry.sandbox_for("user"), entry.sandbox is not None)
+        for name, entry in sorted(servers.items())
+        if isinstance(entry, StdioServer)
+    ], None
 
 
 def sandbox_report() -> SandboxReport:

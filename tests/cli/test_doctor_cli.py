@@ -8,6 +8,8 @@ simulated, not faked in the report code.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from relavium_desktop.host.process.landlock import abi_version
 from tests.helpers import run_cli
 
@@ -61,3 +63,33 @@ def test_no_landlock_at_all_refuses_both_confined_modes(cli_env: dict[str, str])
     assert "filesystem rules (Landlock)" in modes["network"]["missing"]
     code, text, _ = run_cli("doctor", env=env)
     assert "Landlock is not available" in text
+
+
+def test_doctor_lists_each_mcp_server_sandbox_and_says_off_loudly(cli_env: dict[str, str]) -> None:
+    home = Path(cli_env["RELAVIUM_HOME"])
+    (home / "mcp.yaml").write_text(
+        "servers:\n"
+        "  files: {transport: stdio, command: my-server}\n"
+        "  wide: {transport: stdio, command: my-server, sandbox: 'off'}\n"
+        "  tight: {transport: stdio, command: my-server, sandbox: strict}\n"
+        "  docs: {transport: http, url: 'https://docs.example/mcp'}\n",
+        encoding="utf-8",
+    )
+    code, out, err = run_cli("doctor", "--json", env=cli_env)
+    assert code == 0, err
+    assert out["sandbox"]["mcpServers"] == [
+        {"name": "files", "mode": "network", "explicit": False},
+        {"name": "tight", "mode": "strict", "explicit": True},
+        {"name": "wide", "mode": "off", "explicit": True},
+    ]
+    code, text, err = run_cli("doctor", env=cli_env)
+    assert "mcp server files: network (the default for your mcp.yaml servers)" in text
+    assert "mcp server wide: off -- runs UNCONFINED" in text
+
+
+def test_a_broken_mcp_yaml_is_named_and_the_report_still_prints(cli_env: dict[str, str]) -> None:
+    (Path(cli_env["RELAVIUM_HOME"]) / "mcp.yaml").write_text("servers: [", encoding="utf-8")
+    code, out, err = run_cli("doctor", "--json", env=cli_env)
+    assert code == 0
+    assert out["sandbox"]["mcpServers"] == [] and "landlockAbi" in out["sandbox"]
+    assert "mcp.yaml" in err

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from relavium_desktop.engine.tools.tooldef import SANDBOX_MODES, SandboxMode
+from relavium_desktop.engine.workflow.models import WorkflowBody
 
 # One line a surface prints (or shows) when a process runs unsandboxed because the policy said so.
 OFF_NOTICE = (
@@ -116,6 +117,18 @@ class SandboxReport:
 def off_notice(mode: SandboxMode | None) -> str | None:
     """The one warning a surface shows when a policy opts its commands out of the sandbox; None otherwise."""
     return OFF_NOTICE if mode == "off" else None
+
+
+def workflow_off_notices(body: WorkflowBody) -> list[str]:
+    """One warning per opt-out of the sandbox in a workflow: its tools block, each unconfined stdio server."""
+    notices = [n for n in [off_notice(body.tools.sandbox if body.tools else None)] if n is not None]
+    for name, entry in sorted((body.mcp_servers or {}).items()):
+        if isinstance(entry, dict) and entry.get("sandbox") == "off":
+            notices.append(
+                f"sandbox: off -- MCP server {name!r} of this workflow runs unconfined, with all of your "
+                "rights, because its entry opts out of the sandbox"
+            )
+    return notices
 
 
 @dataclass(frozen=True, slots=True)

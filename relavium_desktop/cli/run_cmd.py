@@ -411,10 +411,10 @@ def _start(args: argparse.Namespace, session: RunSession) -> int:
     if not args.json:  # under --json stderr is kept for a fault's document
         for line in model_warnings(wf, args.providers):
             print(_shown(f"relavium: warning: {line}"), file=sys.stderr)
-        from relavium_desktop.application.sandbox import off_notice
+        from relavium_desktop.application.sandbox import workflow_off_notices
 
-        # One line when the workflow's tools block opts its commands out of the sandbox.
-        if (notice := off_notice(wf.file.workflow.tools.sandbox if wf.file.workflow.tools else None)) is not None:
+        # One line per opt-out of the sandbox: the tools block's commands, each unconfined MCP server.
+        for notice in workflow_off_notices(wf.file.workflow):
             print(_shown(f"relavium: warning: {notice}"), file=sys.stderr)
     try:
         inputs = coerce_text_inputs(wf.file.workflow.inputs, _parse_inputs(args.input))

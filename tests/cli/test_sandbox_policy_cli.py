@@ -155,3 +155,17 @@ def test_an_older_kernel_refuses_strict_with_tool_unavailable_and_off_still_runs
     assert code == 0 and out["ok"], (out, err)
     assert target.exists()
     assert err.count("sandbox: off") == 1
+
+
+def test_an_unconfined_mcp_server_in_a_workflow_is_said_on_stderr(
+    cli_env: dict[str, str], project: Path
+) -> None:
+    servers = "  mcp_servers:\n    helper: {transport: stdio, command: their-server, sandbox: 'off'}\n"
+    code, out, err, _target = run_workflow(cli_env, project, servers)
+    # Not consented to, so the run stops -- after the warning, which the user reads before consenting.
+    assert code == 1 and "--approve-mcp helper" in err, (out, err)
+    lines = err.splitlines()
+    (line,) = [line for line in lines if "MCP server 'helper'" in line]
+    assert line.startswith("relavium: warning: sandbox: off") and "unconfined" in line
+    assert lines.index(line) < next(i for i, x in enumerate(lines) if "--approve-mcp" in x)
+    assert OFF_LINE not in err  # the tools block itself stays strict: no line for it

@@ -108,10 +108,11 @@ class _GuardedProcess:
         self, command: str, args: Sequence[str], declared_env: Mapping[str, str], opts: SpawnOptions
     ) -> JsonDict:
         check_command((command, *args), self._policy)
-        # The workflow's allowedEnv, never one the plugin put in its own options.
+        # The workflow's allowedEnv and sandbox, never ones the plugin put in its own options.
         allowed = tuple(self._policy.allowed_env or ())
         check_declared_env(self._tool, declared_env, allowed=allowed)
-        return await self._inner.spawn(command, args, declared_env, dataclasses.replace(opts, allowed_env=allowed))
+        opts = dataclasses.replace(opts, allowed_env=allowed, sandbox=self._policy.sandbox)
+        return await self._inner.spawn(command, args, declared_env, opts)
 
     async def git(self, args: Sequence[str], opts: SpawnOptions) -> JsonDict:
         raise ToolDeniedError(f"{self._tool}: plugins cannot run git (use the git tools)",

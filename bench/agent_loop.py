@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from relavium_desktop import services
+from relavium_desktop.application.tools import tool_registry
 from relavium_desktop.engine.agent.loop import AgentLoop
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.llm import ChatRequest, Message, StreamEvent
@@ -69,7 +69,7 @@ async def one_loop(server: ScriptedLLMServer, provider: HttpProvider, ws: Path, 
     host = build_host(HostSettings(workspace=ws, home=home))
     ctx = ToolDispatchContext(run_id="bench", node_id="bench", granted_tool_ids=frozenset({"read_file"}),
                               emit=lambda e: None)
-    loop = AgentLoop(spec=spec, providers=lambda name: timed, registry=services.tool_registry(host), ctx=ctx)
+    loop = AgentLoop(spec=spec, providers=lambda name: timed, registry=tool_registry(host), ctx=ctx)
     start = time.perf_counter()
     result = await loop.run([Message.user("go")])
     total = time.perf_counter() - start

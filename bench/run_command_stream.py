@@ -113,7 +113,7 @@ async def relavium_once(total: int, registry: Any, ctx: Any, call: Any) -> tuple
 
 
 async def bench(total: int, repeat: int, home: Path) -> dict[str, Any]:
-    from relavium_desktop import services
+    from relavium_desktop.application.tools import tool_registry
     from relavium_desktop.engine.host import ToolHost
     from relavium_desktop.engine.tools.tooldef import ToolCall, ToolDispatchContext, ToolPolicy
     from relavium_desktop.host.output_store import FileOutputStore
@@ -123,7 +123,7 @@ async def bench(total: int, repeat: int, home: Path) -> dict[str, Any]:
     host = ToolHost(
         process=ProcessHost(store=store, resolve_cwd=workspace_cwd_resolver(home)), output_store=store
     )
-    registry = services.tool_registry(host)
+    registry = tool_registry(host)
     cmd = argv(total)
     policy = ToolPolicy(allowed_commands=(shlex.join(cmd),))
     call = ToolCall("run_command", {"command": cmd[0], "args": cmd[1:]})

@@ -5,7 +5,7 @@
 Starts ``python -m relavium_desktop`` with RELAVIUM_STARTUP_PROBE=1 on two
 data folders the script makes itself: a fresh one (the first-run screen) and
 one holding 200 chats and 50 workflow runs written through the project's
-stores (``services.session_store`` / ``services.run_store``), with a provider
+stores (``application.stores.session_store`` / ``run_store``), with a provider
 set up and the welcome done, so the chat is the first screen.  The app
 prints the end of each start-up phase and its first paint on the shared
 CLOCK_MONOTONIC clock (``relavium_desktop/ui/startup_probe.py``) and quits.
@@ -111,12 +111,14 @@ def measure(argv: list[str], env: dict[str, str]) -> Probe:
 def make_populated_home(home: Path, chats: int = CHATS, runs: int = RUNS_IN_HISTORY) -> None:
     """A data folder a user has worked in: chats, runs, a provider, the welcome done."""
     os.environ["RELAVIUM_HOME"] = str(home)  # the stores resolve the data folder from it
-    from relavium_desktop import services
+    from relavium_desktop.application.providers import provider_store
+    from relavium_desktop.application.stores import run_store as open_run_store
+    from relavium_desktop.application.stores import session_store
     from relavium_desktop.engine.llm.messages import Message, TextPart
     from relavium_desktop.engine.workflow.journal import RunInfo
     from relavium_desktop.providers.config import ProviderEntry
 
-    sessions = services.session_store(home)
+    sessions = session_store(home)
     now = time.time()
     for c in range(chats):
         sid = sessions.create(title=f"Chat {c}: pricing module refactor", agent_id="chat", mode="auto").id
@@ -124,7 +126,7 @@ def make_populated_home(home: Path, chats: int = CHATS, runs: int = RUNS_IN_HIST
             sessions.append_message(sid, Message.user(f"Question {t} about the pricing module in chat {c}?"))
             sessions.append_message(sid, Message("assistant", (TextPart(
                 f"Answer {t}: the discount is applied in `total()`; see **pricing.py**.\n\n" * 4),)))
-    run_store = services.run_store(home)
+    run_store = open_run_store(home)
     for r in range(runs):
         run_id = f"run-{r:03d}"
         run_store.run_started(RunInfo(run_id, "review", "Review a change", "review.relavium.yaml",
@@ -134,7 +136,7 @@ def make_populated_home(home: Path, chats: int = CHATS, runs: int = RUNS_IN_HIST
                               "sequenceNumber": seq, "timestamp": "2026-01-01T00:00:00Z", "nodeId": f"n{seq // 3}"})
         run_store.finished(run_id, "failed" if r % 7 == 0 else "completed", {"durationMs": 4200})
     run_store.close()
-    services.provider_store(home).add("anthropic", ProviderEntry(
+    provider_store(home).add("anthropic", ProviderEntry(
         kind="anthropic", base_url="https://api.anthropic.com", api_key="secret:anthropic"), replace=True)
     (home / "desktop-settings.ini").write_text("[welcome]\ndone=done\n", encoding="utf-8")
 

@@ -97,7 +97,7 @@ def main() -> int:
 
     import qasync
 
-    from relavium_desktop.services import session_store
+    from relavium_desktop.application.stores import session_store
     from relavium_desktop.ui.qt import QApplication
     from relavium_desktop.ui.shell import MainWindow
 

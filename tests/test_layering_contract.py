@@ -67,7 +67,7 @@ def test_a_forbidden_import_in_engine_breaks_it(tmp_path: Path, module: str, lin
         ("relavium_desktop/store/db.py", "from relavium_desktop.host import datadir", "store does not import the host"),
         ("relavium_desktop/providers/config.py", "import relavium_desktop.store.db", "providers do not import store"),
         ("relavium_desktop/host/datadir.py", "import relavium_desktop.ui", "nothing below ui imports ui"),
-        ("relavium_desktop/services.py", "import relavium_desktop.ui.qt", "nothing below ui imports ui"),
+        ("relavium_desktop/application/app.py", "import relavium_desktop.ui.qt", "nothing below ui imports ui"),
     ],
 )
 def test_a_forbidden_import_between_layers_breaks_its_contract(

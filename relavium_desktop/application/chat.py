@@ -161,7 +161,7 @@ class ChatService:
     def media(self) -> MediaHost:
         """The media store attachments are published to (built on first use)."""
         if self._media is None:
-            from relavium_desktop.services import media_host
+            from relavium_desktop.application.providers import media_host
 
             self._media = media_host(self.home)
         return self._media
@@ -170,7 +170,7 @@ class ChatService:
         """providers.yaml as it is now: a key or endpoint saved anywhere applies to the next message."""
         if self._providers is not None:
             return self._providers()
-        from relavium_desktop.services import provider_set
+        from relavium_desktop.application.providers import provider_set
 
         return provider_set(self.home)
 
@@ -234,8 +234,8 @@ class ChatService:
 
         The media store stays: the user's own attachments are sent with or without a project.
         """
+        from relavium_desktop.application.tools import tool_registry
         from relavium_desktop.engine.host import ToolHost
-        from relavium_desktop.services import tool_registry
 
         return tool_registry(ToolHost(media=self.media))
 
@@ -246,8 +246,8 @@ class ChatService:
         spill folder and no other, so another session gets a new host (pinned
         in a worker thread); the old one is closed with its MCP servers.
         """
+        from relavium_desktop.application.tools import surface_host, tool_registry
         from relavium_desktop.host.output_store import chat_spill_scope
-        from relavium_desktop.services import surface_host, tool_registry
 
         roots = self.extra_roots(project)
         scope = chat_spill_scope(session_id) if session_id is not None else None
@@ -274,7 +274,8 @@ class ChatService:
 
     async def _discover(self, project: str, cached: _CachedHost) -> _CachedHost:
         """The user's MCP servers (mcp.yaml) as ``mcp_<server>_<tool>`` tools, once per host; failures said."""
-        from relavium_desktop.services import add_mcp_tools, tool_registry
+        from relavium_desktop.application.mcp import add_mcp_tools
+        from relavium_desktop.application.tools import tool_registry
 
         tools: tuple[ToolDef, ...] = ()
         mcp = cached.host.mcp
@@ -311,7 +312,7 @@ class ChatService:
                         extra: Sequence[str]) -> AgentSpec:
         """The built-in agent gains what the user set up: web_search with a search provider, http_request
         once a domain is allowed, the enabled plugins' tools and the MCP tools found (``extra``)."""
-        from relavium_desktop.services import plugin_tools
+        from relavium_desktop.application.tools import plugin_tools
 
         wanted = [*(["web_search"] if "web_search" in configs else []),
                   *(["http_request"] if policy.allowed_domains else []),

@@ -4,7 +4,7 @@ Both entry points (the ``relavium`` command and the desktop app) call
 :func:`configure_logging` first thing.  It installs :class:`MaskingFilter`
 at the one place every record passes through -- the log record factory --
 because a filter attached to a logger sees only records logged to that very
-logger, not to its children (``relavium_desktop.services`` would slip past a
+logger, not to its children (``relavium_desktop.host.mcp`` would slip past a
 filter on ``relavium_desktop``), and a handler added later (by a library, a
 test, a user's config) would need its own.  The message is rendered and
 masked at creation, arguments included, as is a traceback's text.

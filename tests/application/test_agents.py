@@ -11,7 +11,7 @@ import pytest
 
 from relavium_desktop.application.agents import AgentFileError, load_agent, user_agents
 from relavium_desktop.application.paths import AppPaths
-from relavium_desktop.engine.agent.default_chat import default_chat_agent
+from relavium_desktop.engine.agent.default_chat import DEFAULT_CHAT_AGENT, default_chat_agent
 from relavium_desktop.engine.workflow.errors import WorkflowError
 from relavium_desktop.engine.workflow.loader import load_workflow
 
@@ -133,7 +133,11 @@ def test_the_same_shape_problems_fail_a_workflow_ref() -> None:
 
 
 def test_no_agent_file_means_the_builtin_chat_agent() -> None:
-    assert load_agent(None) == default_chat_agent()
+    spec = load_agent(None)
+    assert spec == default_chat_agent()
+    assert spec.id == DEFAULT_CHAT_AGENT["id"] and spec.tools == DEFAULT_CHAT_AGENT["tools"]
+    # Each call is a fresh spec: one surface's copy-with-route cannot leak into another's.
+    assert default_chat_agent() is not default_chat_agent()
 
 
 def test_an_unreadable_or_invalid_agent_file_is_one_readable_error(tmp_path: Path) -> None:

@@ -271,9 +271,9 @@ def test_a_stored_consent_lets_the_same_launch_start_and_a_changed_one_is_asked_
 ) -> None:
     from ruamel.yaml import YAML
 
+    from relavium_desktop.application.mcp import mcp_consents
     from relavium_desktop.host.mcp.config import parse_servers
     from relavium_desktop.host.mcp.fingerprint import stdio_fingerprint
-    from relavium_desktop.services import mcp_consents
 
     path, started, _ = workflow
     entry = parse_servers(YAML(typ="safe").load(path.read_text())["workflow"]["mcp_servers"])["wfcalc"]

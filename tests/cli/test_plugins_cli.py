@@ -83,8 +83,8 @@ def test_the_example_plugin_runs_in_a_workflow(cli_env: dict[str, str], tmp_path
 def _imported(env: dict[str, str], module: str) -> bool:
     """Whether the services a surface starts with (registry, known ids, plugin list) import ``module``."""
     code = ("import json, sys\n"
-            "from relavium_desktop import services\n"
-            "services.tool_registry(); services.known_tool_ids(); services.plugin_statuses()\n"
+            "from relavium_desktop.application import tools\n"
+            "tools.tool_registry(); tools.known_tool_ids(); tools.plugin_statuses()\n"
             f"print(json.dumps({module!r} in sys.modules))\n")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
                           check=True)

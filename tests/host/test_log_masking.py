@@ -62,13 +62,13 @@ def test_relavium_log_debug_shows_the_apps_logs_on_stderr_masked(tmp_path: objec
         "from relavium_desktop.host.log_masking import configure_logging\n"
         "configure_logging()\n"
         f"logging.getLogger('relavium.mcp').debug('MCP server x: %s', {KEY!r})\n"
-        "logging.getLogger('relavium_desktop.services').info('plain line')\n"
+        "logging.getLogger('relavium_desktop.application.agents').info('plain line')\n"
     )
     env = {"RELAVIUM_LOG": "debug", "PATH": "/usr/bin:/bin"}
     proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60,
                           check=True)
     assert "relavium DEBUG relavium.mcp: MCP server x: ***" in proc.stderr
-    assert "relavium INFO relavium_desktop.services: plain line" in proc.stderr
+    assert "relavium INFO relavium_desktop.application.agents: plain line" in proc.stderr
     assert KEY[4:12] not in proc.stderr
     quiet = subprocess.run([sys.executable, "-c", script], env={"PATH": "/usr/bin:/bin"}, capture_output=True,
                            text=True, timeout=60, check=True)

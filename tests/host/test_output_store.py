@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import pytest
 
+from relavium_desktop.application.engines import build_workflow_engine
 from relavium_desktop.engine.workflow.journal import MemoryJournal
 from relavium_desktop.engine.workflow.loader import load_workflow
 from relavium_desktop.engine.workflow.run import GateDecision, WorkflowRun
@@ -26,7 +27,6 @@ from relavium_desktop.host.output_store import (
     remove_run_folder,
     sweep_spills,
 )
-from relavium_desktop.services import build_workflow_engine
 
 DAY = 86_400.0
 

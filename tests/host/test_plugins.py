@@ -118,8 +118,8 @@ TOOL = PluginTool(name="runner", description="Runs things.", args_model=Args, ha
 
 async def test_declared_capabilities_keep_the_workflow_guardrails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                   relavium_home: Path) -> None:
+    from relavium_desktop.application.tools import surface_host
     from relavium_desktop.engine.tools.tooldef import ToolPolicy
-    from relavium_desktop.services import surface_host
     from tests.fixtures.plugin_dists import make_dist
 
     root = tmp_path / "site"

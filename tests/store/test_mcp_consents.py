@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from relavium_desktop.services import mcp_consents
+from relavium_desktop.application.mcp import mcp_consents
 from relavium_desktop.store.mcp_consents import McpConsentStore
 
 FP1, FP2 = "a" * 64, "b" * 64

@@ -13,13 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from relavium_desktop.application.providers import media_host
+from relavium_desktop.application.stores import session_store
+from relavium_desktop.application.tools import tool_registry
 from relavium_desktop.engine.agent.chat import ChatSession, attachment_problem, cannot_take, chat_media_scope
 from relavium_desktop.engine.agent.mode_ids import ChatMode
 from relavium_desktop.engine.agent.modes import SessionApprovals
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.host import ToolHost
 from relavium_desktop.engine.llm.messages import MediaPart
-from relavium_desktop.services import media_host, session_store, tool_registry
 from relavium_desktop.store.sessions import SqliteSessionStore
 from tests.engine.agent.conftest import Rig
 from tests.engine.agent.test_media_loop import _image_in

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from relavium_desktop.application.stores import session_store
+from relavium_desktop.application.tools import surface_host, tool_registry
 from relavium_desktop.engine.agent.chat import ChatSession
 from relavium_desktop.engine.agent.mode_ids import ChatMode
 from relavium_desktop.engine.agent.modes import SessionApprovals
@@ -18,7 +20,6 @@ from relavium_desktop.engine.agent.session import NO_ANSWER_TEXT
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.events import RunEvent
 from relavium_desktop.engine.llm.messages import Message
-from relavium_desktop.services import session_store, surface_host, tool_registry
 from relavium_desktop.store.db import history_db_path
 from relavium_desktop.store.runs import this_process
 from relavium_desktop.store.sessions import SqliteSessionStore

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from relavium_desktop.application.stores import session_store
+from relavium_desktop.application.tools import surface_host, tool_registry
 from relavium_desktop.engine.agent.chat import ChatSession
 from relavium_desktop.engine.agent.mode_ids import ChatMode
 from relavium_desktop.engine.agent.modes import SessionApprovals
 from relavium_desktop.engine.agent.spec import AgentSpec
 from relavium_desktop.engine.llm.messages import ToolResultPart
-from relavium_desktop.services import session_store, surface_host, tool_registry
 from relavium_desktop.store.sessions import SqliteSessionStore
 from tests.engine.agent.conftest import Rig
 from tests.fixtures.llm_server import Reply

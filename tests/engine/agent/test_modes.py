@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from relavium_desktop.application.tools import surface_host, tool_registry
 from relavium_desktop.engine.agent.mode_ids import (
     ACCEPTED_MODE_IDS,
     DEFAULT_MODE,
@@ -35,7 +36,6 @@ from relavium_desktop.engine.tools.tooldef import (
     ToolPolicy,
 )
 from relavium_desktop.host.fs.inside import inside_workspace
-from relavium_desktop.services import surface_host, tool_registry
 
 
 def req(action: ActionClass = ActionClass.FS_WRITE, target: str = "src/a.py", tool: str = "write_file") -> ApprovalRequest:

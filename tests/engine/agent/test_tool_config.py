@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from relavium_desktop.application.stores import session_store
+from relavium_desktop.application.tools import surface_host, tool_registry
 from relavium_desktop.engine.agent.chat import ChatSession, merged_tool_configs
 from relavium_desktop.engine.agent.mode_ids import ChatMode
 from relavium_desktop.engine.agent.modes import SessionApprovals
@@ -30,7 +32,6 @@ from relavium_desktop.engine.tools.schema import llm_visible_schema
 from relavium_desktop.engine.tools.tooldef import NodeToolConfig, ToolPolicy
 from relavium_desktop.engine.workflow.models import AgentDef
 from relavium_desktop.host.assembly import HostSettings, build_host
-from relavium_desktop.services import session_store, surface_host, tool_registry
 from tests.engine.agent.conftest import Rig
 from tests.fixtures.llm_server import Reply
 

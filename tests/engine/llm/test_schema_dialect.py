@@ -122,7 +122,7 @@ async def test_each_provider_sends_the_schema_in_its_dialect(llm_server: Scripte
 
 @pytest.mark.parametrize("dialect", ["anthropic", "openai", "gemini"])
 def test_every_builtin_tools_schema_goes_to_every_dialect_without_dangling_refs(dialect: str) -> None:
-    from relavium_desktop.services import tool_registry
+    from relavium_desktop.application.tools import tool_registry
 
     for row in tool_registry().describe():
         out = normalise_schema(row["parameters"], dialect)  # type: ignore[arg-type]

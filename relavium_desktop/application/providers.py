@@ -30,9 +30,11 @@ __all__ = [
     "ConnectionResult",
     "ProviderConfigError",
     "ProviderEntry",
+    "ProviderSet",
     "ProviderStore",
     "basic_validate_base_url",
     "connection_test",
+    "entry_test",
     "media_host",
     "provider_entries",
     "provider_set",
@@ -40,6 +42,7 @@ __all__ = [
     "saved_provider_test",
     "unusable_settings_result",
     "usable_provider_names",
+    "validated_entry",
 ]
 
 
@@ -115,6 +118,26 @@ async def saved_provider_test(paths: AppPaths, name: str) -> ConnectionResult:
     from relavium_desktop.providers.check import test_provider
 
     return await test_provider(paths.home, name)
+
+
+async def entry_test(paths: AppPaths, name: str, entry: ProviderEntry, model: str | None = None) -> ConnectionResult:
+    """Test provider ``name`` with ``entry`` as already read, asking ``model`` (else one its server lists).
+
+    What ``relavium providers test`` runs; never raises for a provider or settings problem.
+    """
+    from relavium_desktop.providers.check import test_provider
+
+    return await test_provider(paths.home, name, entry, model)
+
+
+def validated_entry(data: object, *, where: str, name: str) -> ProviderEntry:
+    """``data`` (a command line's or a form's fields) as an entry checked by providers.yaml's own rules.
+
+    Raises ``ProviderConfigError`` naming ``where``, the provider and the field, never a key value.
+    """
+    from relavium_desktop.providers.store import validate_entry
+
+    return validate_entry(data, where=where, name=name)
 
 
 def unusable_settings_result(exc: BaseException) -> ConnectionResult:

@@ -25,6 +25,7 @@ __all__ = [
     "BakInUse",
     "ProviderStore",
     "SettingsFileState",
+    "backup_note",
     "backup_of",
     "mcp_backup",
     "plugins_backup",
@@ -125,6 +126,13 @@ def backup_of(path: Path) -> Path:
     from relavium_desktop.host.atomic import backup_path
 
     return backup_path(path)
+
+
+def backup_note(path: Path) -> str:
+    """``"; the last good version is kept in NAME.bak"`` when ``path`` has one, else ``""`` (for an error message)."""
+    from relavium_desktop.host.atomic import backup_note as note
+
+    return note(path)
 
 
 def refresh_backup(path: Path) -> None:

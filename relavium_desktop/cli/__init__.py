@@ -79,12 +79,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
+    args: argparse.Namespace | None = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "_module", None):
             raise UsageError("missing command; try 'relavium --help'")
-        code: int = importlib.import_module(args._module).run(args)
+        code = _run_command(args)
         # A command that caught a closed stdout itself (``run`` records the run as
         # interrupted) may leave output buffered: flush it here, not at exit.
         if sys.stdout is not None:
@@ -109,7 +110,9 @@ def _main(argv: list[str]) -> int:
             raise
         from relavium_desktop.cli import storage_faults
 
-        fault = storage_faults.storage_fault(exc)  # a damaged history.db, a full disk: name file and cause
+        app = getattr(args, "app", None)  # the command's Application, when it got that far
+        # A damaged history.db, a full disk: name the file and the cause.
+        fault = storage_faults.storage_fault(exc, app.paths if app is not None else None)
         on_stderr = "--json" in argv and argv[0] in JSON_FAULTS_ON_STDERR  # stdout keeps run events only
         if fault is not None and on_stderr:
             from relavium_desktop.cli.validate_cmd import print_error_json
@@ -126,6 +129,24 @@ def _main(argv: list[str]) -> int:
             raise  # SystemExit (--help) and the like
         _say_error("relavium: cancelled")
         return 130
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """Run the parsed command with the process's one Application (``args.app``), closed when it returns.
+
+    Built here, after parsing, so ``relavium --help`` and a usage error the
+    parser catches never create the data folder; each command takes its
+    paths and stores from ``args.app`` instead of opening its own.
+    """
+    from relavium_desktop.application.app import Application
+
+    module = importlib.import_module(args._module)
+    args.app = Application.from_environment()
+    try:
+        code: int = module.run(args)
+    finally:
+        args.app.close()
+    return code
 
 
 def _harden_streams() -> None:

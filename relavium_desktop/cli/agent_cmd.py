@@ -13,7 +13,9 @@ import asyncio
 import sys
 import time
 import uuid
+from typing import TYPE_CHECKING
 
+from relavium_desktop.application.agents import AgentFileError, load_agent
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.agent_common import (
     UsageTally,
@@ -26,7 +28,9 @@ from relavium_desktop.cli.agent_common import (
     workspace_of,
 )
 from relavium_desktop.engine.display_text import show_block, show_line
-from relavium_desktop.services import AgentFileError, load_agent
+
+if TYPE_CHECKING:
+    from relavium_desktop.application.app import Application
 
 RISKS = ("fs_write", "process", "egress", "os")
 
@@ -46,27 +50,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from relavium_desktop.cli.settings_notices import say_all
-    from relavium_desktop.host.datadir import data_dir as _home
 
-    say_all(_home(), as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
+    app: Application = args.app  # the entry point's, closed when the command returns
+    say_all(app.paths.home, as_json=bool(getattr(args, "json", False)))  # a settings file running on its .bak is said before anything else
     from relavium_desktop.application.hosting import own_host
+    from relavium_desktop.application.mcp import (
+        cli_mcp_hooks,
+        consent_needed_message,
+        mcp_servers_of,
+        unconsented_stdio_servers,
+        workflow_mcp_servers,
+    )
+    from relavium_desktop.application.tools import register_http_tools, surface_host, tool_registry
+    from relavium_desktop.application.workflow_check import McpConfigError
     from relavium_desktop.engine.agent.loop import AgentLoop
     from relavium_desktop.engine.agent.runner import run_agent
     from relavium_desktop.engine.agent.tool_config import node_tool_configs, parameter_problems
     from relavium_desktop.engine.events import EventBus
     from relavium_desktop.engine.tools.mcp_tools import server_prefix
     from relavium_desktop.engine.tools.tooldef import ToolDispatchContext
-    from relavium_desktop.host.mcp.config import McpConfigError
-    from relavium_desktop.services import (
-        cli_mcp_hooks,
-        consent_needed_message,
-        mcp_servers_of,
-        register_http_tools,
-        surface_host,
-        tool_registry,
-        unconsented_stdio_servers,
-        workflow_mcp_servers,
-    )
 
     risks = {r for item in args.approve_all for r in item.split(",") if r}
     unknown = risks - set(RISKS)
@@ -86,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     workspace = workspace_of(args.workspace)
     policy = policy_of(args.policy)
-    providers = providers_of(args.providers)
+    providers = providers_of(args.providers, app.paths)
 
     run_id = f"agent-{uuid.uuid4().hex[:12]}"
     bus = EventBus(clock=time.time, run_id=run_id)

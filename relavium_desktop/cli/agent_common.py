@@ -1,7 +1,7 @@
 """Shared by ``relavium agent`` and ``relavium chat``: their common options and output.
 
 The pieces themselves (agent files, providers, host, registry) come from
-:mod:`relavium_desktop.services`; this module only turns the command line into
+the application layer (:mod:`relavium_desktop.application`); this module only turns the command line into
 their arguments and their errors into usage errors.
 """
 
@@ -14,7 +14,8 @@ from relavium_desktop.cli import UsageError
 from relavium_desktop.cli.jsonargs import load_json_object, print_json
 
 if TYPE_CHECKING:
-    from relavium_desktop.providers.factory import ProviderSet
+    from relavium_desktop.application.paths import AppPaths
+    from relavium_desktop.application.providers import ProviderSet
 
 
 def workspace_of(arg: str | None) -> Path:
@@ -61,12 +62,12 @@ def add_common(p: Any) -> None:
     p.add_argument("--providers", help="provider settings file (default: $RELAVIUM_HOME/providers.yaml)")
 
 
-def providers_of(raw: str | None) -> ProviderSet:
-    from relavium_desktop.providers.config import ProviderConfigError
-    from relavium_desktop.services import provider_set
+def providers_of(raw: str | None, paths: AppPaths) -> ProviderSet:
+    """The providers from ``raw`` (``--providers FILE``) or the data folder's providers.yaml; UsageError if invalid."""
+    from relavium_desktop.application.providers import ProviderConfigError, provider_set
 
     try:
-        return provider_set(settings_file=Path(raw) if raw else None)
+        return provider_set(paths.home, settings_file=Path(raw) if raw else None)
     except ProviderConfigError as exc:
         raise UsageError(str(exc)) from None
 

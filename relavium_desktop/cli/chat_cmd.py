@@ -17,6 +17,7 @@ import asyncio
 import sys
 from typing import Any
 
+from relavium_desktop.application.agents import AgentFileError, load_agent
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.agent_common import (
     UsageTally,
@@ -44,7 +45,6 @@ from relavium_desktop.engine.display_text import (
     show_line,
     show_value,
 )
-from relavium_desktop.services import AgentFileError, load_agent
 
 MODES = ACCEPTED_MODE_IDS
 
@@ -87,13 +87,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.application.app import Application
-
-    app = Application.from_environment()
-    try:
-        return _run(args, app)
-    finally:
-        app.close()
+    return _run(args, args.app)  # the entry point's Application, closed when the command returns
 
 
 def _run(args: argparse.Namespace, app: Any) -> int:
@@ -140,9 +134,9 @@ def _run(args: argparse.Namespace, app: Any) -> int:
 
 def _checked_tool_configs(args: argparse.Namespace, spec: object) -> object:
     """``--tool-config`` and the agent's own tool_config, refused before a session is created."""
+    from relavium_desktop.application.tools import tool_registry
     from relavium_desktop.engine.agent.spec import AgentSpec
     from relavium_desktop.engine.agent.tool_config import parameter_problems
-    from relavium_desktop.services import tool_registry
 
     assert isinstance(spec, AgentSpec)
     lookup = tool_registry().get
@@ -166,10 +160,10 @@ def _say(text: str = "", end: str = "\n") -> None:
 def _chat_service(app: Any, args: argparse.Namespace, tool_configs: Any, session_grants: Any = None) -> Any:
     """The chat use case with what the terminal brings: no one to ask for MCP consent, --policy, --providers."""
     from relavium_desktop.application.chat import ChatService
-    from relavium_desktop.services import cli_mcp_hooks
+    from relavium_desktop.application.mcp import cli_mcp_hooks
 
     policy = policy_of(args.policy)
-    providers = providers_of(args.providers) if args.providers else None
+    providers = providers_of(args.providers, app.paths) if args.providers else None
     return ChatService(
         app,
         mcp_hooks=lambda project: cli_mcp_hooks((), project=project, home=app.paths.home),

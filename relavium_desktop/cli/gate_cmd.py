@@ -54,8 +54,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.application.app import Application
-
     if args.action == "list":
         if args.gate or args.reason or args.payload:
             raise UsageError("gate list takes only an optional RUN_ID")
@@ -65,13 +63,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--reason goes with reject")
     elif args.action == "reject" and args.payload:
         raise UsageError("--payload goes with approve")
-    app = Application.from_environment()
-    try:
-        if args.action == "list":
-            return _list(app, args)
-        return _answer(app, args)
-    finally:
-        app.close()
+    app: Application = args.app  # the entry point's, closed when the command returns
+    if args.action == "list":
+        return _list(app, args)
+    return _answer(app, args)
 
 
 def _answer(app: Application, args: argparse.Namespace) -> int:

@@ -87,16 +87,16 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError("--timeout must be a positive number of seconds")
 
 
-def _servers(mcp: McpCapability, wanted: str | None) -> list[str]:
+def _servers(mcp: McpCapability, wanted: str | None, config: Path) -> list[str]:
     """The configured server names (only ``wanted`` when given); UsageError for an unknown one."""
-    from relavium_desktop.host.mcp.config import CONFIG_FILE, McpConfigError
+    from relavium_desktop.application.mcp_settings import McpConfigError
 
     try:
         names: list[str] = mcp.server_names()
     except McpConfigError as exc:
         raise _Failed("tool_unavailable", f"MCP servers are misconfigured: {exc}") from None
     if not names:
-        raise _Failed("tool_unavailable", f"no MCP servers are configured (add them to {CONFIG_FILE} "
+        raise _Failed("tool_unavailable", f"no MCP servers are configured (add them to {config.name} "
                                           "in the Relavium data folder)")
     if wanted is None:
         return names
@@ -141,7 +141,7 @@ def _prompt_json(prompt: Any) -> dict[str, Any]:
 
 async def _list_resources(mcp: McpCapability, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     down: list[dict[str, str]] = []
-    reports = await _reports(mcp, _servers(mcp, args.server), args.timeout, args.server is not None, down)
+    reports = await _reports(mcp, _servers(mcp, args.server, args.app.paths.mcp_file), args.timeout, args.server is not None, down)
     rows = [_resource_json(r) for report in reports for r in report.resources]
     lines = [f"{r['server']}  {r['uri']}" + (f"  ({r['name']})" if r["name"] != r["uri"] else "")
              + (f"  [{r['mimeType']}]" if r.get("mimeType") else "") for r in rows]
@@ -150,7 +150,7 @@ async def _list_resources(mcp: McpCapability, args: argparse.Namespace) -> tuple
 
 async def _list_prompts(mcp: McpCapability, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     down: list[dict[str, str]] = []
-    reports = await _reports(mcp, _servers(mcp, args.server), args.timeout, args.server is not None, down)
+    reports = await _reports(mcp, _servers(mcp, args.server, args.app.paths.mcp_file), args.timeout, args.server is not None, down)
     rows = [_prompt_json(p) for report in reports for p in report.prompts]
     lines = []
     for p in rows:
@@ -170,9 +170,9 @@ def _content_text(item: dict[str, Any]) -> str:
 async def _read(mcp: McpCapability, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     uri: str = args.target
     if args.server is not None:
-        server = _servers(mcp, args.server)[0]
+        server = _servers(mcp, args.server, args.app.paths.mcp_file)[0]
     else:
-        reports = await _reports(mcp, _servers(mcp, None), args.timeout, strict=False)
+        reports = await _reports(mcp, _servers(mcp, None, args.app.paths.mcp_file), args.timeout, strict=False)
         listing = sorted({report.server for report in reports for r in report.resources if r.uri == uri})
         if not listing:
             raise _Failed("unknown_resource", f"no configured MCP server lists the resource {uri[:200]!r}; "
@@ -189,7 +189,7 @@ async def _read(mcp: McpCapability, args: argparse.Namespace) -> tuple[dict[str,
 async def _prompt(mcp: McpCapability, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     name: str = args.target
     given = _prompt_args(args.arg)
-    reports = await _reports(mcp, _servers(mcp, args.server), args.timeout, strict=args.server is not None)
+    reports = await _reports(mcp, _servers(mcp, args.server, args.app.paths.mcp_file), args.timeout, strict=args.server is not None)
     matches = [p for report in reports for p in report.prompts if p.name == name]
     if not matches:
         if args.server:
@@ -229,17 +229,11 @@ async def _run(app: Application, workspace: Path, args: argparse.Namespace) -> t
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.application.app import Application
-
     _check_args(args)
     workspace = Path(args.workspace or ".").expanduser()
     if not workspace.is_dir():
         raise UsageError(f"--workspace: {workspace} is not a folder")
-    app = Application.from_environment()
-    try:
-        return _answer(app, workspace.resolve(), args)
-    finally:
-        app.close()
+    return _answer(args.app, workspace.resolve(), args)  # the entry point's Application
 
 
 def _answer(app: Application, workspace: Path, args: argparse.Namespace) -> int:

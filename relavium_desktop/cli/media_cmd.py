@@ -38,13 +38,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from relavium_desktop.application.media import MediaError, media_store
-    from relavium_desktop.application.paths import AppPaths
 
     if args.min_age is not None and not args.min_age >= 0:
         raise UsageError("--min-age must be a number of seconds, 0 or more")
     if args.dry_run and args.action not in ("gc", "verify"):
         raise UsageError("--dry-run applies to gc and verify only")
-    paths = AppPaths.from_environment()
+    paths: AppPaths = args.app.paths
     store = media_store(paths)
     try:
         failed = False

@@ -12,9 +12,13 @@ plugin that is then refused), 2 usage (an unknown plugin name).
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import action_failed, print_result
+
+if TYPE_CHECKING:
+    from relavium_desktop.application.paths import AppPaths
 
 ACTIONS = ("list", "enable", "disable")
 
@@ -26,7 +30,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.application.paths import AppPaths
     from relavium_desktop.application.plugins import (
         PluginsFileError,
         installed_plugin_names,
@@ -34,12 +37,12 @@ def run(args: argparse.Namespace) -> int:
         set_plugin_enabled,
     )
 
+    paths: AppPaths = args.app.paths  # the entry point's Application's
     if args.action == "list":
         if args.name:
             raise UsageError("plugins list takes no NAME")
         from relavium_desktop.cli.settings_notices import plugins_notice, say
 
-        paths = AppPaths.from_environment()
         say(plugins_notice(paths.home))
         rows = plugin_statuses(paths)
         text = "\n".join(r.describe() for r in rows) or "no plugins installed (entry point group relavium.tools)"
@@ -47,7 +50,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.name:
         raise UsageError(f"plugins {args.action} needs a NAME")
-    paths = AppPaths.from_environment()
     names = installed_plugin_names()
     if args.action == "enable" and args.name not in names:
         raise UsageError(f"no installed plugin named {args.name!r}"

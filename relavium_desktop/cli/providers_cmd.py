@@ -23,9 +23,7 @@ from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import action_failed, print_result
 
 if TYPE_CHECKING:
-    from relavium_desktop.providers.check import ConnectionResult
-    from relavium_desktop.providers.config import ProviderEntry
-    from relavium_desktop.providers.store import ProviderStore
+    from relavium_desktop.application.providers import ConnectionResult, ProviderEntry, ProviderStore
 
 ACTIONS = ("list", "add", "remove", "test", "models")
 KINDS = ("anthropic", "openai", "gemini")
@@ -78,16 +76,16 @@ def _check_usage(args: argparse.Namespace) -> None:
         raise UsageError("--timeout must be more than 0 and at most 3600 seconds")
 
 
-def _home() -> Path:
-    from relavium_desktop.host.datadir import data_dir
-
-    return data_dir()
+def _home(args: argparse.Namespace) -> Path:
+    """The data folder of the entry point's Application (the model cache, the keys' lookups live there)."""
+    home: Path = args.app.paths.home
+    return home
 
 
 def _store(args: argparse.Namespace) -> ProviderStore:
-    from relavium_desktop import services
+    from relavium_desktop.application.providers import provider_store
 
-    return services.provider_store(settings_file=Path(args.providers) if args.providers else None)
+    return provider_store(_home(args), settings_file=Path(args.providers) if args.providers else None)
 
 
 def _entry_json(entry: ProviderEntry) -> dict[str, Any]:
@@ -110,18 +108,18 @@ def _table(rows: list[list[str]]) -> str:
 
 
 def _list(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str]:
-    from relavium_desktop.providers.config import ProviderConfigError, basic_validate_base_url
-    from relavium_desktop.providers.readiness import provider_statuses
+    from relavium_desktop.application.model_catalog import provider_readiness
+    from relavium_desktop.application.providers import ProviderConfigError, basic_validate_base_url
 
     entries = store.entries()
     for name, entry in entries.items():  # an entry chat would refuse is not listed as if it worked
         try:
             basic_validate_base_url(entry.base_url, entry.allow_local)
         except ProviderConfigError as exc:
-            from relavium_desktop.host.atomic import backup_note
+            from relavium_desktop.application.settings_files import backup_note
 
             raise ProviderConfigError(f"{store.path.name}: provider {name!r}: {exc}{backup_note(store.path)}") from None
-    statuses = provider_statuses(entries)
+    statuses = provider_readiness(entries)
     out = [{"name": s.name, **_entry_json(entries[s.name]), "key": s.key_state} for s in statuses]
     rows = [["NAME", "KIND", "BASE URL", "KEY", "KEY STATE"]]
     rows += [[s.name, s.kind, s.base_url + ("  (local)" if entries[s.name].allow_local else ""),
@@ -131,8 +129,11 @@ def _list(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str]:
 
 
 def _add(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str]:
-    from relavium_desktop.providers.config import DEFAULT_ENTRIES, basic_validate_base_url
-    from relavium_desktop.providers.store import validate_entry
+    from relavium_desktop.application.providers import (
+        DEFAULT_ENTRIES,
+        basic_validate_base_url,
+        validated_entry,
+    )
 
     default = next(e for e in DEFAULT_ENTRIES.values() if e.kind == args.kind)
     base_url = (args.base_url or default.base_url).strip()
@@ -141,7 +142,7 @@ def _add(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str]:
                               "allow_local": args.allow_local}
     if args.timeout is not None:
         fields["timeout_s"] = args.timeout
-    entry = validate_entry(fields, where=store.path.name, name=args.name)
+    entry = validated_entry(fields, where=store.path.name, name=args.name)
     store.add(args.name, entry, replace=args.replace)
     key = entry.api_key or "no key"
     return ({"ok": True, "name": args.name, "entry": _entry_json(entry)},
@@ -174,11 +175,11 @@ def next_step_text(result: ConnectionResult, name: str, entry: ProviderEntry) ->
 
 
 def _test(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str, bool]:
-    from relavium_desktop.providers import check
+    from relavium_desktop.application.providers import entry_test
 
     entry = _lookup(store, args.name)
     # Without --model: one the server itself lists (check.choose_test_model); the result names it.
-    result = asyncio.run(check.test_provider(_home(), args.name, entry, args.model))
+    result = asyncio.run(entry_test(args.app.paths, args.name, entry, args.model))
     step = next_step_text(result, args.name, entry)
     message = f"{result.message} {step}" if step else result.message
     return ({"ok": result.ok, "name": args.name, "outcome": result.outcome, "message": message,
@@ -186,10 +187,10 @@ def _test(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str, 
 
 
 def _models(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str, str | None]:
-    from relavium_desktop.providers.models import fetch_models
+    from relavium_desktop.application.model_catalog import fetch_model_list
 
     entry = _lookup(store, args.name)
-    listed = asyncio.run(fetch_models(args.name, entry, home=_home(), refresh=args.refresh))
+    listed = asyncio.run(fetch_model_list(args.app.paths, args.name, entry, refresh=args.refresh))
     out = {"provider": listed.provider, "source": listed.source, "note": listed.note,
            "fetchedAt": listed.fetched_at,
            "models": [{"id": m.id, "displayName": m.display_name} for m in listed.models]}
@@ -197,7 +198,7 @@ def _models(args: argparse.Namespace, store: ProviderStore) -> tuple[object, str
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.providers.config import ProviderConfigError
+    from relavium_desktop.application.providers import ProviderConfigError
 
     _check_usage(args)
     ok, note = True, None

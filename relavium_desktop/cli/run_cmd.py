@@ -363,31 +363,26 @@ def _parse_inputs(pairs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.application.app import Application
-
     if args.resume and args.file:
         raise UsageError("give either FILE or --resume RUN_ID, not both")
     if not args.resume and not args.file:
         raise UsageError("missing FILE (or --resume RUN_ID)")
     if not args.resume and (args.decision or args.gate or args.payload):
         raise UsageError("--decision, --gate and --payload go with --resume")
-    app = Application.from_environment()
-    try:
-        from relavium_desktop.cli.settings_notices import say_all
+    from relavium_desktop.cli.settings_notices import say_all
 
-        say_all(app.paths.home, as_json=bool(args.json))  # a settings file running on its .bak is said first
-        session = RunSession(
-            app,
-            as_json=args.json,
-            approve_mcp=args.approve_mcp,
-            providers=args.providers,
-            hold_gates=args.hold_gates,
-        )
-        if args.resume:
-            return _resume(args, session)
-        return _start(args, session)
-    finally:
-        app.close()
+    app: Application = args.app  # the entry point's, closed when the command returns
+    say_all(app.paths.home, as_json=bool(args.json))  # a settings file running on its .bak is said first
+    session = RunSession(
+        app,
+        as_json=args.json,
+        approve_mcp=args.approve_mcp,
+        providers=args.providers,
+        hold_gates=args.hold_gates,
+    )
+    if args.resume:
+        return _resume(args, session)
+    return _start(args, session)
 
 
 def _start(args: argparse.Namespace, session: RunSession) -> int:
@@ -404,12 +399,12 @@ def _start(args: argparse.Namespace, session: RunSession) -> int:
         report_error("validation", f"cannot read {args.file}: {exc.strerror or exc}", args.json)
         return EXIT_USAGE
     try:
-        wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
+        wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids(session.app.paths))
     except WorkflowError as exc:
         report_invalid(exc, args.json)
         return EXIT_USAGE
     if not args.json:  # under --json stderr is kept for a fault's document
-        for line in model_warnings(wf, args.providers):
+        for line in model_warnings(wf, args.providers, session.app.paths):
             print(_shown(f"relavium: warning: {line}"), file=sys.stderr)
         from relavium_desktop.application.sandbox import workflow_off_notices
 

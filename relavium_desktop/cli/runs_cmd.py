@@ -42,16 +42,11 @@ def _line(run: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.services import run_store
-
     if args.limit < 1:
         raise UsageError("--limit must be 1 or more")
-    store = run_store()
-    try:
-        runs = store.list_runs(status=args.status, limit=args.limit)
-        total = store.count_runs(status=args.status)
-    finally:
-        store.close()
+    store = args.app.runs()  # the entry point's Application closes it when the command returns
+    runs = store.list_runs(status=args.status, limit=args.limit)
+    total = store.count_runs(status=args.status)
     which = f" {args.status}" if args.status else ""
     lines = [_line(r) for r in runs]
     if total == 0:

@@ -9,16 +9,27 @@ instead of SQLite's "disk I/O error" or Python's ``[Errno 28]``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def storage_fault(exc: BaseException) -> str | None:
+if TYPE_CHECKING:
+    from relavium_desktop.application.paths import AppPaths
+
+
+def storage_fault(exc: BaseException, paths: AppPaths | None = None) -> str | None:
     """The one-line description of ``exc`` when it is a storage failure, else None.
 
     Follows the exception's causes, so a failure wrapped by a command is
     still recognised (``application.storage`` says it, as the window does).
+    ``paths`` are the command's Application's; without them (the failure came
+    before the command had one) history.db is looked for where the
+    environment puts the data folder, and only when an SQLite error needs it.
     """
     from relavium_desktop.application.paths import AppPaths
     from relavium_desktop.application.storage import describe_storage_failure
 
+    if paths is not None:
+        known = paths
+        return describe_storage_failure(exc, lambda: known)
     return describe_storage_failure(exc, AppPaths.from_environment)
 
 

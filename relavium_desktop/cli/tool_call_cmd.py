@@ -24,6 +24,7 @@ from relavium_desktop.cli.jsonargs import load_json_object, print_json
 if TYPE_CHECKING:
     from relavium_desktop.application.app import Application
     from relavium_desktop.application.hosting import HostedTools
+    from relavium_desktop.application.paths import AppPaths
     from relavium_desktop.engine.host import ToolHost
     from relavium_desktop.engine.tools.registry import DispatchOutcome
     from relavium_desktop.engine.tools.tooldef import ToolDef
@@ -93,12 +94,12 @@ async def _add_mcp_tool(tool_id: str, hosted: HostedTools) -> None:
         hosted.registry.register(_unavailable(tool_id, "; ".join(problems)))
 
 
-def _http_tools_from(path_text: str | None) -> list[ToolDef]:
+def _http_tools_from(path_text: str | None, paths: AppPaths) -> list[ToolDef]:
     """The ``type: http`` tools a workflow or agent file declares (its own and its agents'); UsageError if invalid."""
     if path_text is None:
         return []
+    from relavium_desktop.application.agents import AgentFileError, load_agent
     from relavium_desktop.application.tools import http_tools, workflow_http_decls
-    from relavium_desktop.services import AgentFileError, load_agent
 
     path = Path(path_text).expanduser()
     if not path.name.endswith(".agent.yaml"):
@@ -108,7 +109,7 @@ def _http_tools_from(path_text: str | None) -> list[ToolDef]:
 
         try:
             text, name, read_ref = read_workflow(path_text)
-            loaded = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
+            loaded = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids(paths))
             return http_tools(workflow_http_decls(loaded))
         except OSError as exc:
             raise UsageError(f"--http-tools: cannot read {path_text} ({exc.strerror or type(exc).__name__})") from None
@@ -142,13 +143,7 @@ def _drop_empty_spill_folder(home: Path, run_id: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.application.app import Application
-
-    app = Application.from_environment()
-    try:
-        return _call(app, args)
-    finally:
-        app.close()
+    return _call(args.app, args)  # the entry point's Application, closed when the command returns
 
 
 def _call(app: Application, args: argparse.Namespace) -> int:
@@ -177,7 +172,7 @@ def _call(app: Application, args: argparse.Namespace) -> int:
     if not workspace.is_dir():
         raise UsageError(f"--workspace: {workspace} is not a folder")
 
-    declared = _http_tools_from(args.http_tools)
+    declared = _http_tools_from(args.http_tools, app.paths)
     run_id = f"tool-{uuid.uuid4().hex[:12]}"
     hooks = cli_mcp_hooks(args.approve_mcp, project=workspace.resolve(), home=app.paths.home)
     bus = EventBus(clock=time.time, run_id=run_id)

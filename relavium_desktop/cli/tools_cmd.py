@@ -51,13 +51,7 @@ async def _discover(
 
 
 def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.application.app import Application
-
-    app = Application.from_environment()
-    try:
-        return _list(app, args)
-    finally:
-        app.close()
+    return _list(args.app, args)  # the entry point's Application, closed when the command returns
 
 
 def _list(app: Application, args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ from relavium_desktop.cli import EXIT_OK, EXIT_USAGE
 from relavium_desktop.cli.jsonargs import dumps_json, print_json
 
 if TYPE_CHECKING:
+    from relavium_desktop.application.paths import AppPaths
     from relavium_desktop.engine.tools.known_ids import KnownTools
 
 
@@ -38,7 +39,7 @@ def read_workflow(path_text: str) -> tuple[str, str, Any]:
     return text, path_text, read_ref
 
 
-def known_tool_ids() -> KnownTools:
+def known_tool_ids(paths: AppPaths) -> KnownTools:
     """What a tool id may resolve to: built-ins, enabled plugins, configured MCP servers' ``mcp_<server>_*``.
 
     The workflow's own http tools (and servers block) are added by the plan,
@@ -47,7 +48,7 @@ def known_tool_ids() -> KnownTools:
     """
     from relavium_desktop.application.tools import known_tool_ids as known
 
-    return known()
+    return known(paths.home)
 
 
 def report_invalid(exc: Any, as_json: bool) -> None:
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         report_error("validation", f"cannot read {args.file}: {exc.strerror or exc}", args.json)
         return EXIT_USAGE
     try:
-        wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids())
+        wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids(args.app.paths))
     except WorkflowError as exc:
         report_invalid(exc, args.json)
         return EXIT_USAGE
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     except McpConfigError as exc:
         report_error("validation", f"{args.file}: {exc}", args.json)
         return EXIT_USAGE
-    warnings = model_warnings(wf, None)
+    warnings = model_warnings(wf, None, args.app.paths)
     if args.json:
         print_json({"ok": True, "workflow": wf.id, "nodes": len(wf.plan.nodes), "order": wf.plan.order,
                     "warnings": warnings})
@@ -123,9 +124,8 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def model_warnings(wf: Any, providers_file: str | None) -> list[str]:
+def model_warnings(wf: Any, providers_file: str | None, paths: AppPaths) -> list[str]:
     """Models no catalog knows (price table, cached live lists): warnings, never a refusal."""
-    from relavium_desktop.application.paths import AppPaths
     from relavium_desktop.application.workflow_check import unknown_model_warnings
 
-    return unknown_model_warnings(wf, AppPaths.from_environment(), Path(providers_file) if providers_file else None)
+    return unknown_model_warnings(wf, paths, Path(providers_file) if providers_file else None)

@@ -254,7 +254,7 @@ class McpHost:
             raise ToolFailedError("the MCP server's working folder does not exist")
         launch = prepare_launch(entry.command, entry.args, entry.env, cwd, self._search_path)
         fault = self._faults[name] = StdioFault()
-        return stdio_transport(launch, fault)
+        return stdio_transport(launch, fault, sandbox_mode=entry.sandbox_for(self.origin(name)))
 
     def _detail(self, name: str, exc: BaseException) -> str:
         """Why a request to ``name`` failed: a stream fault the transport saw, else the exception's short form."""

@@ -20,16 +20,29 @@ closed") instead of waiting for its timeout, and the host reports the fault.
 
 stderr goes to ``/dev/null``: a server's diagnostics can echo its arguments
 and environment, and nothing reads them here.
+
+The server runs in the OS sandbox (host/process/sandbox.py) at the mode its
+entry resolves to (strict for a workflow's servers, network for the user's own
+mcp.yaml ones): it may write its working folder and a private temp folder made
+for it (``TMPDIR``; removed when it stops), and read its own program's folder
+(``program_roots``: the script's package or project folder).  anyio takes no ``preexec_fn``, so
+the ruleset is built here and enforced by the small launcher that then
+``exec``s the server (sandbox_exec.py).  A mode the kernel cannot enforce fails
+the start; the server never runs unconfined unless its mode is ``off``.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import anyio
 import anyio.abc
@@ -37,9 +50,18 @@ import mcp_types as types
 import psutil
 from mcp.shared.message import SessionMessage
 
+from relavium_desktop.engine.errors import ToolFailedError
 from relavium_desktop.host.process.environment import base_environment, child_environment
 from relavium_desktop.host.process.executables import resolve_executable
 from relavium_desktop.host.process.guard import process_guard
+from relavium_desktop.host.process.sandbox import (
+    SandboxMode,
+    SandboxUnavailable,
+    build_spec,
+    launcher_argv,
+    preexec_for,
+    program_roots,
+)
 from relavium_desktop.host.process.tree import group_kwargs, kill_tree
 
 EXIT_GRACE_S = 0.5  # after stdin closes, before the tree is killed
@@ -104,26 +126,68 @@ async def _stop(process: anyio.abc.Process) -> None:
     await process.aclose()
 
 
+async def _open_sandboxed(launch: StdioLaunch, env: dict[str, str], mode: SandboxMode) -> anyio.abc.Process:
+    """Start the server (confined unless ``mode`` is off); raises ToolFailedError when it cannot be confined."""
+    argv = [launch.executable, *launch.args]
+    pass_fds: tuple[int, ...] = ()
+    confinement = None
+    if mode != "off":
+        spec = build_spec(
+            mode,
+            workspace=Path(launch.cwd),
+            read_roots=program_roots([launch.executable, *launch.args]),
+            private_tmp=Path(env["TMPDIR"]),
+            search_path=[p for p in launch.env.get("PATH", "").split(os.pathsep) if p],
+        )
+        try:
+            confinement = preexec_for(spec)
+        except SandboxUnavailable as exc:
+            raise ToolFailedError(f"the MCP server was not started: {exc}") from None
+        except OSError as exc:
+            raise ToolFailedError(
+                f"the MCP server was not started: its sandbox could not be prepared ({exc.strerror or exc})"
+            ) from None
+        assert confinement is not None
+        argv = launcher_argv(confinement, launch.executable, launch.args)
+        pass_fds = (confinement.fd,)
+    try:
+        return await anyio.open_process(
+            argv,
+            env=env,
+            cwd=launch.cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            pass_fds=pass_fds,
+            **group_kwargs(),
+        )
+    finally:
+        if confinement is not None:
+            confinement.close()
+
+
 @asynccontextmanager
-async def stdio_transport(launch: StdioLaunch, fault: StdioFault | None = None) -> AsyncIterator[tuple[object, object]]:
+async def stdio_transport(
+    launch: StdioLaunch, fault: StdioFault | None = None, *, sandbox_mode: SandboxMode = "strict"
+) -> AsyncIterator[tuple[object, object]]:
     """Yield the (read, write) message streams ``mcp.client.Client`` speaks over.
 
     ``fault`` receives the reason when the server's output ends the stream (a malformed line).
+    ``sandbox_mode`` is the entry's resolved mode (``StdioServer.sandbox_for``).
     """
     fault = fault if fault is not None else StdioFault()
     # A server is a child like run_command's: if this process dies (even kill -9) the guard's
     # watcher ends its group and anything carrying the marker, setsid'd descendants included.
     guard = process_guard()
     guard.start()
-    process = await anyio.open_process(
-        [launch.executable, *launch.args],
-        env={**launch.env, **guard.env()},
-        cwd=launch.cwd,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        **group_kwargs(),
-    )
+    tmp = tempfile.mkdtemp(prefix="relavium-mcp-") if sandbox_mode != "off" else None
+    env = {**launch.env, **guard.env(), **({"TMPDIR": tmp} if tmp is not None else {})}
+    try:
+        process = await _open_sandboxed(launch, env, sandbox_mode)
+    except BaseException:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
     live.add(process.pid)
     guard.track(process.pid)  # start_new_session: the pid is the group id
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -179,6 +243,8 @@ async def stdio_transport(launch: StdioLaunch, fault: StdioFault | None = None) 
             guard.untrack(process.pid)
             for stream in (read_stream, write_stream):
                 await stream.aclose()
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
 
 
 # Server pids not yet stopped; killed at interpreter exit as a last resort (a

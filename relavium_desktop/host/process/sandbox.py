@@ -225,6 +225,44 @@ def system_read_roots(search_path: Sequence[str] = ()) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(roots))
 
 
+PROJECT_MARKERS = ("package.json", "pyproject.toml", "setup.py", "setup.cfg", "Cargo.toml", "go.mod")
+
+
+def program_roots(paths: Iterable[str]) -> tuple[Path, ...]:
+    """Read roots for a program named by path (a server's script, its interpreter): the folder
+    holding its outermost ``node_modules``, else its nearest project folder (package.json,
+    pyproject.toml, ...), else its own folder -- never a home folder or ``/`` itself.
+
+    A stdio MCP server is usually ``node /somewhere/pkg/dist/index.js`` or a venv's script;
+    without this it could not read its own code under the sandbox.
+    """
+    homes = {str(h) for h in _homes()} | {"/"}
+    out: list[Path] = []
+    for raw in paths:
+        if not os.path.isabs(raw):
+            continue
+        real = _real(Path(raw))
+        if real is None:
+            continue
+        folder = real if real.is_dir() else real.parent
+        parts = folder.parts
+        root: Path | None = None
+        if "node_modules" in parts:
+            root = Path(*parts[: parts.index("node_modules")])
+        else:
+            for candidate in (folder, *folder.parents):
+                if str(candidate) in homes:
+                    break
+                if any((candidate / marker).is_file() for marker in PROJECT_MARKERS):
+                    root = candidate
+                    break
+        if root is None or str(root) in homes:
+            root = folder
+        if str(root) not in homes:
+            out.append(root)
+    return tuple(dict.fromkeys(out))
+
+
 def build_spec(
     mode: SandboxMode,
     *,
@@ -328,6 +366,11 @@ class Confinement:
             self._then()
         self._restrict()
 
+    @property
+    def fd(self) -> int:
+        """The ruleset descriptor (close-on-exec; -1 once closed)."""
+        return self._ruleset
+
     def close(self) -> None:
         if self._ruleset >= 0:
             os.close(self._ruleset)
@@ -369,10 +412,14 @@ def preexec_for(spec: SandboxSpec | None, then: Callable[[], None] | None = None
     return Confinement(ruleset, then)
 
 
-def launcher_rules(spec: SandboxSpec) -> dict[str, object]:
-    """The spec as the stdio launcher (:mod:`sandbox_exec`) reads it: ABI, rules, net and scopes."""
-    found = check_available(spec.mode)
-    return {"abi": found.abi, "rules": _rules(spec), "net": net_access(spec.mode), "scoped": SCOPES}
+LAUNCHER = Path(__file__).with_name("sandbox_exec.py")
+
+
+def launcher_argv(confinement: Confinement, executable: str, args: Sequence[str]) -> list[str]:
+    """The argv that starts ``executable`` confined, for a spawner without ``preexec_fn`` (anyio):
+    the launcher enforces the ruleset, whose descriptor the spawn must pass (``pass_fds``), then
+    ``execv``s.  The ``then`` hook of the confinement does not run there."""
+    return [sys.executable, "-I", "-S", str(LAUNCHER), str(confinement.fd), executable, *args]
 
 
 # -- explaining a stopped process ------------------------------------------------

@@ -146,7 +146,7 @@ async def _pid_when_written(pid_file: Path) -> int:
 
 
 async def test_cancellation_leaves_no_server_process(relavium_home: Path, tmp_path: Path) -> None:
-    pid_file = tmp_path / "pid"
+    pid_file = relavium_home / "pid"  # the server's working folder: a sandboxed server writes nowhere else
     host = make_host(relavium_home, {"slow": stdio_entry(env={"MCP_FIXTURE_PIDFILE": str(pid_file)})})
     bus = EventBus(clock=lambda: 0.0, run_id="run-cancel")
     task = asyncio.create_task(
@@ -166,7 +166,7 @@ async def test_cancellation_leaves_no_server_process(relavium_home: Path, tmp_pa
 
 
 async def test_timeout_kills_the_server_and_says_so(relavium_home: Path, tmp_path: Path) -> None:
-    pid_file = tmp_path / "pid"
+    pid_file = relavium_home / "pid"  # the server's working folder: a sandboxed server writes nowhere else
     host = make_host(relavium_home, {"slow": stdio_entry(timeoutMs=300, env={"MCP_FIXTURE_PIDFILE": str(pid_file)})})
     out = await dispatch("mcp_call", {"server": "slow", "tool": "sleep", "arguments": {"seconds": 60}},
                          host=ToolHost(mcp=host))

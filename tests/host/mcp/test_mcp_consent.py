@@ -38,7 +38,7 @@ async def test_consent_is_asked_once_per_host_and_the_request_names_the_launch(
     relavium_home: Path, tmp_path: Path
 ) -> None:
     consent = Consent(True)
-    marker = tmp_path / "started"
+    marker = relavium_home / "started"  # the server's working folder: a sandboxed server writes nowhere else
     host = make_host(relavium_home, {"fx": _marked(marker)}, hooks=McpClientHooks(consent=consent))
     try:
         [report] = await host.discover(timeout_s=30)
@@ -58,7 +58,7 @@ async def test_consent_is_asked_once_per_host_and_the_request_names_the_launch(
 
 async def test_a_changed_fingerprint_is_asked_again(relavium_home: Path, tmp_path: Path) -> None:
     consent = Consent(True)
-    marker = tmp_path / "started"
+    marker = relavium_home / "started"  # the server's working folder: a sandboxed server writes nowhere else
     hooks = McpClientHooks(consent=consent)
     first = make_host(relavium_home, {"fx": _marked(marker)}, hooks=hooks)
     changed = make_host(relavium_home, {"fx": _marked(marker, args=[FIXTURE, "stdio", "--extra"])}, hooks=hooks)
@@ -76,7 +76,7 @@ async def test_a_changed_fingerprint_is_asked_again(relavium_home: Path, tmp_pat
 async def test_refused_or_unanswerable_consent_never_spawns_the_server(
     relavium_home: Path, tmp_path: Path, hooks: McpClientHooks | None
 ) -> None:
-    marker = tmp_path / "started"
+    marker = relavium_home / "started"  # the server's working folder: a sandboxed server writes nowhere else
     host = make_host(relavium_home, {"fx": _marked(marker)}, hooks=hooks)
     try:
         with pytest.raises(ToolDeniedError) as err:
@@ -94,7 +94,7 @@ async def test_refused_or_unanswerable_consent_never_spawns_the_server(
 
 
 async def test_user_servers_in_mcp_yaml_never_ask(relavium_home: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "started"
+    marker = relavium_home / "started"  # the server's working folder: a sandboxed server writes nowhere else
     (relavium_home / "mcp.yaml").write_text(
         f"servers:\n  mine:\n    transport: stdio\n    command: {PYTHON}\n    args: [{FIXTURE}, stdio]\n"
         f"    env: {{MCP_FIXTURE_MARKER: {marker}}}\n"
@@ -124,7 +124,7 @@ def test_fingerprint_covers_command_args_env_names_and_cwd_but_not_env_values() 
 
 
 async def test_a_failing_consent_prompt_is_no_approval_and_is_asked_again(relavium_home: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "started"
+    marker = relavium_home / "started"  # the server's working folder: a sandboxed server writes nowhere else
     calls: list[str] = []
 
     async def broken(request: ConsentRequest) -> bool:
@@ -151,7 +151,7 @@ async def test_time_spent_reading_the_consent_prompt_is_not_the_servers_deadline
         await asyncio.sleep(deadline_s + 0.5)  # the person reads the prompt for longer than the deadline
         return True
 
-    marker = tmp_path / "started"
+    marker = relavium_home / "started"  # the server's working folder: a sandboxed server writes nowhere else
     host = make_host(relavium_home, {"fx": _marked(marker)}, hooks=McpClientHooks(consent=slow_yes))
     try:
         [report] = await host.discover(timeout_s=deadline_s)

@@ -109,7 +109,7 @@ async def test_binary_anywhere_in_a_result_becomes_a_handle_structured_content_i
 async def test_a_timed_out_servers_descendant_in_its_own_session_is_killed(
     relavium_home: Path, tmp_path: Path, server: str
 ) -> None:
-    pid_file = tmp_path / "escaped.pid"
+    pid_file = relavium_home / "escaped.pid"  # the server's working folder: a sandboxed server writes nowhere else
     entry = raw_entry(timeoutMs=3_000) if server == "raw" else stdio_entry(timeoutMs=3_000)
     tool, args = ("spawn", {"pid_file": str(pid_file)}) if server == "raw" else (
         "spawn_escaped", {"pid_file": str(pid_file), "then_sleep": 60})
@@ -130,7 +130,7 @@ async def test_a_timed_out_servers_descendant_in_its_own_session_is_killed(
 async def test_a_stopped_servers_descendant_in_its_own_session_is_killed(
     relavium_home: Path, tmp_path: Path, server: str
 ) -> None:
-    pid_file = tmp_path / "escaped.pid"
+    pid_file = relavium_home / "escaped.pid"  # the server's working folder: a sandboxed server writes nowhere else
     entry = raw_entry() if server == "raw" else stdio_entry()
     tool, args = ("spawn", {"pid_file": str(pid_file), "answer": True}) if server == "raw" else (
         "spawn_escaped", {"pid_file": str(pid_file)})

@@ -68,6 +68,18 @@ def test_a_forbidden_import_in_engine_breaks_it(tmp_path: Path, module: str, lin
         ("relavium_desktop/providers/config.py", "import relavium_desktop.store.db", "providers do not import store"),
         ("relavium_desktop/host/datadir.py", "import relavium_desktop.ui", "nothing below ui imports ui"),
         ("relavium_desktop/application/app.py", "import relavium_desktop.ui.qt", "nothing below ui imports ui"),
+        ("relavium_desktop/application/workflow_check.py", "import relavium_desktop.cli",
+         "the application layer does not import cli"),
+        ("relavium_desktop/host/datadir.py", "import PySide6.QtGui", "host never imports Qt"),
+        ("relavium_desktop/host/desktop_os.py", "import qasync", "host never imports Qt"),
+        ("relavium_desktop/ui/chat/one_shot.py", "from relavium_desktop.host import datadir",
+         "ui and cli reach host, providers and store only through the application layer"),
+        ("relavium_desktop/cli/runs_cmd.py", "import relavium_desktop.store.runs",
+         "ui and cli reach host, providers and store only through the application layer"),
+        ("relavium_desktop/ui/shell.py", "from relavium_desktop.providers import config",
+         "ui and cli reach host, providers and store only through the application layer"),
+        ("relavium_desktop/providers/config.py", "import relavium_desktop.application.paths",
+         "the application layer sits above engine, host, providers and store"),
     ],
 )
 def test_a_forbidden_import_between_layers_breaks_its_contract(

@@ -80,10 +80,10 @@ def returning_user(home: Path) -> None:
                                        "api_key": "secret:local", "allow_local": True}}}
     (home / "providers.yaml").write_text(json.dumps(entries), encoding="utf-8")
     (home / "desktop-settings.ini").write_text("[welcome]\ndone=done\n", encoding="utf-8")
-    from relavium_desktop import services
+    from relavium_desktop.application.stores import session_store
     from relavium_desktop.engine.llm.messages import Message
 
-    store = services.session_store(home)
+    store = session_store(home)
     store.append_message(store.create(title="Earlier chat", agent_id="chat", mode="auto").id,
                          Message.user("What does total() do?"))
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from relavium_desktop import services
+from relavium_desktop.application.mcp import mcp_consents
 from relavium_desktop.host.mcp import load_servers
 from relavium_desktop.ui.qt import Qt
 
@@ -162,7 +162,7 @@ def test_a_broken_file_shows_its_error_offers_to_open_it_and_outside_edits_show_
 
 
 def test_revoke_removes_a_workflow_server_consent(make_window, relavium_home: Path, project: Path) -> None:
-    store = services.mcp_consents(relavium_home)
+    store = mcp_consents(relavium_home)
     store.grant(str(project), "wf-files", "a" * 64, command="npx", args=("-y", "files-server"),
                 env_names=("LOG_LEVEL",), cwd=str(project))
     store.grant(str(project), "wf-other", "b" * 64, command="other")

@@ -37,10 +37,10 @@ def _garbage_history(home: Path) -> bytes:
 
 
 def _history_with_chats(home: Path, count: int = 30) -> None:
-    from relavium_desktop import services
+    from relavium_desktop.application.stores import session_store
     from relavium_desktop.engine.llm.messages import Message
 
-    store = services.session_store(home)
+    store = session_store(home)
     for i in range(count):
         info = store.create(title=f"chat {i}", agent_id="chat", mode="confirm")
         store.append_message(info.id, Message.user(f"question {i} " + "words " * 150))

@@ -152,13 +152,14 @@ class ProcessHost:
         scope = self._git_scope or WorkspaceGitScope(self._resolve_cwd(None))
         repo = locate_repository(cwd, scope)
         repo_env = repo.env()
+        mode: SandboxMode = opts.sandbox or "strict"
         tmp_stack = contextlib.ExitStack()
         tmp = tmp_stack.enter_context(_private_tmp(True))
         assert tmp is not None
         write_roots = (*_repository_roots(repo), tmp)
-        spec = build_spec("strict", workspace=None, write_roots=write_roots, search_path=self.search_path)
+        spec = build_spec(mode, workspace=None, write_roots=write_roots, search_path=self.search_path)
         identity_spec = build_spec(
-            "strict",
+            mode,
             workspace=None,
             read_roots=(Path(repo.worktree),),
             search_path=self.search_path,

@@ -223,6 +223,10 @@ class McpCapability(Protocol):
         """The prompt's messages as ``[{role, text}]``; a ToolError when it cannot be rendered."""
         ...
 
+    def set_roots(self, roots: Sequence[str]) -> None:
+        """Replace the folders the servers may see (a folder granted or revoked); they are told when they can be."""
+        ...
+
     async def aclose(self) -> None:
         """End every session the capability opened (stdio servers are stopped); it reconnects on demand."""
         ...
@@ -259,6 +263,9 @@ class AbsentMcp:
 
     async def get_prompt(self, server: str, name: str, arguments: Mapping[str, str]) -> list[dict[str, str]]:
         raise _unavailable()
+
+    def set_roots(self, roots: Sequence[str]) -> None:
+        """No server to tell."""
 
     async def aclose(self) -> None:
         return None

@@ -479,11 +479,11 @@ class McpHost:
 
     # -- roots -----------------------------------------------------------------------
 
-    def set_roots(self, roots: Sequence[Path]) -> None:
+    def set_roots(self, roots: Sequence[str | Path]) -> None:
         """Replace the roots; live handshake-era sessions get ``notifications/roots/list_changed``."""
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-        self._roots = tuple(roots)
+        self._roots = tuple(Path(r) for r in roots)
         for conn in list(self._connections.values()):
             client, loop = conn.client, conn.loop
             if client is None or loop is None or loop.is_closed():

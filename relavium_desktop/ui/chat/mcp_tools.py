@@ -218,10 +218,7 @@ class ChatMcp(QObject):
         """Tell the open servers about the project's current roots (a folder was granted or revoked)."""
         if self._host is None or project != self._project:
             return
-        # Only the real MCP client tells servers about roots; the capability's protocol has no such call.
-        set_roots = getattr(self._host.mcp_or_absent(), "set_roots", None)
-        if set_roots is not None:
-            set_roots(list(self.roots(project)))
+        self._host.mcp_or_absent().set_roots([str(root) for root in self.roots(project)])
 
     # -- resources and prompts (the composer's) ------------------------------------------
 

@@ -131,7 +131,7 @@ workflow:
     wfcalc:
       transport: stdio
       command: {python}
-      args: [-c, {starter}, {started}]
+      args: [-c, {starter}, {started}, {fixture}]
       env: {{MCP_FIXTURE_PIDFILE: {pidfile}}}
   nodes:
     - {{id: s, type: input}}
@@ -143,11 +143,13 @@ workflow:
 
 
 # The declared server first leaves a mark that it was started, then becomes the fixture server.
+# The fixture's path is also an argument: the OS sandbox lets a server read its own program's folder.
 STARTER = "import os, sys; open(sys.argv[1], 'w').close(); os.execv(sys.executable, [sys.executable, {}, 'stdio'])"
 
 
 def _workflow_text(started: Path, pid_file: Path) -> str:
     return WORKFLOW.format(python=json.dumps(PYTHON), starter=json.dumps(STARTER.format(repr(FIXTURE))),
+                           fixture=json.dumps(FIXTURE),
                            started=json.dumps(str(started)), pidfile=json.dumps(str(pid_file)))
 
 
@@ -249,7 +251,8 @@ def test_an_agent_files_own_stdio_server_needs_approve_mcp_then_its_tools_are_of
     started = tmp_path / "agent-started"
     servers = ("mcp_servers:\n  own:\n    transport: stdio\n"
                f"    command: {json.dumps(PYTHON)}\n"
-               f"    args: [-c, {json.dumps(STARTER.format(repr(FIXTURE)))}, {json.dumps(str(started))}]\n")
+               f"    args: [-c, {json.dumps(STARTER.format(repr(FIXTURE)))}, {json.dumps(str(started))}, "
+               f"{json.dumps(FIXTURE)}]\n")
     agent = write_agent(tmp_path / "own.agent.yaml", tools=["mcp_own_add"], extra=servers)
     code, _, err = run_cli("agent", "run", str(agent), "--prompt", "add", "--workspace", str(tmp_path),
                            "--approve-all", "egress", "--json", env=env)

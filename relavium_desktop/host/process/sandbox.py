@@ -170,7 +170,8 @@ def support() -> SandboxSupport:
 # -- building specs ----------------------------------------------------------------
 
 
-def floor_locations(homes: Iterable[Path]) -> tuple[Path, ...]:
+@functools.lru_cache(maxsize=8)
+def floor_locations(homes: tuple[Path, ...]) -> tuple[Path, ...]:
     """The read floor's locations in each home: the file tools' protected folders and credential
     files (engine/tools/fs_floors.py, one list for both) plus key rings and cloud CLIs' folders."""
     names = sorted(PROTECTED_DIRS | CREDENTIAL_BASENAMES) + list(EXTRA_DENIED_HOME)
@@ -197,12 +198,17 @@ def _homes() -> tuple[Path, ...]:
 
 def system_read_roots(search_path: Sequence[str] = ()) -> tuple[Path, ...]:
     """The system folders, interpreter prefixes and the command search path's install prefixes."""
+    return _system_read_roots(tuple(search_path), _homes())
+
+
+@functools.lru_cache(maxsize=16)
+def _system_read_roots(search_path: tuple[str, ...], home_list: tuple[Path, ...]) -> tuple[Path, ...]:
     roots = [Path(p) for p in SYSTEM_READ_ROOTS]
     run = Path(RUN_DIR)
     if run.is_dir():
         with contextlib.suppress(OSError):
             roots.extend(child for child in run.iterdir() if child.name not in RUN_EXCLUDED)
-    homes = {h.resolve() for h in _homes()}
+    homes = {h.resolve() for h in home_list}
     for prefix in {
         sys.prefix,
         sys.base_prefix,
@@ -312,41 +318,80 @@ def _inside(path: Path, root: Path) -> bool:
     return p == r or p.startswith(r if r.endswith("/") else r + "/")
 
 
-def _carve(root: Path, deny: Sequence[Path], depth: int = 0) -> list[Path]:
+@dataclass(frozen=True)
+class _DenySet:
+    """The deny roots (canonical spellings, existing or not) and every folder above one, for O(depth) checks."""
+
+    roots: frozenset[str]
+    above: frozenset[str]
+
+    def covers(self, path: str) -> bool:
+        """``path`` is a deny root or below one."""
+        while True:
+            if path in self.roots:
+                return True
+            parent = os.path.dirname(path)
+            if parent == path:
+                return False
+            path = parent
+
+    def holds(self, path: str) -> bool:
+        """A deny root lies strictly below ``path``."""
+        return path in self.above
+
+
+@functools.lru_cache(maxsize=32)
+def _deny_set(deny_roots: tuple[Path, ...]) -> _DenySet:
+    # Not strict: a credential folder created after this is computed is still denied.
+    roots = frozenset(os.path.realpath(d) for d in deny_roots)
+    above: set[str] = set()
+    for root in roots:
+        parent = os.path.dirname(root)
+        while parent not in above:
+            above.add(parent)
+            if os.path.dirname(parent) == parent:
+                break
+            parent = os.path.dirname(parent)
+    return _DenySet(roots, frozenset(above))
+
+
+def _carve(root: str, deny: _DenySet, depth: int = 0) -> list[str]:
     """``root`` itself, or (when a deny root lies below it) its children around the deny roots."""
-    if any(_inside(root, d) for d in deny):
+    if deny.covers(root):
         return []
-    if not any(_inside(d, root) for d in deny) or depth > 8:
-        return [root] if depth <= 8 else []
+    if not deny.holds(root):
+        return [root]
+    if depth > 8:
+        return []
     try:
-        children = list(root.iterdir())
+        names = os.listdir(root)
     except OSError:
         return []
-    out: list[Path] = []
-    for child in children:
-        real = _real(child)
-        if real is None:
+    out: list[str] = []
+    for name in names:
+        child = os.path.join(root, name)
+        real = os.path.realpath(child)
+        if not os.path.exists(real):
             continue
         # A symlink in the carved folder is granted as its target, which is judged again.
-        out.extend(
-            _carve(real, deny, depth + 1)
-            if real.parent == root
-            else ([] if any(_inside(real, d) or _inside(d, real) for d in deny) else [real])
-        )
+        if os.path.dirname(real) == root:
+            out.extend(_carve(real, deny, depth + 1))
+        elif not deny.covers(real) and not deny.holds(real):
+            out.append(real)
     return out
 
 
 def _rules(spec: SandboxSpec) -> list[tuple[str, int]]:
-    deny = [r for r in (_real(d) for d in spec.deny_roots) if r is not None]
+    deny = _deny_set(spec.deny_roots)
     write = landlock.handled_fs(7)
     rules: list[tuple[str, int]] = []
     for roots, access in ((spec.read_roots, landlock.READ_RIGHTS), (spec.write_roots, write)):
         for root in roots:
-            real = _real(root)
-            if real is None:
+            real = os.path.realpath(root)
+            if not os.path.exists(real):
                 continue
-            extra = landlock.FS_IOCTL_DEV if real == Path("/dev") else 0
-            rules.extend((str(p), access | extra) for p in _carve(real, deny))
+            extra = landlock.FS_IOCTL_DEV if real == "/dev" else 0
+            rules.extend((p, access | extra) for p in _carve(real, deny))
     for device in WRITABLE_DEVICES:
         if os.path.exists(device):
             rules.append((device, landlock.FILE_RIGHTS & ~landlock.FS_EXECUTE))

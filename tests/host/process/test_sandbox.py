@@ -191,3 +191,30 @@ async def test_server_everything_runs_in_the_strict_sandbox(relavium_home: Path,
         await host.aclose()
     text = "".join(p.get("text", "") for p in result["content"])
     assert "sandboxed hello" in text
+
+
+def test_a_workspace_holding_credential_folders_keeps_them_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Landlock cannot subtract a folder from a granted one: the home-as-workspace is granted child by child.
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY\n")
+    (home / "notes").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    confinement = preexec_for(build_spec("strict", workspace=home))
+    assert confinement is not None
+    script = (
+        "import os\n"
+        "open('notes/n.txt', 'w').write('ok')\n"
+        "for action in (lambda: open('.ssh/id_ed25519').read(), lambda: os.listdir('.ssh'),\n"
+        "               lambda: open('.ssh/authorized_keys', 'w')):\n"
+        "    try:\n        action(); print('open')\n"
+        "    except PermissionError:\n        print('denied')\n"
+    )
+    try:
+        done = subprocess.run([sys.executable, "-c", script], cwd=home, preexec_fn=confinement,
+                              capture_output=True, text=True, check=False)
+    finally:
+        confinement.close()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["denied", "denied", "denied"]
+    assert (home / "notes" / "n.txt").read_text() == "ok" and not (home / ".ssh" / "authorized_keys").exists()

@@ -189,9 +189,9 @@ def test_a_stopped_command_result_names_the_rule(cli_env: dict[str, str], tmp_pa
     assert code == 0, out
     assert out["result"]["exitCode"] != 0 and "Permission denied" in out["result"]["stderr"]
     assert out["result"]["sandbox"] == (
-        f"sandbox (strict): {target} is outside the folders this process may write (the workspace, granted "
-        "extra roots and its private temp folder); grant the folder as an extra root, or set sandbox: off "
-        "for this tool"
+        f"sandbox (strict): {target} is outside the folders this process may use (the system folders, the "
+        "workspace, granted extra roots and its private temp folder); grant the folder as an extra root, or "
+        "set sandbox: off for this tool"
     )
     assert not target.exists()
 

@@ -493,16 +493,19 @@ def explain(outcome: BaseException | int | None, stderr_tail: str, spec: Sandbox
                 "not even to read; only sandbox: off lifts it"
             )
     for path in paths:
-        if (
-            path.is_absolute()
-            and not any(_inside(path, r) for r in spec.write_roots)
-            and not str(path).startswith(("/proc/", "/dev/"))
-        ):
+        if str(path).startswith(("/proc/", "/dev/")) or any(_inside(path, r) for r in spec.write_roots):
+            continue
+        if not any(_inside(path, r) for r in spec.read_roots):
             return (
-                f"sandbox ({spec.mode}): {path} is outside the folders this process may write "
-                "(the workspace, granted extra roots and its private temp folder); "
+                f"sandbox ({spec.mode}): {path} is outside the folders this process may use (the system "
+                "folders, the workspace, granted extra roots and its private temp folder); "
                 "grant the folder as an extra root, or set sandbox: off for this tool"
             )
+        return (
+            f"sandbox ({spec.mode}): {path} is outside the folders this process may write "
+            "(the workspace, granted extra roots and its private temp folder); "
+            "grant the folder as an extra root, or set sandbox: off for this tool"
+        )
     if spec.mode == "strict" and _NET.search(text):
         return (
             "sandbox (strict): network connections are blocked; set sandbox: network for this tool "

@@ -93,7 +93,7 @@ async def test_run_command_writes_the_workspace_and_its_private_tmp_only(phost: 
     assert not Path(private).exists()  # removed after the call
     assert result["exitCode"] == 1 and "Permission denied" in result["stderr"]
     assert not outside.exists()
-    assert result["sandbox"].startswith(f"sandbox (strict): {outside} is outside the folders this process may write")
+    assert result["sandbox"].startswith(f"sandbox (strict): {outside} is outside the folders this process may use")
     assert "set sandbox: off" in result["sandbox"]
 
 
@@ -168,7 +168,9 @@ def test_explain_names_the_rule_and_how_to_allow_it(tmp_path: Path) -> None:
     assert explain(1, "Permission denied", build_spec("off", workspace=None)) is None
     assert explain(1, "something unrelated broke", spec) is None
     note = explain(1, f"sh: 1: cannot create {tmp_path}/other/x: Permission denied", spec)
-    assert note is not None and f"{tmp_path}/other/x is outside the folders this process may write" in note
+    assert note is not None and f"{tmp_path}/other/x is outside the folders this process may use" in note
+    note = explain(2, "sh: 1: cannot create /usr/lib/planted: Permission denied", spec)  # readable, not writable
+    assert note is not None and "/usr/lib/planted is outside the folders this process may write" in note
     note = explain(1, f"PermissionError: [Errno 13] Permission denied: '{home}/.aws/credentials'", spec)
     assert note is not None and "protected credential location" in note and "sandbox: off" in note
     note = explain(1, "ConnectionRefusedError: [Errno 111] Connection refused", spec)

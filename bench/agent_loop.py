@@ -69,7 +69,7 @@ async def one_loop(server: ScriptedLLMServer, provider: HttpProvider, ws: Path, 
     host = build_host(HostSettings(workspace=ws, home=home))
     ctx = ToolDispatchContext(run_id="bench", node_id="bench", granted_tool_ids=frozenset({"read_file"}),
                               emit=lambda e: None)
-    loop = AgentLoop(spec=spec, providers=lambda name: timed, registry=tool_registry(host), ctx=ctx)
+    loop = AgentLoop(spec=spec, providers=lambda name: timed, registry=tool_registry(host, home=home), ctx=ctx)
     start = time.perf_counter()
     result = await loop.run([Message.user("go")])
     total = time.perf_counter() - start

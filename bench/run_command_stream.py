@@ -123,7 +123,7 @@ async def bench(total: int, repeat: int, home: Path) -> dict[str, Any]:
     host = ToolHost(
         process=ProcessHost(store=store, resolve_cwd=workspace_cwd_resolver(home)), output_store=store
     )
-    registry = tool_registry(host)
+    registry = tool_registry(host, home=home)
     cmd = argv(total)
     policy = ToolPolicy(allowed_commands=(shlex.join(cmd),))
     call = ToolCall("run_command", {"command": cmd[0], "args": cmd[1:]})

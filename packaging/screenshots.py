@@ -669,7 +669,7 @@ def main() -> int:
         from relavium_desktop.ui import app_settings as keys
         from relavium_desktop.ui.qt import QApplication
 
-        settings = keys.ui_settings()  # the theme a user picked in Settings → Appearance
+        settings = keys.ui_settings(home)  # the theme a user picked in Settings → Appearance
         settings.setValue(keys.KEY_THEME, theme)
         # No desktop notifications from the demo: they would land on the user's real desktop.
         settings.setValue(keys.KEY_NOTIFY_RUNS, False)

@@ -69,12 +69,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     # httpx imports its command-line client (click, rich, pygments: ~6 MB) whenever they are installed and
     # falls back when the import fails; the window never runs that client.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    from relavium_desktop.application.paths import AppPaths
     from relavium_desktop.host.log_masking import configure_logging
     from relavium_desktop.ui.shell import run_app
 
     configure_logging()  # every log line masked, RELAVIUM_LOG=debug to see them
     startup_probe.mark("imports")
-    return run_app(args)
+    # The one read of the environment ($RELAVIUM_HOME) for the window's whole process: the settings file,
+    # the single-instance socket and the Application's stores all take these paths.
+    return run_app(args, AppPaths.from_environment())
 
 
 if __name__ == "__main__":

@@ -237,7 +237,7 @@ class ChatService:
         from relavium_desktop.application.tools import tool_registry
         from relavium_desktop.engine.host import ToolHost
 
-        return tool_registry(ToolHost(media=self.media))
+        return tool_registry(ToolHost(media=self.media), home=self.home)
 
     async def registry(self, project: str, session_id: str | None = None) -> tuple[ToolRegistry, tuple[str, ...]]:
         """The registry over the project's host for ``session_id``, and the MCP tool ids it holds.
@@ -269,7 +269,7 @@ class ChatService:
             if cached.mcp_tools is None:
                 cached = await self._discover(project, cached)
             found = cached.mcp_tools or ()
-        registry = tool_registry(cached.host, extra_tools=found)
+        registry = tool_registry(cached.host, home=self.home, extra_tools=found)
         return registry, tuple(t.id for t in found if registry.get(t.id) is t)
 
     async def _discover(self, project: str, cached: _CachedHost) -> _CachedHost:
@@ -286,7 +286,7 @@ class ChatService:
                 self.on_notice("mcp.yaml is not usable; MCP tools are off (relavium tools list says why)")
                 servers = []
             if servers:
-                probe = tool_registry(cached.host)
+                probe = tool_registry(cached.host, home=self.home)
                 before = set(probe.ids())
                 for problem in await add_mcp_tools(probe, servers):
                     self.on_notice(problem)

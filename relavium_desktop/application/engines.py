@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from relavium_desktop.providers.factory import ProviderSet
 
 
-def agent_runner(providers_file: str | None = None, *, home: Path | None = None) -> AgentLoopRunner:
+def agent_runner(providers_file: str | None = None, *, home: Path) -> AgentLoopRunner:
     """The real agent loop for agent nodes and ``invoke_agent``.
 
     Providers come from the provider settings (``home/providers.yaml`` or
@@ -63,7 +63,7 @@ def build_workflow_engine(
     hold_gates: bool = False,
     mcp_servers: Mapping[str, Any] | None = None,
     mcp_hooks: Any = None,
-    home: Path | None = None,
+    home: Path,
 ) -> WorkflowEngine:
     """One engine over a freshly pinned host for ``workspace`` at ``tier``.
 
@@ -75,7 +75,7 @@ def build_workflow_engine(
     ``mcp_hooks`` the surface's consent/elicitation answers; ``home`` the
     Application's data folder (its paths' ``home``).
     """
-    registry = tool_registry(surface_host(workspace, tier=tier, surface="workflow", os_capability=os_capability,
+    registry = tool_registry(home=home, host=surface_host(workspace, tier=tier, surface="workflow", os_capability=os_capability,
                                           mcp_servers=mcp_servers, mcp_hooks=mcp_hooks, home=home))
     return _run_scoped_engine()(registry, agent_runner=agent_runner(providers_file, home=home), journal=journal,
                                 fs_scope=tier, approval=approval, hold_gates=hold_gates)

@@ -125,7 +125,7 @@ async def open_host(
             os_capability=os_capability, home=home, mcp_hooks=mcp_hooks, mcp_roots=mcp_roots,
             mcp_servers=mcp_servers,
         )
-        return tool_registry(host, extra_tools=extra_tools)
+        return tool_registry(host, home=home, extra_tools=extra_tools)
 
     async with own_host(await asyncio.to_thread(build)) as hosted:
         await hosted.discover(discover, timeout_s=timeout_s)

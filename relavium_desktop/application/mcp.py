@@ -16,8 +16,6 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.application.paths import AppPaths
-from relavium_desktop.application.tools import tool_registry
 from relavium_desktop.engine.mcp_reports import DISCOVERY_TIMEOUT_S
 
 if TYPE_CHECKING:
@@ -78,13 +76,15 @@ async def discover_mcp(
 
     Never raises for a dead, hung or refused server: its report says why and
     its tools are simply not offered.  ``reserved`` are ids the tools may not
-    take (default: the built-ins and enabled plugins' tools).
+    take (default: the built-in tools' ids; pass the registry's ids to keep
+    plugin tools too -- the registry refuses a clashing tool either way).
     """
+    from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
     from relavium_desktop.engine.tools.mcp_tools import build_mcp_tools
 
     reports = list(await host.mcp_or_absent().discover(servers, timeout_s=timeout_s))
     if reserved is None:
-        reserved = tool_registry().ids()
+        reserved = [t.id for t in BUILTIN_TOOLS]
     built = build_mcp_tools((t for r in reports if r.ok for t in r.tools), reserved=reserved)
     return McpDiscovery(built.tools, reports, built.refused)
 
@@ -125,13 +125,12 @@ async def add_mcp_tools(registry: ToolRegistry, servers: Collection[str],
     return found.problems()
 
 
-def mcp_consents(home: Path | None = None) -> McpConsentStore:
+def mcp_consents(home: Path) -> McpConsentStore:
     """The per-project consents to start a workflow's own stdio MCP servers, in ``history.db``."""
     from relavium_desktop.host.fs.preview import HOST_GRANT_PATHS
     from relavium_desktop.store.mcp_consents import McpConsentStore
 
-    return McpConsentStore.open(home if home is not None else AppPaths.from_environment().home,
-                                HOST_GRANT_PATHS.canonical)
+    return McpConsentStore.open(home, HOST_GRANT_PATHS.canonical)
 
 
 def workflow_mcp_servers(raw: Mapping[str, Any] | None, source: str = "workflow mcp_servers") -> dict[str, Any]:
@@ -226,7 +225,7 @@ async def run_with_mcp(registry: ToolRegistry, servers: Collection[str], run: Ca
 
 
 def unconsented_stdio_servers(
-    servers: Mapping[str, Any], approved: Collection[str], *, project: Path, home: Path | None = None,
+    servers: Mapping[str, Any], approved: Collection[str], *, project: Path, home: Path,
 ) -> list[str]:
     """The stdio servers of a workflow's block that may not start: neither approved now nor consented before."""
     from relavium_desktop.host.mcp.config import StdioServer, parse_servers
@@ -243,7 +242,7 @@ def unconsented_stdio_servers(
         store.close()
 
 
-def cli_mcp_hooks(approved: Collection[str], *, project: Path, home: Path | None = None) -> McpClientHooks:
+def cli_mcp_hooks(approved: Collection[str], *, project: Path, home: Path) -> McpClientHooks:
     """The command line's MCP client hooks: nobody is there to ask.
 
     Consent: a workflow's stdio server starts only when named with

@@ -46,12 +46,7 @@ __all__ = [
 ]
 
 
-def _home(home: Path | None) -> Path:
-    """``home``, or the data folder for a caller that was not handed the Application's paths."""
-    return home if home is not None else AppPaths.from_environment().home
-
-
-def provider_store(home: Path | None = None, settings_file: Path | None = None) -> ProviderStore:
+def provider_store(home: Path, settings_file: Path | None = None) -> ProviderStore:
     """The one provider store: ``home/providers.yaml`` (or ``settings_file``).
 
     Shared per path within the process, so the CLI, workflows and every view
@@ -60,10 +55,10 @@ def provider_store(home: Path | None = None, settings_file: Path | None = None) 
     from relavium_desktop.providers import PROVIDERS_FILE
     from relavium_desktop.providers.store import store_for
 
-    return store_for(settings_file or _home(home) / PROVIDERS_FILE)
+    return store_for(settings_file or home / PROVIDERS_FILE)
 
 
-def provider_entries(home: Path | None = None, settings_file: Path | None = None) -> dict[str, ProviderEntry]:
+def provider_entries(home: Path, settings_file: Path | None = None) -> dict[str, ProviderEntry]:
     """The configured provider entries: the file's, or the built-in defaults while it does not exist.
 
     Raises ``ProviderConfigError`` for an unreadable or invalid file.
@@ -71,7 +66,7 @@ def provider_entries(home: Path | None = None, settings_file: Path | None = None
     return provider_store(home, settings_file).entries()
 
 
-def provider_set(home: Path | None = None, settings_file: Path | None = None) -> ProviderSet:
+def provider_set(home: Path, settings_file: Path | None = None) -> ProviderSet:
     """The provider entries (``providers.yaml``), keys and the SSRF-guarded client.
 
     Raises ``ProviderConfigError`` for an unreadable or invalid file.
@@ -87,7 +82,7 @@ def provider_set(home: Path | None = None, settings_file: Path | None = None) ->
     )
 
 
-def media_host(home: Path | None = None) -> MediaHost:
+def media_host(home: Path) -> MediaHost:
     """The media store under ``home`` (``home/media``) with its scope grants.
 
     What the chat composer publishes a pasted or dropped image to: the same
@@ -96,7 +91,7 @@ def media_host(home: Path | None = None) -> MediaHost:
     """
     from relavium_desktop.host.media import MediaHost
 
-    return MediaHost.at(_home(home) / "media")
+    return MediaHost.at(home / "media")
 
 
 async def connection_test(

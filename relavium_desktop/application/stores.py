@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.store.grants import FolderGrant, Grant, GrantStore
 
 # The grant store's type and its plain records, for the surfaces' annotations and lists.
@@ -21,28 +20,23 @@ if TYPE_CHECKING:
     from relavium_desktop.store.sessions import SqliteSessionStore
 
 
-def _home(home: Path | None) -> Path:
-    """``home``, or the data folder for a caller that was not handed the Application's paths."""
-    return home if home is not None else AppPaths.from_environment().home
-
-
-def session_store(home: Path | None = None) -> SqliteSessionStore:
-    """The chat sessions in ``history.db`` under ``home`` (default: the data folder)."""
+def session_store(home: Path) -> SqliteSessionStore:
+    """The chat sessions in ``history.db`` under ``home`` (the Application's data folder)."""
     from relavium_desktop.store.db import history_db_path, open_db
     from relavium_desktop.store.sessions import SqliteSessionStore
 
-    return SqliteSessionStore(open_db(history_db_path(_home(home))))
+    return SqliteSessionStore(open_db(history_db_path(home)))
 
 
-def run_store(home: Path | None = None) -> RunStore:
+def run_store(home: Path) -> RunStore:
     """The workflow run journal in ``history.db``; opening marks runs whose process died as interrupted."""
     from relavium_desktop.store.runs import RunStore
 
-    return RunStore.open(_home(home))
+    return RunStore.open(home)
 
 
-def grant_store(home: Path | None = None) -> GrantStore:
+def grant_store(home: Path) -> GrantStore:
     """The per-project permission grants in ``history.db``; the host answers their path questions."""
     from relavium_desktop.host.fs.preview import HOST_GRANT_PATHS
 
-    return GrantStore.open(_home(home), HOST_GRANT_PATHS)
+    return GrantStore.open(home, HOST_GRANT_PATHS)

@@ -18,8 +18,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.application.paths import AppPaths
-
 if TYPE_CHECKING:
     from relavium_desktop.engine.host import OsCapability, ToolHost
     from relavium_desktop.engine.tools.http_tools import HttpToolDecl
@@ -33,13 +31,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _home(home: Path | None) -> Path:
-    """``home``, or the data folder for a caller that was not handed the Application's paths."""
-    return home if home is not None else AppPaths.from_environment().home
+def tool_registry(host: ToolHost | None = None, *, home: Path, extra_tools: Iterable[ToolDef] = ()) -> ToolRegistry:
+    """The built-in tools and ``home``'s enabled plugins' tools over ``host``; no host means no capability.
 
-
-def tool_registry(host: ToolHost | None = None, *, extra_tools: Iterable[ToolDef] = ()) -> ToolRegistry:
-    """The built-in tools over ``host``; no host means no capability (every OS tool fails closed).
+    Without a host every OS tool fails closed.
 
     The only place the registry is constructed, so every surface dispatches
     through the same tool set and the same pipeline.  ``extra_tools`` are the
@@ -51,7 +46,7 @@ def tool_registry(host: ToolHost | None = None, *, extra_tools: Iterable[ToolDef
     from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
     from relavium_desktop.engine.tools.registry import ToolRegistry
 
-    registry = ToolRegistry([*BUILTIN_TOOLS, *plugin_tools()], host if host is not None else ToolHost())
+    registry = ToolRegistry([*BUILTIN_TOOLS, *plugin_tools(home)], host if host is not None else ToolHost())
     for tool in extra_tools:
         if registry.get(tool.id) is not None:
             log.warning("tool %s left out: its id is already registered", tool.id)
@@ -60,23 +55,23 @@ def tool_registry(host: ToolHost | None = None, *, extra_tools: Iterable[ToolDef
     return registry
 
 
-def plugin_report(home: Path | None = None) -> PluginLoadReport:
+def plugin_report(home: Path) -> PluginLoadReport:
     """Load the ENABLED plugins (only they are imported) and say which were refused and why."""
     from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
     from relavium_desktop.host.plugins import load_enabled
 
-    return load_enabled(_home(home), reserved=[t.id for t in BUILTIN_TOOLS])
+    return load_enabled(home, reserved=[t.id for t in BUILTIN_TOOLS])
 
 
-def plugin_statuses(home: Path | None = None) -> list[PluginStatus]:
+def plugin_statuses(home: Path) -> list[PluginStatus]:
     """Every installed plugin and its state (loaded, refused with the reason, disabled, missing)."""
     from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
     from relavium_desktop.host.plugins import statuses
 
-    return statuses(_home(home), reserved=[t.id for t in BUILTIN_TOOLS])
+    return statuses(home, reserved=[t.id for t in BUILTIN_TOOLS])
 
 
-def plugin_tools(home: Path | None = None) -> list[ToolDef]:
+def plugin_tools(home: Path) -> list[ToolDef]:
     """The tools of the enabled plugins; a disabled plugin is never imported, a broken one is skipped."""
     return plugin_report(home).tools
 
@@ -115,7 +110,7 @@ def workflow_http_decls(workflow: LoadedWorkflow) -> list[HttpToolDecl]:
     return decls
 
 
-def known_tool_ids(home: Path | None = None, *, http_tool_names: Iterable[str] = ()) -> KnownTools:
+def known_tool_ids(home: Path, *, http_tool_names: Iterable[str] = ()) -> KnownTools:
     """Tool ids that resolve: built-ins, enabled plugins' tools, ``http_tool_names`` and ``mcp_<server>_*``.
 
     MCP servers come from the user's ``mcp.yaml``; a broken file contributes
@@ -127,7 +122,7 @@ def known_tool_ids(home: Path | None = None, *, http_tool_names: Iterable[str] =
     from relavium_desktop.engine.tools.known_ids import KnownTools
     from relavium_desktop.host.mcp.config import McpConfigError, load_servers
 
-    where = _home(home)
+    where = home
     ids = {t.id for t in BUILTIN_TOOLS} | {t.id for t in plugin_tools(where)} | set(http_tool_names)
     try:
         servers = set(load_servers(where))
@@ -145,7 +140,7 @@ def surface_host(
     run_id: str | None = None,
     extra_roots: tuple[Path, ...] = (),
     os_capability: OsCapability | None = None,
-    home: Path | None = None,
+    home: Path,
     mcp_hooks: Any = None,
     mcp_roots: tuple[Path, ...] = (),
     mcp_servers: Mapping[str, Any] | None = None,
@@ -164,6 +159,6 @@ def surface_host(
 
     return build_host(HostSettings(
         workspace=workspace, tier=tier, surface=surface, extra_roots=extra_roots,
-        os_capability=os_capability, home=_home(home), run_id=run_id,
+        os_capability=os_capability, home=home, run_id=run_id,
         mcp_hooks=mcp_hooks, mcp_roots=mcp_roots, mcp_servers=mcp_servers,
     ))

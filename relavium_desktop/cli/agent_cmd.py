@@ -104,15 +104,15 @@ def run(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
     # The agent file's own stdio servers start only when approved now or consented to before.
-    refused = unconsented_stdio_servers(agent_servers, args.approve_mcp, project=workspace)
+    refused = unconsented_stdio_servers(agent_servers, args.approve_mcp, project=workspace, home=app.paths.home)
     if refused:
         for name in refused:
             print(f"relavium: {consent_needed_message(name, 'the agent file')}", file=sys.stderr)
         return EXIT_FAILED
-    host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id,
-                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace),
+    host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id, home=app.paths.home,
+                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace, home=app.paths.home),
                         mcp_servers=agent_servers or None)
-    registry = tool_registry(host)
+    registry = tool_registry(host, home=app.paths.home)
     # The agent's own http tools (type: http); one that would shadow a known tool is a usage error.
     for problem in register_http_tools(registry, spec.http_tools):
         print(f"{args.agent_file}: http_tools: {problem}", file=sys.stderr)

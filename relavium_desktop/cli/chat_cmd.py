@@ -139,7 +139,7 @@ def _checked_tool_configs(args: argparse.Namespace, spec: object) -> object:
     from relavium_desktop.engine.agent.tool_config import parameter_problems
 
     assert isinstance(spec, AgentSpec)
-    lookup = tool_registry().get
+    lookup = tool_registry(home=args.app.paths.home).get
     problems = parameter_problems(spec.tool_config, lookup)
     if problems:
         where = args.agent or "agent"

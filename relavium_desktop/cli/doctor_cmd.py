@@ -28,8 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from relavium_desktop.application.sandbox import mcp_server_sandboxes, sandbox_report
 
     report = sandbox_report()
-    app = getattr(args, "app", None)  # the entry point's Application, where it gives one
-    paths = app.paths if app is not None else AppPaths.from_environment()
+    paths: AppPaths = args.app.paths  # the entry point's Application's
     servers, problem = mcp_server_sandboxes(paths.home)
     if args.json:
         print_json({"sandbox": {**report.to_json(), "mcpServers": [s.to_json() for s in servers]}})

@@ -76,7 +76,7 @@ def _list(app: Application, args: argparse.Namespace) -> int:
         for line in problems:
             print(f"relavium: {line}", file=sys.stderr)
     # Listing needs no capability: a bare registry describes the same tools.
-    tools = tool_registry(extra_tools=mcp_tools).describe()
+    tools = tool_registry(home=app.paths.home, extra_tools=mcp_tools).describe()
     for row in tools:
         if row["id"] in servers:
             row["server"] = servers[row["id"]]

@@ -20,8 +20,3 @@ def data_dir() -> Path:
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
 
-
-def runs_dir() -> Path:
-    path = data_dir() / "runs"
-    path.mkdir(exist_ok=True, mode=0o700)
-    return path

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.engine.agent import mode_ids
 from relavium_desktop.ui.qt import QSettings
 
@@ -63,9 +62,10 @@ FONT_PT_RANGE = (8, 20)
 _PROBLEM_PROPERTY = "relaviumSettingsProblem"
 
 
-def ui_settings() -> QSettings:
-    """The app's settings: the INI file when it reads cleanly, else an in-memory stand-in (see the module doc)."""
-    path = AppPaths.from_environment().home / FILE_NAME
+def ui_settings(home: Path) -> QSettings:
+    """The app's settings in ``home`` (the Application's data folder): the INI file when it reads cleanly,
+    else an in-memory stand-in (see the module doc)."""
+    path = home / FILE_NAME
     problem = ini_problem(path)
     if problem is None:
         return QSettings(str(path), QSettings.Format.IniFormat)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relavium_desktop.application.tools import tool_registry
@@ -57,6 +58,7 @@ async def run_image_action(
     os_capability: OsCapability | None,
     media: MediaCapability,
     confirm: ApprovalHook | None,
+    home: Path,
 ) -> str:
     """The model's answer to an image action; its read of the clipboard waits for ``confirm``."""
     if not _accepts_images(spec, providers):
@@ -70,7 +72,7 @@ async def run_image_action(
         run_id=run_id, node_id="clipboard", granted_tool_ids=frozenset(IMAGE_TOOLS),
         approval=ApprovalRegime(hook=confirm), media_scope=f"clipboard:{run_id}",
     )
-    registry = tool_registry(ToolHost(os=os_capability, media=media))
+    registry = tool_registry(ToolHost(os=os_capability, media=media), home=home)
     loop = AgentLoop(spec=spec.model_copy(update={"tools": list(IMAGE_TOOLS)}), providers=providers,
                      registry=registry, ctx=ctx)
     result = await loop.run([Message.user(action.render(""))])
@@ -99,6 +101,7 @@ def chat_image_runner(chat_view: ChatView, context: AppContext) -> ImageRunner:
             # folder uses.
             media=backend.media,
             confirm=context.approval_hook(),
+            home=context.app.paths.home,
         )
 
     return run

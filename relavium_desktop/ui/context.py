@@ -64,12 +64,14 @@ class AppContext(QObject):
         app: Application | None = None,
     ) -> None:
         super().__init__(window)
-        # The process's one Application: the paths decided at start-up and the shared stores.
+        # The process's one Application: the paths decided at start-up and the shared stores.  The window's
+        # entry point (app.py -> shell.run_app) hands it in; without one this is the entry point and reads
+        # the environment, once.
         self.app = app if app is not None else Application.from_environment()
         # The top-level widget: dialogs are parented to it, and whether it is
         # focused decides if a notification is worth sending.
         self.window = window
-        self.settings = settings or keys.ui_settings()
+        self.settings = settings or keys.ui_settings(self.app.paths.home)
         migrate_chat_defaults(self.settings, self.app.paths)  # old chat/model, chat/agent -> defaults.json, once
         self.folder_picker: FolderPicker = folder_picker or native_folder_picker
         self.desktop_os: DesktopOs | None = None

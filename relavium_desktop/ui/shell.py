@@ -55,8 +55,10 @@ if TYPE_CHECKING:
     import threading
     from collections.abc import Sequence
 
+    from relavium_desktop.application.app import Application
     from relavium_desktop.application.desktop_os import DesktopOs
     from relavium_desktop.application.local_servers import LocalServerKind
+    from relavium_desktop.application.paths import AppPaths
     from relavium_desktop.ui.chat.view import ChatView
     from relavium_desktop.ui.clipboard_actions import ClipboardAction
     from relavium_desktop.ui.gate_board import GateBoard
@@ -105,12 +107,15 @@ class MainWindow(QMainWindow):
         local_servers: Sequence[LocalServerKind] | None = None,
         load_chat: bool = True,
         open_folder: FolderOpener | None = None,
+        app: Application | None = None,
     ) -> None:
+        """``app`` is the process's Application, built by the entry point from the paths decided at start-up;
+        None builds it from the environment (a test's or a bench's window)."""
         super().__init__()
         # False for --headless-check: paint, check storage, quit -- no chat backend, no MCP discovery.
         self.load_chat = load_chat
         self.local_servers = local_servers  # where "Look for a local model server" looks (default: the usual ports)
-        self.context = AppContext(self, settings=settings, folder_picker=folder_picker)
+        self.context = AppContext(self, settings=settings, folder_picker=folder_picker, app=app)
         self.clipboard_runner = clipboard_runner
         self._painted = False
         self.tray: Tray | None = None
@@ -721,8 +726,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def run_app(argv: list[str]) -> int:
-    """Run the app; a second launch forwards its request to the first and returns 0."""
+def run_app(argv: list[str], paths: AppPaths) -> int:
+    """Run the app over ``paths`` (decided once by the entry point); a second launch forwards to the first."""
     started = time.monotonic()
     args = parse_args(argv[1:])
     from relavium_desktop.ui.single_instance import OPEN_FILE, InstanceServer, forward_to_running, server_name
@@ -738,7 +743,7 @@ def run_app(argv: list[str]) -> int:
     app.setWindowIcon(app_icon())
     startup_probe.mark("qt-init")
     files = [os.path.abspath(f) for f in args.files]
-    name = server_name()
+    name = server_name(paths.home)
     # A check paints its own window even beside a running app.  A running app listens on a socket
     # file (outside Windows): with no such file there is nobody to forward to, and no socket to try.
     if not args.headless_check and (os.name == "nt" or os.path.exists(name)):
@@ -750,7 +755,9 @@ def run_app(argv: list[str]) -> int:
     startup_probe.mark("single-instance")
 
     # A check paints and checks storage; it starts no chat backend (nor MCP servers) it would stop at once.
-    window = MainWindow(load_chat=not args.headless_check)
+    from relavium_desktop.application.app import Application as ProcessApplication
+
+    window = MainWindow(load_chat=not args.headless_check, app=ProcessApplication(paths))
     startup_probe.mark("window")
     if args.project:
         window.context.set_project(args.project)
@@ -833,4 +840,6 @@ def headless_verdict(window: MainWindow, elapsed_ms: float) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_app(sys.argv))
+    from relavium_desktop.app import main
+
+    sys.exit(main())

@@ -21,7 +21,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.ui.qt import QObject, Signal
 
 if TYPE_CHECKING:
@@ -35,8 +34,8 @@ _MAX_SOCKET_PATH = 100
 _MAX_MESSAGE_BYTES = 4096
 
 
-def server_name(home: Path | None = None) -> str:
-    home = home or AppPaths.from_environment().home
+def server_name(home: Path) -> str:
+    """The instance socket of the data folder ``home``: one running window per data folder."""
     path = home / "instance.sock"
     if os.name != "nt" and len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
         return str(path)

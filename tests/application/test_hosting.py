@@ -111,7 +111,7 @@ async def test_a_workflow_server_without_consent_is_a_problem_line_and_never_sta
 
 
 async def test_owning_a_registry_built_beforehand_stops_its_servers(app: Application, tmp_path: Path) -> None:
-    registry = tool_registry(surface_host(tmp_path, surface="workflow", home=app.paths.home))
+    registry = tool_registry(surface_host(tmp_path, surface="workflow", home=app.paths.home), home=app.paths.home)
     async with own_host(registry) as hosted:
         await hosted.discover("all", timeout_s=30)
         assert hosted.registry is registry and registry.get("mcp_calc_add") is not None

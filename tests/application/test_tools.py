@@ -35,8 +35,8 @@ def test_no_ui_module_imports_cli() -> None:
     assert offenders == []
 
 
-def test_a_bare_registry_offers_every_builtin_with_no_capability() -> None:
-    registry = tool_registry()
+def test_a_bare_registry_offers_every_builtin_with_no_capability(relavium_home: Path) -> None:
+    registry = tool_registry(home=relavium_home)
     assert sorted(t["id"] for t in registry.describe()) == sorted(t.id for t in BUILTIN_TOOLS)
     assert registry.host.fs is None and registry.host.process is None and registry.host.egress is None
     assert registry.host.mcp is None and registry.host.mcp_or_absent().server_names() == []

@@ -84,7 +84,9 @@ def _imported(env: dict[str, str], module: str) -> bool:
     """Whether the services a surface starts with (registry, known ids, plugin list) import ``module``."""
     code = ("import json, sys\n"
             "from relavium_desktop.application import tools\n"
-            "tools.tool_registry(); tools.known_tool_ids(); tools.plugin_statuses()\n"
+            "from relavium_desktop.application.paths import AppPaths\n"
+            "home = AppPaths.from_environment().home\n"
+            "tools.tool_registry(home=home); tools.known_tool_ids(home); tools.plugin_statuses(home)\n"
             f"print(json.dumps({module!r} in sys.modules))\n")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
                           check=True)

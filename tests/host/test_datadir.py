@@ -7,13 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from relavium_desktop.host.datadir import data_dir, runs_dir
+from relavium_desktop.host.datadir import data_dir
 
 
 def test_relavium_home_overrides(relavium_home: Path) -> None:
     assert data_dir() == relavium_home
-    assert runs_dir() == relavium_home / "runs"
-    assert stat.S_IMODE(runs_dir().stat().st_mode) == 0o700
 
 
 def test_platform_default_when_unset(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -21,3 +19,4 @@ def test_platform_default_when_unset(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert data_dir() == tmp_path / "xdg" / "Relavium"
     assert data_dir().is_dir()
+    assert stat.S_IMODE(data_dir().stat().st_mode) == 0o700  # created owner-only

@@ -188,8 +188,8 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def _start(workspace: Path, journal: MemoryJournal, text: str, **kw: Any) -> WorkflowRun:
-    engine = build_workflow_engine(workspace=workspace, tier="project", journal=journal, **kw)
+def _start(workspace: Path, home: Path, journal: MemoryJournal, text: str, **kw: Any) -> WorkflowRun:
+    engine = build_workflow_engine(workspace=workspace, tier="project", journal=journal, home=home, **kw)
     return engine.start(load_workflow(text, "wf.relavium.yaml"), {})
 
 
@@ -207,7 +207,7 @@ async def test_a_cancelled_run_reclaims_its_spills(workspace: Path, relavium_hom
     journal = MemoryJournal()
     live_gate = GATED.replace("TIMEOUT", ", timeout_ms: 600000")
     # Cancelled by its task (Ctrl-C, the app quitting): today's gap.
-    run = _start(workspace, journal, live_gate, hold_gates=True)
+    run = _start(workspace, relavium_home, journal, live_gate, hold_gates=True)
     task = asyncio.create_task(run.run())
     folder = await _until_spilled(relavium_home, run)
     task.cancel()
@@ -216,7 +216,7 @@ async def test_a_cancelled_run_reclaims_its_spills(workspace: Path, relavium_hom
     assert run.events[-1]["type"] == "run:cancelled"
     assert not folder.exists()
     # Cancelled by its Stop button (run.cancel()).
-    run = _start(workspace, journal, live_gate, hold_gates=True)
+    run = _start(workspace, relavium_home, journal, live_gate, hold_gates=True)
     task = asyncio.create_task(run.run())
     folder = await _until_spilled(relavium_home, run)
     run.cancel()
@@ -226,18 +226,18 @@ async def test_a_cancelled_run_reclaims_its_spills(workspace: Path, relavium_hom
 
 async def test_a_failed_run_reclaims_and_a_paused_one_keeps(workspace: Path, relavium_home: Path) -> None:
     journal = MemoryJournal()
-    failed = _start(workspace, journal, FAILING)
+    failed = _start(workspace, relavium_home, journal, FAILING)
     assert (await failed.run()).status == "failed"
     assert not (relavium_home / "runs" / failed.run_id).exists()
 
-    paused = _start(workspace, journal, GATED.replace("TIMEOUT", ""))
+    paused = _start(workspace, relavium_home, journal, GATED.replace("TIMEOUT", ""))
     result = await paused.run()
     assert result.status == "paused"
     folder = relavium_home / "runs" / paused.run_id
     spill = next(folder.iterdir())
     assert spill.is_file()
     # Resumed by a new engine (a new process): the run reads its own earlier spill...
-    engine = build_workflow_engine(workspace=workspace, tier="project", journal=journal)
+    engine = build_workflow_engine(workspace=workspace, tier="project", journal=journal, home=relavium_home)
     resumed = engine.resume(paused.run_id, GateDecision("approved"))
     fs = engine.registry.host.fs
     assert fs is not None

@@ -21,16 +21,18 @@ def main(route: str, question: str) -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
+    from relavium_desktop.application.app import Application
     from relavium_desktop.ui import app_settings as keys
     from relavium_desktop.ui.shell import MainWindow
 
     app = QApplication([])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    settings = keys.ui_settings()
+    application = Application.from_environment()  # this child is a window process: its one read
+    settings = keys.ui_settings(application.paths.home)
     settings.setValue(keys.KEY_WELCOME_DONE, "done")
     settings.sync()
-    window = MainWindow()
+    window = MainWindow(app=application)
     window.show()
     view = window.chat_view
     printed = {"session": False, "shown": ""}

@@ -84,17 +84,25 @@ def folder_picker() -> FolderPickerDouble:
 
 
 @pytest.fixture
-def make_window(qtbot, qloop, folder_picker) -> Iterator[Callable[..., object]]:
+def make_window(qtbot, qloop, folder_picker, relavium_home: Path) -> Iterator[Callable[..., object]]:
     from relavium_desktop.ui.shell import MainWindow
 
     windows: list[MainWindow] = []
 
     def make(*, welcome: bool = False, **kw: object) -> MainWindow:
-        """A window; ``welcome=False`` is a returning user (the first-run flow was finished before)."""
+        """A window; ``welcome=False`` is a returning user (the first-run flow was finished before).
+
+        Its Application is ``kw["app"]`` when given, else one over the test's data folder, handed in as
+        the window's entry point does.
+        """
+        from relavium_desktop.application.app import Application
+        from relavium_desktop.application.paths import AppPaths
         from relavium_desktop.ui import app_settings as keys
 
+        app = kw.setdefault("app", Application(AppPaths(relavium_home)))
+        assert isinstance(app, Application)
         if not welcome:
-            settings = keys.ui_settings()
+            settings = keys.ui_settings(app.paths.home)
             settings.setValue(keys.KEY_WELCOME_DONE, "done")
             settings.sync()
         kw.setdefault("folder_picker", folder_picker)

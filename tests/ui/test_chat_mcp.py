@@ -47,9 +47,9 @@ def discovered(qtbot, view, count: int = 1) -> None:
 
 
 @pytest.fixture
-def open_project(project: Path) -> Path:
+def open_project(project: Path, relavium_home: Path) -> Path:
     """The project as a returning user left it: chosen before the window opens."""
-    settings = keys.ui_settings()
+    settings = keys.ui_settings(relavium_home)
     settings.setValue(keys.KEY_PROJECT, str(project))
     settings.sync()
     return project

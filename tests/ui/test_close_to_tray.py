@@ -120,6 +120,7 @@ def test_start_at_login_writes_and_removes_the_autostart_entry(
 # opened with no window on screen, is closed) and the tray's Quit must end it.
 CHILD = """
 import sys
+from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.ui import app_settings as keys, shell
 from relavium_desktop.ui.qt import QTimer
 
@@ -154,7 +155,7 @@ def after_first_paint(self):
         QTimer.singleShot(500, later)
 
 shell.MainWindow.after_first_paint = after_first_paint
-print("run_app returned", shell.run_app(["relavium-desktop"]), flush=True)
+print("run_app returned", shell.run_app(["relavium-desktop"], AppPaths.from_environment()), flush=True)
 """
 
 
@@ -181,6 +182,7 @@ def test_run_app_keeps_running_in_the_tray_until_quit_or_ends_on_close(
 # until the tray's Open; with no tray the window shows anyway, or the app could not be reached.
 HIDDEN_CHILD = """
 import sys
+from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.ui import shell
 from relavium_desktop.ui.qt import QTimer
 
@@ -204,7 +206,7 @@ def after_first_paint(self):
     QTimer.singleShot(300, opened)
 
 shell.MainWindow.after_first_paint = after_first_paint
-print("run_app returned", shell.run_app(["relavium-desktop", "--hidden"]), flush=True)
+print("run_app returned", shell.run_app(["relavium-desktop", "--hidden"], AppPaths.from_environment()), flush=True)
 """
 
 

@@ -8,6 +8,7 @@ real history.db and sampling answered by the scripted LLM server over HTTP.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.host.mcp.hooks import ConsentRequest, ElicitationRequest, SamplingRequest
 from relavium_desktop.ui.mcp.consent_dialog import ConsentDialog
 from relavium_desktop.ui.mcp.elicitation_dialog import ElicitationDialog
-from relavium_desktop.ui.mcp.hooks import AppMcpHooks
+from relavium_desktop.ui.mcp.hooks import AppMcpHooks, complete_with_chat_model
 from relavium_desktop.ui.mcp.sampling_dialog import SamplingDialog
 from relavium_desktop.ui.qt import QLabel, Qt, QWidget
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
@@ -214,10 +215,11 @@ def test_the_sampling_dialog_shows_server_messages_and_max_tokens(qtbot, parent)
 
 
 def test_an_approved_sampling_request_is_answered_by_the_users_model(
-    qtbot, qloop, parent, providers: None, llm_server: ScriptedLLMServer
+    qtbot, qloop, parent, providers: None, llm_server: ScriptedLLMServer, relavium_home: Path
 ) -> None:
     llm_server.script(Reply.say("Blue."))
-    hooks = AppMcpHooks(parent, project=lambda: "", model=lambda: ROUTE)
+    hooks = AppMcpHooks(parent, project=lambda: "", model=lambda: ROUTE,
+                        complete=partial(complete_with_chat_model, home=relavium_home))
     opened: list[Any] = []
     hooks.dialog_opened.connect(opened.append)
     request = SamplingRequest(server="writer", messages=(("user", "One word for the sky's colour?"),),

@@ -28,9 +28,9 @@ def launch(args: list[str], relavium_home: Path, cwd: Path) -> subprocess.Popen[
 
 
 @pytest.fixture
-def server(make_window):
+def server(make_window, relavium_home):
     window = make_window()
-    server = InstanceServer(server_name())
+    server = InstanceServer(server_name(relavium_home))
     assert server.listen()
     server.command_received.connect(window.handle_instance_command)
     yield window, server
@@ -81,8 +81,8 @@ def test_a_file_inside_the_open_project_keeps_the_project(
     assert window.workflows_view.current.rel == "automation/daily/note.relavium.yaml"
 
 
-def test_the_socket_takes_only_an_absolute_path(qtbot, qloop) -> None:
-    server = InstanceServer(server_name())
+def test_the_socket_takes_only_an_absolute_path(qtbot, qloop, relavium_home) -> None:
+    server = InstanceServer(server_name(relavium_home))
     assert server.listen()
     got: list[str] = []
     server.command_received.connect(got.append)

@@ -52,7 +52,7 @@ def test_forwarded_process_clipboard_opens_the_panel_and_runs_an_action(
     window, qtbot, qapp, relavium_home: Path, llm_server: ScriptedLLMServer
 ) -> None:
     qapp.clipboard().setText(NOTES)
-    server = InstanceServer(server_name())
+    server = InstanceServer(server_name(relavium_home))
     assert server.listen()
     server.command_received.connect(window.handle_instance_command)
     try:

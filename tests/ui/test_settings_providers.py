@@ -123,7 +123,7 @@ def test_a_broken_file_is_named_not_a_crash(make_window, relavium_home: Path) ->
 
 
 def test_the_ini_endpoints_of_an_earlier_version_move_to_the_file_once(make_window, relavium_home: Path) -> None:
-    settings = keys.ui_settings()
+    settings = keys.ui_settings(relavium_home)
     settings.setValue("providers/openai/base_url", "http://127.0.0.1:1234/v1")
     settings.setValue("providers/openai/allow_local", "true")
     settings.sync()

@@ -133,7 +133,7 @@ def test_second_launch_with_process_clipboard_is_forwarded_to_the_running_app(
 ) -> None:
     qapp.clipboard().setText("Meeting notes: ship v2 on Friday; Ana owns the release checklist.")
     window = make_window()
-    server = InstanceServer(server_name())
+    server = InstanceServer(server_name(relavium_home))
     assert server.listen()
     server.command_received.connect(window.handle_instance_command)
     try:
@@ -156,10 +156,10 @@ def test_second_launch_with_process_clipboard_is_forwarded_to_the_running_app(
         server.close()
 
 
-def test_instance_socket_ignores_unknown_commands(qtbot, qloop) -> None:
+def test_instance_socket_ignores_unknown_commands(qtbot, qloop, relavium_home: Path) -> None:
     from relavium_desktop.ui.single_instance import forward_to_running
 
-    server = InstanceServer(server_name())
+    server = InstanceServer(server_name(relavium_home))
     assert server.listen()
     got: list[str] = []
     server.command_received.connect(got.append)
@@ -171,10 +171,10 @@ def test_instance_socket_ignores_unknown_commands(qtbot, qloop) -> None:
         server.close()
 
 
-def test_no_running_instance_means_no_forward(qloop) -> None:
+def test_no_running_instance_means_no_forward(qloop, relavium_home: Path) -> None:
     from relavium_desktop.ui.single_instance import forward_to_running
 
-    assert not forward_to_running(server_name(), "show", timeout_ms=200)
+    assert not forward_to_running(server_name(relavium_home), "show", timeout_ms=200)
 
 
 def test_the_picker_offers_exactly_the_engine_chat_modes() -> None:
@@ -188,7 +188,7 @@ def test_the_picker_offers_exactly_the_engine_chat_modes() -> None:
 
 def test_a_mode_saved_by_an_earlier_version_keeps_its_behaviour(make_window, relavium_home: Path) -> None:
     """``accept-edits`` was the old default and asked before every edit: that is "Ask before acting" now."""
-    settings = keys.ui_settings()
+    settings = keys.ui_settings(relavium_home)
     settings.setValue(keys.KEY_MODE, "accept-edits")
     settings.sync()
     window = make_window()
@@ -198,8 +198,8 @@ def test_a_mode_saved_by_an_earlier_version_keeps_its_behaviour(make_window, rel
     assert make_window().context.mode == "accept-edits"
 
 
-def test_an_upstream_mode_id_in_the_settings_is_read_as_the_mode_it_names(make_window) -> None:
-    settings = keys.ui_settings()
+def test_an_upstream_mode_id_in_the_settings_is_read_as_the_mode_it_names(make_window, relavium_home: Path) -> None:
+    settings = keys.ui_settings(relavium_home)
     settings.setValue(keys.KEY_MODE, "ask")
     settings.sync()
     assert make_window().context.mode == "read-only"

@@ -12,6 +12,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+from relavium_desktop.application.app import Application
+from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.store.db import history_db_path
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.qt import Qt
@@ -142,11 +144,11 @@ def test_try_to_recover_keeps_what_is_readable_and_the_damaged_file(
 def test_a_cut_off_settings_file_is_named_not_rewritten_and_its_backup_is_used(
     make_window, qtbot, relavium_home: Path, project: Path,
 ) -> None:
-    settings = keys.ui_settings()  # a good file: its .bak is written once a start has painted
+    settings = keys.ui_settings(relavium_home)  # a good file: its .bak is written once a start has painted
     settings.setValue(keys.KEY_PROJECT, str(project))
     settings.setValue(keys.KEY_WELCOME_DONE, "done")
     settings.sync()
-    keys.keep_backup(keys.ui_settings())
+    keys.keep_backup(keys.ui_settings(relavium_home))
     ini = relavium_home / keys.FILE_NAME
     assert (relavium_home / (keys.FILE_NAME + ".bak")).read_bytes() == ini.read_bytes()
     broken = ini.read_bytes() + b"\n[chat]\nmo"  # cut off mid-line
@@ -172,7 +174,7 @@ def test_a_mode_change_on_a_full_disk_says_it_was_not_saved(
     make_window, qtbot, small_disk: SmallDisk, monkeypatch,  # noqa: F811 -- the fixture
 ) -> None:
     monkeypatch.setenv("RELAVIUM_HOME", str(small_disk.root))
-    window = make_window()
+    window = make_window(app=Application(AppPaths(small_disk.root)))
     _shown(window, qtbot)
     qtbot.waitUntil(lambda: window.context.grants is not None)
     small_disk.fill()
@@ -203,7 +205,7 @@ def test_a_disk_filling_mid_chat_shows_the_state_and_keeps_the_message(
     (home / "providers.yaml").write_text(json.dumps({"providers": {"scripted-openai": {
         "kind": "openai", "base_url": llm_server.base_url + "/v1", "api_key": "env:RELAVIUM_TEST_KEY",
         "allow_local": True}}}))
-    window = make_window()
+    window = make_window(app=Application(AppPaths(home)))
     _shown(window, qtbot)
     view = window.chat_view
     qtbot.waitUntil(lambda: view.backend is not None)

@@ -28,9 +28,9 @@ def defaults_of(home: Path) -> dict[str, str]:
     return json.loads((home / "defaults.json").read_text())  # type: ignore[no-any-return]
 
 
-def old_settings(**values: str) -> None:
-    """The window's INI file as an earlier version left it."""
-    settings = keys.ui_settings()
+def old_settings(home: Path, **values: str) -> None:
+    """The window's INI file in ``home`` as an earlier version left it."""
+    settings = keys.ui_settings(home)
     for key, value in values.items():
         settings.setValue(key.replace("__", "/"), value)
     settings.sync()
@@ -55,7 +55,7 @@ def test_the_welcome_flows_model_is_the_default_model_in_defaults_json(
     assert defaults_of(relavium_home) == {"model": "ollama/llama3.2:3b", "agent": "reviewer"}
     welcome.model_list.setCurrentRow(1)  # changing one's mind replaces it
     assert defaults_of(relavium_home) == {"model": "ollama/qwen2.5-coder:7b", "agent": "reviewer"}
-    assert keys.ui_settings().value("chat/model") is None  # not a window-only setting any more
+    assert keys.ui_settings(relavium_home).value("chat/model") is None  # not a window-only setting any more
 
     # What `relavium chat` reads (application/defaults.py) is the window's pick.
     assert Defaults(AppPaths(relavium_home)).model() == "ollama/qwen2.5-coder:7b"
@@ -63,7 +63,7 @@ def test_the_welcome_flows_model_is_the_default_model_in_defaults_json(
 def test_an_old_window_setting_is_moved_to_defaults_json_once_at_start_up(
     make_window, relavium_home: Path
 ) -> None:
-    old_settings(chat__model="anthropic/claude-sonnet-4", chat__agent="reviewer")
+    old_settings(relavium_home, chat__model="anthropic/claude-sonnet-4", chat__agent="reviewer")
     window = make_window()
     assert defaults_of(relavium_home) == {"model": "anthropic/claude-sonnet-4", "agent": "reviewer"}
     assert window.context.settings.value("chat/model") is None
@@ -80,7 +80,7 @@ def test_an_old_window_setting_is_moved_to_defaults_json_once_at_start_up(
 
 def test_a_default_already_in_defaults_json_wins_over_the_old_setting(make_window, relavium_home: Path) -> None:
     (relavium_home / "defaults.json").write_text(json.dumps({"model": "openai/gpt-4o-mini"}))
-    old_settings(chat__model="anthropic/claude-sonnet-4", chat__agent="reviewer")
+    old_settings(relavium_home, chat__model="anthropic/claude-sonnet-4", chat__agent="reviewer")
     window = make_window()
     assert defaults_of(relavium_home) == {"model": "openai/gpt-4o-mini", "agent": "reviewer"}
     assert window.context.settings.value("chat/model") is None
@@ -90,7 +90,7 @@ def test_an_unreadable_defaults_json_is_left_alone_and_the_old_setting_kept(
     make_window, relavium_home: Path
 ) -> None:
     (relavium_home / "defaults.json").write_text("{not json")
-    old_settings(chat__model="anthropic/claude-sonnet-4")
+    old_settings(relavium_home, chat__model="anthropic/claude-sonnet-4")
     window = make_window()
     assert (relavium_home / "defaults.json").read_text() == "{not json"
     assert window.context.settings.value("chat/model") == "anthropic/claude-sonnet-4"

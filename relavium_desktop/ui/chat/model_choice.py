@@ -141,7 +141,7 @@ class ModelChoice(QObject):
 
         if self._task is not None and not self._task.done():
             self._task.cancel()
-        self._task = spawn(self._learn(AppPaths(home) if home else AppPaths.from_environment(), force))
+        self._task = spawn(self._learn(AppPaths(home) if home is not None else self.context.app.paths, force))
 
     async def _learn(self, paths: AppPaths, force: bool) -> None:
         import asyncio

@@ -10,6 +10,7 @@ engine's fixed code, so the quick panel can say what to fix.
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 from relavium_desktop.application.tools import tool_registry
 from relavium_desktop.engine.agent.loop import AgentLoop
@@ -26,12 +27,12 @@ class OneShotError(Exception):
         self.message = message
 
 
-async def ask_once(spec: AgentSpec, providers: ProviderLookup, prompt: str) -> str:
-    """The model's text answer to ``prompt`` under ``spec``'s route, with no tools."""
+async def ask_once(spec: AgentSpec, providers: ProviderLookup, prompt: str, *, home: Path) -> str:
+    """The model's text answer to ``prompt`` under ``spec``'s route, with no tools (``home``: the data folder)."""
     bare = spec.model_copy(update={"tools": []})
     ctx = ToolDispatchContext(run_id=f"clipboard-{uuid.uuid4().hex[:12]}", node_id="clipboard",
                               granted_tool_ids=frozenset())
-    loop = AgentLoop(spec=bare, providers=providers, registry=tool_registry(), ctx=ctx)
+    loop = AgentLoop(spec=bare, providers=providers, registry=tool_registry(home=home), ctx=ctx)
     result = await loop.run([Message.user(prompt)])
     if result.status != "completed":
         failure = result.failure

@@ -727,7 +727,7 @@ class ChatView(QWidget):
 
         backend = self.ensure_loaded()
         spec = backend.resolve_agent(self.agent(), self.model_combo.route() or None)
-        return await ask_once(spec, backend.providers(), action.render(text))
+        return await ask_once(spec, backend.providers(), action.render(text), home=backend.home)
 
     def _search_sessions(self, query: str) -> list[SessionInfo]:
         """The sessions panel's search: titles and message text, in the store."""

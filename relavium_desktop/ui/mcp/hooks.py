@@ -73,7 +73,7 @@ def previous_fingerprint(consents: McpConsentStore, project: str, server: str, f
     return None
 
 
-async def complete_with_chat_model(request: SamplingRequest, route: str, *, home: Path | None = None) -> SamplingAnswer:
+async def complete_with_chat_model(request: SamplingRequest, route: str, *, home: Path) -> SamplingAnswer:
     """One completion for ``request`` through the user's own provider and model (``provider/model``).
 
     ``home`` is the data folder whose providers.yaml names the provider (the window passes its own).
@@ -113,6 +113,9 @@ class AppMcpHooks(QObject):
     ) -> None:
         """``consents`` gives the consent store (None: ask every time, remember nothing).
 
+        ``complete`` answers an approved sampling request (the window's is
+        :func:`complete_with_chat_model` over its data folder); None refuses every one.
+
         The store belongs to its opener (the window's Application), which closes it; the hooks never do.
         """
         super().__init__(parent)
@@ -120,7 +123,7 @@ class AppMcpHooks(QObject):
         self._project = project
         self._consents = consents
         self._model = model or (lambda: None)
-        self._complete = complete or complete_with_chat_model
+        self._complete = complete
         self._consent_lock = asyncio.Lock()
 
     def client_hooks(self) -> McpClientHooks:
@@ -182,6 +185,8 @@ class AppMcpHooks(QObject):
         await self._show(dialog)
         if not dialog.approved or route is None:
             raise PermissionError(f"the user refused the sampling request of MCP server {request.server!r}")
+        if self._complete is None:
+            raise PermissionError(f"no model can answer the sampling request of MCP server {request.server!r}")
         return await self._complete(request, route)
 
 

@@ -33,7 +33,8 @@ INTRO_TEXT = (
 
 
 class PluginsPage(QWidget):
-    def __init__(self, home: Path | None = None) -> None:
+    def __init__(self, home: Path) -> None:
+        """``home``: the window's data folder (its Application's paths), whose plugins.yaml this page edits."""
         super().__init__()
         self._home = home
         self.intro = QLabel(INTRO_TEXT)
@@ -61,7 +62,7 @@ class PluginsPage(QWidget):
         layout.addStretch(1)
 
     def _paths(self) -> AppPaths:
-        return AppPaths(self._home) if self._home is not None else AppPaths.from_environment()
+        return AppPaths(self._home)
 
     def refresh(self) -> None:
         """Re-read what is installed and enabled; imports only the enabled plugins (to show refusals)."""

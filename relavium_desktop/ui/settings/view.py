@@ -31,7 +31,7 @@ class SettingsView(QWidget):
         self.permissions = PermissionsPage(context)
         self.chat_tools = ChatToolsPage(context)
         self.mcp = McpServersPage(context)
-        self.plugins = PluginsPage()
+        self.plugins = PluginsPage(context.app.paths.home)
         self.notifications = NotificationsPage(context.settings)
         self.notifications.shortcut_changed.connect(self.shortcut_changed)
         self.appearance = AppearancePage(context.theme)

@@ -62,7 +62,7 @@ def find_workflow_files(project: Path) -> list[Path]:
     return found
 
 
-def known_tool_ids(home: Path | None = None) -> Collection[str]:
+def known_tool_ids(home: Path) -> Collection[str]:
     """Built-ins, enabled plugins' tools and ``mcp_<server>_*`` of the servers configured in ``home``.
 
     The application's tools module decides; ``home`` is the window's data folder
@@ -73,7 +73,7 @@ def known_tool_ids(home: Path | None = None) -> Collection[str]:
     return known(home)
 
 
-def load_entry(path: Path, project: Path, home: Path | None = None) -> WorkflowEntry:
+def load_entry(path: Path, project: Path, home: Path) -> WorkflowEntry:
     """Read and validate one workflow file; ``$ref`` agents resolve next to it."""
     try:
         rel = path.relative_to(project).as_posix()
@@ -103,7 +103,7 @@ def load_entry(path: Path, project: Path, home: Path | None = None) -> WorkflowE
 
 
 def scan_project(
-    project: Path, last_status: dict[str, str] | None = None, *, home: Path | None = None
+    project: Path, last_status: dict[str, str] | None = None, *, home: Path
 ) -> list[WorkflowEntry]:
     """Every workflow of the project, loaded (blocking: call it in a worker thread).
 

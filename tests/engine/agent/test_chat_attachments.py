@@ -42,7 +42,7 @@ def _session(rig: Rig, store: SqliteSessionStore, provider: str = "openai", mode
                                      "system_prompt": "You help.", "tools": []})
     info = store.create(title="t", agent_id="chat", mode="auto")
     # No project: the registry carries only the media store (ChatBackend.no_project_registry).
-    registry = tool_registry(ToolHost(media=media_host(rig.home)))
+    registry = tool_registry(ToolHost(media=media_host(rig.home)), home=rig.home)
     return ChatSession(session_id=info.id, spec=spec, providers=rig.providers(), registry=registry,
                        store=store, approvals=SessionApprovals(ChatMode.AUTO, None), emit=rig.record)
 

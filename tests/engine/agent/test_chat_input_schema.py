@@ -26,7 +26,7 @@ async def test_a_message_the_input_schema_refuses_is_neither_stored_nor_sent(rig
                                      "input_schema": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]+$"}})
     info = store.create(title="t", agent_id="chat", mode=str(ChatMode.AUTO))
     host = surface_host(rig.workspace, surface="chat", home=rig.home)
-    session = ChatSession(session_id=info.id, spec=spec, providers=rig.providers(), registry=tool_registry(host),
+    session = ChatSession(session_id=info.id, spec=spec, providers=rig.providers(), registry=tool_registry(host, home=rig.home),
                           store=store, approvals=SessionApprovals(ChatMode.AUTO, None), emit=rig.record)
     with pytest.raises(ValueError, match=r"input does not match the agent's input_schema \(pattern: "):
         await session.send("please look at ticket 12")

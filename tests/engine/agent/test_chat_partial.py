@@ -63,7 +63,7 @@ def _session(rig: Rig, store: Any, **kw: Any) -> ChatSession:
         session_id=info.id,
         spec=spec,
         providers=rig.providers(),
-        registry=tool_registry(host),
+        registry=tool_registry(host, home=rig.home),
         store=store,
         approvals=SessionApprovals(ChatMode.AUTO, None),
         emit=rig.record,

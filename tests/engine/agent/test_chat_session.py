@@ -29,7 +29,7 @@ def _session(rig: Rig, store: SqliteSessionStore, *, tools: list[str], offered: 
                                      "system_prompt": "You help.", "tools": tools})
     info = store.create(title="t", agent_id="chat", mode=str(mode))
     host = surface_host(rig.workspace, surface="chat", home=rig.home)
-    return ChatSession(session_id=info.id, spec=spec, providers=rig.providers(), registry=tool_registry(host),
+    return ChatSession(session_id=info.id, spec=spec, providers=rig.providers(), registry=tool_registry(host, home=rig.home),
                        store=store, approvals=SessionApprovals(mode, None), emit=rig.record,
                        offered_tools=offered)
 

@@ -94,7 +94,7 @@ def project(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _registry(workspace: Path, extra: Path, home: Path) -> ToolRegistry:
-    return tool_registry(surface_host(workspace, surface="chat", extra_roots=(extra,), home=home))
+    return tool_registry(surface_host(workspace, surface="chat", extra_roots=(extra,), home=home), home=home)
 
 
 async def _dispatch(registry: ToolRegistry, approvals: SessionApprovals, tool: str,

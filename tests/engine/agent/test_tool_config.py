@@ -170,7 +170,7 @@ async def test_a_chat_session_sends_settings_config_with_each_call(rig: Rig, rel
     host = surface_host(rig.workspace, surface="chat", home=rig.home)
     sub = rig.workspace / "chat-cwd"
     sub.mkdir()
-    session = ChatSession(session_id=info.id, spec=spec, providers=rig.providers(), registry=tool_registry(host),
+    session = ChatSession(session_id=info.id, spec=spec, providers=rig.providers(), registry=tool_registry(host, home=rig.home),
                           store=store, approvals=SessionApprovals(ChatMode.AUTO, None), emit=rig.record,
                           policy=ToolPolicy(allowed_commands=("pwd",)),
                           tool_configs={"run_command": NodeToolConfig(parameters={"cwd": str(sub)})})

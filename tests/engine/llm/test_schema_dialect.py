@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -121,10 +122,10 @@ async def test_each_provider_sends_the_schema_in_its_dialect(llm_server: Scripte
 
 
 @pytest.mark.parametrize("dialect", ["anthropic", "openai", "gemini"])
-def test_every_builtin_tools_schema_goes_to_every_dialect_without_dangling_refs(dialect: str) -> None:
+def test_every_builtin_tools_schema_goes_to_every_dialect_without_dangling_refs(dialect: str, relavium_home: Path) -> None:
     from relavium_desktop.application.tools import tool_registry
 
-    for row in tool_registry().describe():
+    for row in tool_registry(home=relavium_home).describe():
         out = normalise_schema(row["parameters"], dialect)  # type: ignore[arg-type]
         assert out["type"] == "object" and "$ref" not in json.dumps(out), row["id"]
         assert set(out["properties"]) == set(row["parameters"].get("properties", {})), row["id"]

@@ -220,3 +220,13 @@ def test_a_workspace_holding_credential_folders_keeps_them_out(tmp_path: Path, m
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["denied", "denied", "denied"]
     assert (home / "notes" / "n.txt").read_text() == "ok" and not (home / ".ssh" / "authorized_keys").exists()
+
+
+def test_the_stdio_launcher_never_starts_a_server_it_cannot_confine(tmp_path: Path) -> None:
+    from relavium_desktop.host.process.sandbox import LAUNCHER
+
+    marker = tmp_path / "ran"
+    done = subprocess.run([sys.executable, "-I", "-S", str(LAUNCHER), "987", "/bin/sh", "-c", f"touch {marker}"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 126 and "the sandbox could not be applied" in done.stderr
+    assert not marker.exists()

@@ -187,8 +187,11 @@ class ChatMcp(QObject):
                 host = await asyncio.to_thread(self._build_host, project, self.hooks(), self.extra_roots(project))
                 self._host = host
                 from relavium_desktop.application.mcp import discover_mcp
+                from relavium_desktop.application.tools import tool_registry
 
-                found = await discover_mcp(host, self.timeout_s)
+                # The built-ins and this data folder's enabled plugins' tools: ids an MCP tool may not take.
+                reserved = tool_registry(home=self.home).ids()
+                found = await discover_mcp(host, self.timeout_s, reserved=reserved)
                 tools, reports, refused = tuple(found.tools), tuple(found.reports), tuple(found.refused)
         except asyncio.CancelledError:
             raise

@@ -57,6 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     startup_probe.mark("interpreter")  # Python itself is up (bench/startup.py's first phase)
     args = list(sys.argv if argv is None else argv)
+    if len(args) > 1 and args[1] == "--relavium-helper":  # the bundle's watcher or sandbox launcher
+        from relavium_desktop.application.helper_programs import run_helper_if_asked
+
+        code = run_helper_if_asked(args)
+        return code if code is not None else 2
     if any(flag in args[1:] for flag in DESKTOP_ENTRY_FLAGS):
         return desktop_entry_command(args[1:])
     problem = display_problem(os.environ)

@@ -246,6 +246,11 @@ def _internal_error(exc: BaseException, as_json: bool, *, on_stderr: bool = Fals
 
 
 def entry() -> None:
+    from relavium_desktop.application.helper_programs import run_helper_if_asked
+
+    helper = run_helper_if_asked(sys.argv)  # the bundle's watcher or sandbox launcher, not a command
+    if helper is not None:
+        sys.exit(helper)
     from relavium_desktop.cli.masked_streams import mask_std_streams
 
     # For the whole process, so even RELAVIUM_DEBUG's traceback (printed after

@@ -32,6 +32,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from relavium_desktop.host.process.helper_programs import helper_argv
+
 ENV_VAR = "RELAVIUM_CHILD_GUARD"
 _PR_SET_PDEATHSIG = 1
 _WATCHER = Path(__file__).with_name("guard_main.py")
@@ -92,7 +94,7 @@ class ChildGuard:
         env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
         try:
             self._watcher = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(_WATCHER), self.token],
+                helper_argv("guard-watcher", _WATCHER, self.token),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

@@ -464,7 +464,9 @@ def launcher_argv(confinement: Confinement, executable: str, args: Sequence[str]
     """The argv that starts ``executable`` confined, for a spawner without ``preexec_fn`` (anyio):
     the launcher enforces the ruleset, whose descriptor the spawn must pass (``pass_fds``), then
     ``execv``s.  The ``then`` hook of the confinement does not run there."""
-    return [sys.executable, "-I", "-S", str(LAUNCHER), str(confinement.fd), executable, *args]
+    from relavium_desktop.host.process.helper_programs import helper_argv
+
+    return helper_argv("sandbox-exec", LAUNCHER, str(confinement.fd), executable, *args)
 
 
 # -- explaining a stopped process ------------------------------------------------

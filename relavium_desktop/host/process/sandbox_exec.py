@@ -17,8 +17,22 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 EXIT_NOT_CONFINED = 126
+
+
+def _landlock() -> Any:
+    """The Landlock calls: from the package when run as a module (the bundle's ``--relavium-helper``),
+    else loaded by path (a script with no site and no user paths)."""
+    if __package__:
+        return importlib.import_module(f"{__package__}.landlock")
+    found = importlib.util.spec_from_file_location("landlock", Path(__file__).with_name("landlock.py"))
+    if found is None or found.loader is None:
+        raise OSError(0, "landlock.py is missing")
+    module = importlib.util.module_from_spec(found)
+    found.loader.exec_module(module)
+    return module
 
 
 def main(argv: list[str]) -> int:
@@ -26,12 +40,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("sandbox launcher: usage: RULESET_FD EXECUTABLE [ARG...]\n")
         return EXIT_NOT_CONFINED
     try:
-        # Loaded by path: this runs outside the package, with no site and no user paths.
-        found = importlib.util.spec_from_file_location("landlock", Path(__file__).with_name("landlock.py"))
-        if found is None or found.loader is None:
-            raise OSError(0, "landlock.py is missing")
-        landlock = importlib.util.module_from_spec(found)
-        found.loader.exec_module(landlock)
+        landlock = _landlock()
         ruleset = int(argv[1])
         landlock.restricter(ruleset)()
         os.close(ruleset)

@@ -54,7 +54,7 @@ def run_and_wait(view, qtbot) -> Any:
 def test_a_workflow_tool_node_calls_a_tool_of_the_users_mcp_server(
     make_window, qtbot, project: Path, relavium_home: Path, tmp_path: Path,
 ) -> None:
-    marker = tmp_path / "user-started"
+    marker = project / "user-started"  # the server's working folder: a sandboxed server writes nowhere else
     (relavium_home / "mcp.yaml").write_text("servers:\n  calc:\n    " + stdio_entry(marker).replace("\n      ", "\n    "))
     (project / "adder.relavium.yaml").write_text(ADDER.format(servers="", server="calc"))
     _window, view = open_flow(make_window, qtbot, project, "adder.relavium.yaml")
@@ -67,7 +67,7 @@ def test_a_workflow_tool_node_calls_a_tool_of_the_users_mcp_server(
 def test_a_workflows_own_server_starts_only_after_consent_asked_once_per_project(
     make_window, qtbot, project: Path, relavium_home: Path, tmp_path: Path,
 ) -> None:
-    marker = tmp_path / "workflow-started"
+    marker = project / "workflow-started"  # the server's working folder (sandboxed)
     servers = "  mcp_servers:\n    wfcalc:\n      " + stdio_entry(marker)
     (project / "adder.relavium.yaml").write_text(ADDER.format(servers=servers, server="wfcalc"))
     window, view = open_flow(make_window, qtbot, project, "adder.relavium.yaml")
@@ -95,7 +95,7 @@ def test_a_run_resumed_at_its_gate_still_reaches_the_workflows_own_server(
 ) -> None:
     from relavium_desktop.ui.workflows.gate import GateDialog
 
-    marker = tmp_path / "workflow-started"
+    marker = project / "workflow-started"  # the server's working folder (sandboxed)
     servers = "  mcp_servers:\n    wfcalc:\n      " + stdio_entry(marker)
     gated = ADDER.format(servers=servers, server="wfcalc").replace(
         "    - id: sum\n", "    - { id: gate, type: human_gate }\n    - id: sum\n",

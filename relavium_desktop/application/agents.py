@@ -68,3 +68,21 @@ def user_agents(paths: AppPaths) -> list[tuple[str, AgentSpec]]:
             except AgentFileError as exc:
                 log.warning("skipping agent file %s: %s", path.name, exc)
     return found
+
+
+def default_agent(paths: AppPaths) -> tuple[str, AgentSpec] | None:
+    """The agent the window's picker last chose (``defaults.json``), as ``(file name, spec)``.
+
+    None for the built-in chat agent, for no choice, or when the chosen
+    agent's file is gone or broken (logged): the caller starts the built-in one.
+    """
+    from relavium_desktop.application.defaults import Defaults
+
+    wanted = Defaults(paths).agent()
+    if wanted is None or wanted == "chat":
+        return None
+    for name, spec in user_agents(paths):
+        if spec.id == wanted:
+            return name, spec
+    log.warning("the default agent %r is not among the agent files; the built-in chat agent is used", wanted)
+    return None

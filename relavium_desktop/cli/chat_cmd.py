@@ -128,6 +128,13 @@ def _run(args: argparse.Namespace, app: Any) -> int:
     except AgentFileError as exc:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
+    if args.agent is None and args.session is None:
+        from relavium_desktop.application.agents import default_agent
+
+        chosen = default_agent(app.paths)  # the agent picked in the window, as its model is
+        if chosen is not None:
+            args.agent, spec = str(app.paths.agents / chosen[0]), chosen[1]
+            _say(f"relavium chat: agent {show_line(spec.id)} (the app's default; --agent picks another)")
     tool_configs = _checked_tool_configs(args, spec)
     return asyncio.run(_repl(args, app, spec, tool_configs))
 

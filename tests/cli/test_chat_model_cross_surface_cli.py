@@ -55,3 +55,38 @@ def test_the_model_picked_in_the_window_is_used_by_relavium_chat(
     proc = chat(env, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert llm_server.requests[-1].body["model"] == "picked-in-the-window"
+
+
+def test_the_agent_picked_in_the_window_is_the_one_relavium_chat_starts(
+    make_window, qtbot, env: dict[str, str], llm_server: ScriptedLLMServer, relavium_home: Path, tmp_path: Path
+) -> None:
+    agents = relavium_home / "agents"
+    agents.mkdir(exist_ok=True)
+    (agents / "pirate.agent.yaml").write_text(
+        "id: pirate\nname: Pirate\nprovider: scripted-openai\nmodel: pirate-model\n"
+        "system_prompt: Answer like a pirate.\ntools: []\n"
+    )
+    window = make_window()
+    view = window.chat_view
+    with qtbot.waitSignal(view.models.updated, timeout=20_000):
+        view.ensure_loaded()
+    ids = [view.agent_combo.itemData(i) for i in range(view.agent_combo.count())]
+    view.agent_combo.setCurrentIndex(ids.index("pirate"))
+    window.close()
+
+    llm_server.script(Reply.say("Arr."))
+    proc = chat(env, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "agent pirate (the app's default" in proc.stdout
+    sent = llm_server.requests[-1].body
+    assert sent["model"] == "pirate-model"
+    assert "Answer like a pirate." in str(sent["messages"][0])
+
+    # --agent names another one for this chat; the window's choice stays the default.
+    other = tmp_path / "plain.agent.yaml"
+    other.write_text("id: plain\nname: Plain\nprovider: scripted-openai\nmodel: plain-model\n"
+                     "system_prompt: Be plain.\ntools: []\n")
+    llm_server.script(Reply.say("Plain."))
+    proc = chat(env, tmp_path, "--agent", str(other))
+    assert proc.returncode == 0, proc.stderr
+    assert llm_server.requests[-1].body["model"] == "plain-model"

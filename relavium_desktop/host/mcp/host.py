@@ -254,7 +254,19 @@ class McpHost:
             raise ToolFailedError("the MCP server's working folder does not exist")
         launch = prepare_launch(entry.command, entry.args, entry.env, cwd, self._search_path)
         fault = self._faults[name] = StdioFault()
-        return stdio_transport(launch, fault, sandbox_mode=entry.sandbox_for(self.origin(name)))
+        origin = self.origin(name)
+        return stdio_transport(launch, fault, sandbox_mode=entry.sandbox_for(origin), user_server=origin == "user")
+
+    def _sandbox_hint(self, name: str, entry: ServerEntry) -> str:
+        """For a confined stdio server that would not start: the sandbox may be why, and how to loosen it."""
+        if not isinstance(entry, StdioServer):
+            return ""
+        mode = entry.sandbox_for(self.origin(name))
+        if mode == "off":
+            return ""
+        return (f"; it runs in the {mode!r} sandbox (writes only its working folder and a private temp folder"
+                f"{', no network' if mode == 'strict' else ''}): if it needs more, set 'sandbox: off' on its "
+                f"entry ('relavium doctor' shows each server's mode)")
 
     def _detail(self, name: str, exc: BaseException) -> str:
         """Why a request to ``name`` failed: a stream fault the transport saw, else the exception's short form."""
@@ -339,7 +351,7 @@ class McpHost:
                 if found is not None:
                     raise found from None
                 detail = self._detail(name, exc)
-                raise ToolFailedError(f"could not connect to MCP server {name!r} ({detail})") from None
+                raise ToolFailedError(f"could not connect to MCP server {name!r} ({detail}){self._sandbox_hint(name, entry)}") from None
             self._connections[name] = conn
             await self._subscribe_logs(conn)
             return conn

@@ -61,6 +61,7 @@ from relavium_desktop.host.process.sandbox import (
     launcher_argv,
     preexec_for,
     program_roots,
+    user_server_roots,
 )
 from relavium_desktop.host.process.tree import group_kwargs, kill_tree
 
@@ -126,16 +127,24 @@ async def _stop(process: anyio.abc.Process) -> None:
     await process.aclose()
 
 
-async def _open_sandboxed(launch: StdioLaunch, env: dict[str, str], mode: SandboxMode) -> anyio.abc.Process:
-    """Start the server (confined unless ``mode`` is off); raises ToolFailedError when it cannot be confined."""
+async def _open_sandboxed(
+    launch: StdioLaunch, env: dict[str, str], mode: SandboxMode, user_server: bool = False
+) -> anyio.abc.Process:
+    """Start the server (confined unless ``mode`` is off); raises ToolFailedError when it cannot be confined.
+
+    ``user_server``: from the user's own mcp.yaml, so it may also read the home folder (credential
+    locations excepted) and write its package manager's cache (``npx``, ``uvx`` launches need both).
+    """
     argv = [launch.executable, *launch.args]
     pass_fds: tuple[int, ...] = ()
     confinement = None
     if mode != "off":
+        home_read, cache_write = user_server_roots() if user_server else ((), ())
         spec = build_spec(
             mode,
             workspace=Path(launch.cwd),
-            read_roots=program_roots([launch.executable, *launch.args]),
+            read_roots=(*program_roots([launch.executable, *launch.args]), *home_read),
+            write_roots=cache_write,
             private_tmp=Path(env["TMPDIR"]),
             search_path=[p for p in launch.env.get("PATH", "").split(os.pathsep) if p],
         )
@@ -168,7 +177,11 @@ async def _open_sandboxed(launch: StdioLaunch, env: dict[str, str], mode: Sandbo
 
 @asynccontextmanager
 async def stdio_transport(
-    launch: StdioLaunch, fault: StdioFault | None = None, *, sandbox_mode: SandboxMode = "strict"
+    launch: StdioLaunch,
+    fault: StdioFault | None = None,
+    *,
+    sandbox_mode: SandboxMode = "strict",
+    user_server: bool = False,
 ) -> AsyncIterator[tuple[object, object]]:
     """Yield the (read, write) message streams ``mcp.client.Client`` speaks over.
 
@@ -183,7 +196,7 @@ async def stdio_transport(
     tmp = tempfile.mkdtemp(prefix="relavium-mcp-") if sandbox_mode != "off" else None
     env = {**launch.env, **guard.env(), **({"TMPDIR": tmp} if tmp is not None else {})}
     try:
-        process = await _open_sandboxed(launch, env, sandbox_mode)
+        process = await _open_sandboxed(launch, env, sandbox_mode, user_server)
     except BaseException:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -196,6 +196,20 @@ def _homes() -> tuple[Path, ...]:
     return tuple(dict.fromkeys(homes))
 
 
+# What a server from the user's own mcp.yaml usually needs beyond its working folder: launched
+# with npx, uvx or pipx, it reads its tool's install under the home folder and writes that tool's
+# cache.  Only these caches become writable; the credential locations stay carved out.
+USER_SERVER_CACHES = (".npm", ".cache", ".bun", ".local/share/uv", ".local/share/pipx")
+
+
+def user_server_roots() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """``(read, write)`` extra roots for a server the user configured: the home folder (credential
+    locations still denied) and the package managers' caches that exist."""
+    homes = _homes()
+    caches = tuple(home / name for home in homes for name in USER_SERVER_CACHES if (home / name).is_dir())
+    return homes, caches
+
+
 def system_read_roots(search_path: Sequence[str] = ()) -> tuple[Path, ...]:
     """The system folders, interpreter prefixes and the command search path's install prefixes."""
     return _system_read_roots(tuple(search_path), _homes())

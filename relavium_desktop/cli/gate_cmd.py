@@ -40,16 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gate", metavar="GATE_ID", help="which pending gate (when the run has several)")
     p.add_argument("--reason", metavar="TEXT", help="why (reject only; recorded on the gate's decision)")
     p.add_argument("--payload", help="gate payload as JSON (or @file.json), approve only")
-    p.add_argument(
-        "--providers", help="provider settings file for agent nodes (default: $RELAVIUM_HOME/providers.yaml)"
-    )
-    p.add_argument(
-        "--approve-mcp",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="let this stdio MCP server the workflow declares start (repeatable)",
-    )
+    from relavium_desktop.cli.run_cmd import add_run_environment
+
+    add_run_environment(p)
     p.add_argument("--json", action="store_true", help="print JSON only")
 
 

@@ -40,9 +40,8 @@ from typing import TYPE_CHECKING, Any
 from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from relavium_desktop.cli.jsonargs import load_json_option
 from relavium_desktop.cli.validate_cmd import (
-    known_tool_ids,
+    load_or_report,
     model_warnings,
-    read_workflow,
     report_error,
     report_invalid,
 )
@@ -54,6 +53,20 @@ if TYPE_CHECKING:
 
 EXIT_PAUSED = 3
 NODE_RESULT_CHARS = 200  # a node's result on its node:completed line: enough to recognise it
+
+
+def add_run_environment(p: argparse.ArgumentParser) -> None:
+    """What a run (started, resumed or driven on by ``relavium gate``) needs for its agents and servers."""
+    p.add_argument(
+        "--providers", help="provider settings file for agent nodes (default: $RELAVIUM_HOME/providers.yaml)"
+    )
+    p.add_argument(
+        "--approve-mcp",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="let this stdio MCP server the workflow declares start (repeatable)",
+    )
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -76,16 +89,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="stay running while a pending human gate has a timeout_ms and apply its "
         "timeout_action when it runs out (instead of exiting 3 at once)",
     )
-    p.add_argument(
-        "--providers", help="provider settings file for agent nodes (default: $RELAVIUM_HOME/providers.yaml)"
-    )
-    p.add_argument(
-        "--approve-mcp",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="let this stdio MCP server the workflow declares start (repeatable)",
-    )
+    add_run_environment(p)
     p.add_argument("--json", action="store_true", help="print NDJSON run events only")
 
 
@@ -386,22 +390,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _start(args: argparse.Namespace, session: RunSession) -> int:
-    from relavium_desktop.engine.workflow.errors import InputError, WorkflowError
+    from relavium_desktop.engine.workflow.errors import InputError
     from relavium_desktop.engine.workflow.inputs import coerce_text_inputs
-    from relavium_desktop.engine.workflow.loader import load_workflow
 
     workspace = Path(args.workspace or ".").expanduser().resolve()
     if not workspace.is_dir():
         raise UsageError(f"--workspace: {args.workspace or workspace} is not a folder")
-    try:
-        text, name, read_ref = read_workflow(args.file)
-    except OSError as exc:
-        report_error("validation", f"cannot read {args.file}: {exc.strerror or exc}", args.json)
-        return EXIT_USAGE
-    try:
-        wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids(session.app.paths))
-    except WorkflowError as exc:
-        report_invalid(exc, args.json)
+    wf = load_or_report(args.file, session.app.paths, args.json)
+    if wf is None:
         return EXIT_USAGE
     if not args.json:  # under --json stderr is kept for a fault's document
         for line in model_warnings(wf, args.providers, session.app.paths):

@@ -91,21 +91,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON only")
 
 
-def run(args: argparse.Namespace) -> int:
-    from relavium_desktop.application.workflow_check import McpConfigError, check_mcp_servers
+def load_or_report(file: str, paths: AppPaths, as_json: bool) -> Any:
+    """The workflow in ``file`` (a ``LoadedWorkflow``), or None once why it cannot be read or loaded is reported.
+
+    ``relavium run`` and ``relavium validate`` read a file the same way and
+    say the same thing about the same fault.
+    """
     from relavium_desktop.engine.workflow.errors import WorkflowError
     from relavium_desktop.engine.workflow.loader import load_workflow
 
     try:
-        text, name, read_ref = read_workflow(args.file)
+        text, name, read_ref = read_workflow(file)
     except OSError as exc:
-        report_error("validation", f"cannot read {args.file}: {exc.strerror or exc}", args.json)
-        return EXIT_USAGE
+        report_error("validation", f"cannot read {file}: {exc.strerror or exc}", as_json)
+        return None
     try:
-        wf = load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids(args.app.paths))
+        return load_workflow(text, name, read_ref=read_ref, known_tools=known_tool_ids(paths))
     except WorkflowError as exc:
-        report_invalid(exc, args.json)
+        report_invalid(exc, as_json)
+        return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.application.workflow_check import McpConfigError, check_mcp_servers
+
+    wf = load_or_report(args.file, args.app.paths, args.json)
+    if wf is None:
         return EXIT_USAGE
+    name = args.file  # as given: what the user typed names the file
     try:
         # The workflow's and its agents' MCP servers as the run will start them: one block, by
         # mcp.yaml's rules (the engine keeps it raw), with a name declared twice differently refused.

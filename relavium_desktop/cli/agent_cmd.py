@@ -25,6 +25,7 @@ from relavium_desktop.cli.agent_common import (
     headless_approval,
     policy_of,
     providers_of,
+    warn_if_unconfined,
     workspace_of,
 )
 from relavium_desktop.engine.display_text import show_block, show_line
@@ -88,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     workspace = workspace_of(args.workspace)
     policy = policy_of(args.policy)
+    warn_if_unconfined(policy)
     providers = providers_of(args.providers, app.paths)
 
     run_id = f"agent-{uuid.uuid4().hex[:12]}"

@@ -144,3 +144,14 @@ def headless_approval(risks: set[str]) -> Any:
 
     regime = headless_regime(frozenset(ActionClass(r) for r in risks))
     return dataclasses.replace(regime, deny_message=refused)
+
+
+def warn_if_unconfined(policy: Any) -> None:
+    """One stderr line when ``--policy`` opts the commands out of the sandbox: they run with all of the user's rights."""
+    import sys
+
+    from relavium_desktop.application.sandbox import off_notice
+
+    notice = off_notice(policy.sandbox)
+    if notice is not None:
+        print(f"relavium: warning: {notice}", file=sys.stderr, flush=True)

@@ -26,6 +26,7 @@ from relavium_desktop.cli.agent_common import (
     policy_of,
     providers_of,
     tool_config_of,
+    warn_if_unconfined,
     workspace_of,
 )
 from relavium_desktop.cli.jsonargs import print_json
@@ -136,6 +137,7 @@ def _run(args: argparse.Namespace, app: Any) -> int:
             args.agent, spec = str(app.paths.agents / chosen[0]), chosen[1]
             _say(f"relavium chat: agent {show_line(spec.id)} (the app's default; --agent picks another)")
     tool_configs = _checked_tool_configs(args, spec)
+    warn_if_unconfined(policy_of(args.policy))
     return asyncio.run(_repl(args, app, spec, tool_configs))
 
 

@@ -169,3 +169,30 @@ def test_an_unconfined_mcp_server_in_a_workflow_is_said_on_stderr(
     assert line.startswith("relavium: warning: sandbox: off") and "unconfined" in line
     assert lines.index(line) < next(i for i, x in enumerate(lines) if "--approve-mcp" in x)
     assert OFF_LINE not in err  # the tools block itself stays strict: no line for it
+
+
+def test_sandbox_off_in_chat_and_agent_run_policies_is_said_once_on_stderr(
+    env: dict[str, str], llm_server, tmp_path: Path
+) -> None:
+    import subprocess
+
+    from tests.cli.llm_cli import write_agent
+    from tests.conftest import relavium_cmd
+    from tests.fixtures.llm_server import Reply
+
+    off = json.dumps({"sandbox": "off"})
+    chat = subprocess.run([*relavium_cmd(), "chat", "--policy", off, "--workspace", str(tmp_path)], input="",
+                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
+    assert chat.returncode == 0, chat.stderr
+    assert chat.stderr.count("sandbox: off -- commands run unconfined") == 1, chat.stderr
+    llm_server.script(Reply.say("Done."))
+    agent = write_agent(tmp_path / "a.agent.yaml", tools=[])
+    run = subprocess.run([*relavium_cmd(), "agent", "run", str(agent), "--prompt", "hi", "--policy", off,
+                          "--workspace", str(tmp_path)], env=env, cwd=tmp_path, capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("sandbox: off -- commands run unconfined") == 1, run.stderr
+    # The default (strict) says nothing.
+    quiet = subprocess.run([*relavium_cmd(), "chat", "--workspace", str(tmp_path)], input="", env=env, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert "sandbox" not in quiet.stderr

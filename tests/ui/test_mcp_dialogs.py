@@ -240,3 +240,14 @@ def test_an_approved_sampling_request_is_answered_by_the_users_model(
     with pytest.raises(PermissionError, match="refused the sampling request of MCP server 'writer'"):
         refused.result()
     assert len(llm_server.requests) == 1  # a refusal sends nothing to the provider
+
+
+def test_the_consent_dialog_says_which_sandbox_the_server_would_run_in(qtbot, parent) -> None:
+    from dataclasses import replace
+
+    strict = ConsentDialog(consent_request(), project="/p", parent=parent)
+    qtbot.addWidget(strict)
+    assert strict.sandbox_label.text().startswith("Strict: writes only its working folder")
+    off = ConsentDialog(replace(consent_request(), sandbox="off"), project="/p", parent=parent)
+    qtbot.addWidget(off)
+    assert "runs unconfined, with all of your rights" in off.sandbox_label.text()

@@ -175,3 +175,19 @@ def test_revoke_removes_a_workflow_server_consent(make_window, relavium_home: Pa
     assert page.consent_table.rowCount() == 1
     assert not store.is_granted(str(project), "wf-files", "a" * 64)
     store.close()
+
+
+def test_each_program_server_says_its_sandbox_in_the_list(make_window, relavium_home: Path) -> None:
+    (relavium_home / "mcp.yaml").write_text(
+        "servers:\n"
+        f"  usual:\n    transport: stdio\n    command: {sys.executable}\n    args: [{FIXTURE}, stdio]\n"
+        f"  loose:\n    transport: stdio\n    command: {sys.executable}\n    args: [{FIXTURE}, stdio]\n"
+        "    sandbox: off\n"
+        "  remote:\n    transport: http\n    url: https://mcp.example/mcp\n"
+    )
+    page = open_page(make_window)
+    rows = {page.server_list.item(i).text().split("\n")[0]: page.server_list.item(i).text()
+            for i in range(page.server_list.count())}
+    assert rows["usual"].endswith("program (stdio) · sandbox: network")  # your own servers: network by default
+    assert rows["loose"].endswith("program (stdio) · unsandboxed")
+    assert rows["remote"].endswith("URL (http)")  # runs elsewhere: nothing to confine here

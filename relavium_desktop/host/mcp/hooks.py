@@ -56,6 +56,8 @@ class ConsentRequest:
     args: tuple[str, ...]
     env_names: tuple[str, ...]
     cwd: str
+    # The sandbox it would run in ("strict", "network" or "off": unconfined, with all of the user's rights).
+    sandbox: str = "strict"
 
 
 @dataclass(frozen=True, slots=True)

@@ -229,6 +229,7 @@ class McpHost:
                     request = ConsentRequest(
                         server=name, fingerprint=fingerprint, command=entry.command, args=tuple(entry.args),
                         env_names=tuple(sorted(entry.env)), cwd=self._cwd(entry),
+                        sandbox=entry.sandbox_for(self.origin(name)),
                     )
                     try:
                         decided = bool(await consent(request))

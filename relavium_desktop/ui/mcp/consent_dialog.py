@@ -37,6 +37,13 @@ if TYPE_CHECKING:
 SHORT_FINGERPRINT = 12
 
 
+# What each sandbox mode lets the server do, in words (the mode itself is decided by its entry).
+SANDBOX_WORDS = {
+    "strict": "Strict: writes only its working folder and a private temporary folder; no network",
+    "network": "Network: as strict, plus network access",
+    "off": "Off: runs unconfined, with all of your rights (your files, keys and the network)",
+}
+
 def short_fingerprint(fingerprint: str) -> str:
     return fingerprint[:SHORT_FINGERPRINT] + ("…" if len(fingerprint) > SHORT_FINGERPRINT else "")
 
@@ -115,6 +122,12 @@ class ConsentDialog(DecisionDialog):
         form.addRow("Arguments:", self.args_view)
         form.addRow("Variables set:", self.env_label)
         form.addRow("Working folder:", self.cwd_label)
+        self.sandbox_label = QLabel(SANDBOX_WORDS.get(request.sandbox, request.sandbox))
+        self.sandbox_label.setObjectName("consentSandbox")
+        self.sandbox_label.setWordWrap(True)
+        if request.sandbox == "off":
+            set_tone(self.sandbox_label, "danger")
+        form.addRow("Sandbox:", self.sandbox_label)
         if project:
             form.addRow("Project:", _selectable(project))
         form.addRow("Fingerprint:", self.fingerprint_label)

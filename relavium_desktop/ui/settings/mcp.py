@@ -67,6 +67,17 @@ CONSENT_COLUMNS = ("Project", "Server", "Command", "Allowed")
 TRANSPORT_WORDS = {"stdio": "program (stdio)", "http": "URL (http)"}
 
 
+# A program's sandbox, said beside its transport ("off" is the one worth a second look).
+SANDBOX_ROW_WORDS = {"strict": " · sandbox: strict", "network": " · sandbox: network", "off": " · unsandboxed"}
+
+
+def _sandbox_words(entry: Any) -> str:
+    """How this server's program is confined (a URL server runs elsewhere: nothing to say)."""
+    if entry.transport != "stdio":
+        return ""
+    return SANDBOX_ROW_WORDS.get(entry.sandbox_for("user"), "")
+
+
 def open_in_editor(path: Path) -> None:
     QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
 
@@ -334,7 +345,7 @@ class McpServersPage(QWidget):
         self.server_list.blockSignals(True)
         self.server_list.clear()
         for name, entry in self.servers.items():
-            item = QListWidgetItem(f"{name}\n{TRANSPORT_WORDS[entry.transport]}")
+            item = QListWidgetItem(f"{name}\n{TRANSPORT_WORDS[entry.transport]}{_sandbox_words(entry)}")
             item.setData(Qt.ItemDataRole.UserRole, name)
             self.server_list.addItem(item)
         self.server_list.blockSignals(False)

@@ -225,9 +225,14 @@ async def run_with_mcp(registry: ToolRegistry, servers: Collection[str], run: Ca
 
 
 def unconsented_stdio_servers(
-    servers: Mapping[str, Any], approved: Collection[str], *, project: Path, home: Path,
+    servers: Mapping[str, Any], approved: Collection[str], *, project: Path,
+    consents: Callable[[], McpConsentStore],
 ) -> list[str]:
-    """The stdio servers of a workflow's block that may not start: neither approved now nor consented before."""
+    """The stdio servers of a workflow's block that may not start: neither approved now nor consented before.
+
+    ``consents`` is the process's one consent store (``Application.consents``), asked for only
+    when there is a stdio server to look up.
+    """
     from relavium_desktop.host.mcp.config import StdioServer, parse_servers
     from relavium_desktop.host.mcp.fingerprint import stdio_fingerprint
 
@@ -235,14 +240,13 @@ def unconsented_stdio_servers(
     stdio = {name: e for name, e in parsed.items() if isinstance(e, StdioServer) and name not in approved}
     if not stdio:
         return []
-    store = mcp_consents(home)
-    try:
-        return sorted(n for n, e in stdio.items() if not store.is_granted(project, n, stdio_fingerprint(e)))
-    finally:
-        store.close()
+    store = consents()
+    return sorted(n for n, e in stdio.items() if not store.is_granted(project, n, stdio_fingerprint(e)))
 
 
-def cli_mcp_hooks(approved: Collection[str], *, project: Path, home: Path) -> McpClientHooks:
+def cli_mcp_hooks(
+    approved: Collection[str], *, project: Path, consents: Callable[[], McpConsentStore]
+) -> McpClientHooks:
     """The command line's MCP client hooks: nobody is there to ask.
 
     Consent: a workflow's stdio server starts only when named with
@@ -257,12 +261,8 @@ def cli_mcp_hooks(approved: Collection[str], *, project: Path, home: Path) -> Mc
     async def consent(request: ConsentRequest) -> bool:
         if request.server in names:
             return True
-        store = mcp_consents(home)
-        try:
-            if store.is_granted(project, request.server, request.fingerprint):
-                return True
-        finally:
-            store.close()
+        if consents().is_granted(project, request.server, request.fingerprint):
+            return True
         print(f"relavium: {consent_needed_message(request.server)}", file=sys.stderr)
         return False
 

@@ -578,7 +578,7 @@ class RunService:
         if approved is None or not place.mcp_block:
             return
         refused = mcp.unconsented_stdio_servers(
-            place.mcp_block, approved, project=place.workspace, home=self.app.paths.home
+            place.mcp_block, approved, project=place.workspace, consents=self.app.consents
         )
         if refused:
             raise McpConsentNeeded(refused)

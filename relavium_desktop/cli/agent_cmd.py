@@ -106,13 +106,13 @@ def run(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
     # The agent file's own stdio servers start only when approved now or consented to before.
-    refused = unconsented_stdio_servers(agent_servers, args.approve_mcp, project=workspace, home=app.paths.home)
+    refused = unconsented_stdio_servers(agent_servers, args.approve_mcp, project=workspace, consents=app.consents)
     if refused:
         for name in refused:
             print(f"relavium: {consent_needed_message(name, 'the agent file')}", file=sys.stderr)
         return EXIT_FAILED
     host = surface_host(workspace, tier=args.tier, surface="workflow", run_id=run_id, home=app.paths.home,
-                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace, home=app.paths.home),
+                        mcp_hooks=cli_mcp_hooks(args.approve_mcp, project=workspace, consents=app.consents),
                         mcp_servers=agent_servers or None)
     registry = tool_registry(host, home=app.paths.home)
     # The agent's own http tools (type: http); one that would shadow a known tool is a usage error.

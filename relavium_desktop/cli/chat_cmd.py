@@ -175,7 +175,7 @@ def _chat_service(app: Any, args: argparse.Namespace, tool_configs: Any, session
     providers = providers_of(args.providers, app.paths) if args.providers else None
     return ChatService(
         app,
-        mcp_hooks=lambda project: cli_mcp_hooks((), project=project, home=app.paths.home),
+        mcp_hooks=lambda project: cli_mcp_hooks((), project=project, consents=app.consents),
         policy=lambda: policy,
         tool_configs=lambda _lookup: tool_configs or {},
         providers=(lambda: providers) if providers is not None else None,

@@ -223,7 +223,7 @@ async def _run(app: Application, workspace: Path, args: argparse.Namespace) -> t
     from relavium_desktop.application.hosting import open_host
     from relavium_desktop.application.mcp import cli_mcp_hooks
 
-    hooks = cli_mcp_hooks((), project=workspace, home=app.paths.home)
+    hooks = cli_mcp_hooks((), project=workspace, consents=app.consents)
     async with open_host(app, workspace, surface="workflow", mcp_hooks=hooks, mcp_roots=(workspace,)) as hosted:
         return await _ACTIONS[args.action](hosted.host.mcp_or_absent(), args)
 

@@ -247,10 +247,9 @@ class RunSession:
         self.as_json = as_json
         self.printer = _Printer(as_json)
         approved = list(approve_mcp)
-        home = app.paths.home
         # Author trust: no approval regime headless; the policy's allowlists still apply.
         surface = RunSurface(
-            mcp_hooks=lambda project: cli_mcp_hooks(approved, project=project, home=home),
+            mcp_hooks=lambda project: cli_mcp_hooks(approved, project=project, consents=app.consents),
             preapproved_mcp=approved,  # nobody to ask: a stdio server not approved or consented to is refused
             hold_gates=hold_gates,
             providers_file=Path(providers) if providers else None,

@@ -174,7 +174,7 @@ def _call(app: Application, args: argparse.Namespace) -> int:
 
     declared = _http_tools_from(args.http_tools, app.paths)
     run_id = f"tool-{uuid.uuid4().hex[:12]}"
-    hooks = cli_mcp_hooks(args.approve_mcp, project=workspace.resolve(), home=app.paths.home)
+    hooks = cli_mcp_hooks(args.approve_mcp, project=workspace.resolve(), consents=app.consents)
     bus = EventBus(clock=time.time, run_id=run_id)
     ctx = ToolDispatchContext(
         run_id=run_id,

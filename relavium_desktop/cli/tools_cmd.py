@@ -41,7 +41,7 @@ async def _discover(
     from relavium_desktop.application.mcp import cli_mcp_hooks
     from relavium_desktop.engine.tools.mcp_tools import mcp_tool_id
 
-    hooks = cli_mcp_hooks((), project=workspace, home=app.paths.home)
+    hooks = cli_mcp_hooks((), project=workspace, consents=app.consents)
     async with open_host(app, workspace, surface="workflow", mcp_hooks=hooks, discover="all",
                          timeout_s=timeout_s) as hosted:
         found = hosted.discovery

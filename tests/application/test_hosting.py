@@ -102,7 +102,7 @@ async def test_a_workflow_server_without_consent_is_a_problem_line_and_never_sta
     # A server that would leave a file behind if it ever ran.
     entry = {"transport": "stdio", "command": sys.executable,
              "args": ["-c", f"open({str(marker)!r}, 'w').close()"]}
-    hooks = cli_mcp_hooks((), project=tmp_path, home=app.paths.home)
+    hooks = cli_mcp_hooks((), project=tmp_path, consents=app.consents)
     async with open_host(app, tmp_path, surface="workflow", mcp_servers={"wf": entry}, mcp_hooks=hooks,
                          discover=["wf"], timeout_s=30) as hosted:
         [problem] = hosted.discovery.problems()

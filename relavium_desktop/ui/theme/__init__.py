@@ -29,9 +29,9 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.theme.palette import DARK, LIGHT, Palette
-from relavium_desktop.ui.theme.stylesheet import HEADING_SCALE, SURFACES, TONES, build_stylesheet
+from relavium_desktop.ui.theme.stylesheet import HEADING_SCALE, SURFACES, TONES, VARIANTS, build_stylesheet
 
-__all__ = ["Theme", "set_surface", "set_tone", "to_qpalette"]
+__all__ = ["Theme", "set_surface", "set_tone", "set_variant", "to_qpalette"]
 
 TONE_NAMES = frozenset(TONES) | frozenset(HEADING_SCALE)
 SURFACE_NAMES = frozenset(SURFACES)
@@ -55,6 +55,14 @@ def set_surface(widget: QWidget, surface: str | None) -> None:
     widget.setProperty("surface", surface or "")
     # A plain QWidget only paints a stylesheet background when asked to.
     widget.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, surface is not None)
+    _repolish(widget)
+
+
+def set_variant(widget: QWidget, variant: str | None) -> None:
+    """Give a control one of the design's looks (primary, chip, nav, segment, ...), or none with None."""
+    if variant is not None and variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; one of {sorted(VARIANTS)}")
+    widget.setProperty("variant", variant or "")
     _repolish(widget)
 
 

@@ -55,6 +55,17 @@ ROLES: tuple[str, ...] = (
     "node_skipped",
     "node_text",
     "edge",  # graph edges and arrows (a graphical object: 3:1 on window)
+    # The design's roles (../design tokens): the sidebar column, sunken wells (diff headers,
+    # the quick panel's clipboard strip), the stronger border of controls, the faintest text
+    # that still reads (captions, group labels), the soft accent behind a selected row and its
+    # hairline, and the user's message bubble.
+    "sidebar",
+    "sunken",
+    "border_strong",
+    "faint",
+    "accent_soft",
+    "accent_line",
+    "user_bubble",
 )
 
 
@@ -119,6 +130,13 @@ LIGHT = Palette("light", {
     "node_skipped": "#edece8",
     "node_text": "#1f1e1c",
     "edge": "#85837c",
+    "sidebar": "#f3f2ef",
+    "sunken": "#f5f5f4",
+    "border_strong": "#d6d3d1",
+    "faint": "#6f6a65",
+    "accent_soft": "#eef3ff",
+    "accent_line": "#c7d7fe",
+    "user_bubble": "#efede9",
 })
 
 DARK = Palette("dark", {
@@ -156,6 +174,13 @@ DARK = Palette("dark", {
     "node_skipped": "#242423",
     "node_text": "#ecebe7",
     "edge": "#85837c",
+    "sidebar": "#161514",
+    "sunken": "#1f1e1d",
+    "border_strong": "#46433f",
+    "faint": "#a39e98",
+    "accent_soft": "#1e2a44",
+    "accent_line": "#2f4575",
+    "user_bubble": "#2c2b29",
 })
 
 PALETTES: Mapping[str, Palette] = MappingProxyType({LIGHT.name: LIGHT, DARK.name: DARK})

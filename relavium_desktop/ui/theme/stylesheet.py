@@ -32,6 +32,34 @@ SURFACES: dict[str, tuple[str, str, str]] = {
     "banner-warning": ("warning_bg", "warning", "text"),
     "banner-info": ("info_bg", "info", "text"),
     "banner-success": ("success_bg", "success", "text"),
+    "sidebar": ("sidebar", "border", "text"),
+    "sunken": ("sunken", "border", "text"),
+    "bubble": ("user_bubble", "user_bubble", "text"),
+    "composer": ("surface", "border_strong", "text"),
+    "sheet": ("surface", "border", "text"),
+    "accent-soft": ("accent_soft", "accent_line", "text"),
+}
+
+
+# variant -> what it is for.  Views mark a control with ``set_variant(widget, name)`` and the
+# sheet gives it the design's look; a view never spells a colour, radius or padding of its own.
+VARIANTS: dict[str, str] = {
+    "primary": "the one primary button of a surface (accent fill)",
+    "secondary": "an outlined button (the default look of a button, said explicitly)",
+    "ghost": "a borderless button (toolbar actions, 'Skip', chevrons)",
+    "danger": "a refusing or destructive button: danger text, outlined",
+    "chip": "a pill: the top bar's project and mode, the composer's model",
+    "nav": "a sidebar place (Chats, Workflows, Activity): checkable, 'on' when checked",
+    "count": "a small pill beside a nav place ('1 waiting')",
+    "group-label": "an uppercase caption over a group (TODAY, YESTERDAY)",
+    "caption": "12 px secondary text",
+    "title": "a surface's title: 15-17 px semibold",
+    "mono": "a path, command or id in the mono font",
+    "kbd": "a keyboard hint box (Ctrl N, Enter, 1-9)",
+    "segment": "one button of a segmented choice (checkable, in an exclusive group)",
+    "tile": "a numbered action tile of the quick panel (checkable)",
+    "send": "the composer's round send button",
+    "list-row": "a selectable row of a list built from widgets (workflow list, chat list)",
 }
 
 
@@ -127,7 +155,41 @@ def _properties(p: Palette, font_pt: int) -> str:
             f"border: 1px solid {p[border]}; border-radius: 6px;{padding} }}"
         )
     rules.append(f'*[surface="code"], *[surface="terminal"] {{ font-family: monospace; font-size: {font_pt}pt; }}')
+    rules.extend(_variants(p, font_pt))
     return "\n".join(rules)
+
+
+def _variants(p: Palette, font_pt: int) -> list[str]:
+    """First-cut rules for the design's control variants (refined with the tokens)."""
+    return [
+        f'QPushButton[variant="primary"], QToolButton[variant="primary"] {{ background: {p["accent"]}; '
+        f'color: {p["accent_text"]}; border: 1px solid {p["accent"]}; border-radius: 8px; padding: 6px 14px; }}',
+        f'QPushButton[variant="ghost"], QToolButton[variant="ghost"] {{ background: transparent; '
+        f'border: 1px solid transparent; color: {p["muted"]}; }}',
+        f'QPushButton[variant="danger"], QToolButton[variant="danger"] {{ color: {p["danger"]}; }}',
+        f'*[variant="chip"] {{ background: {p["surface"]}; color: {p["text"]}; border: 1px solid {p["border"]}; '
+        f"border-radius: 12px; padding: 3px 10px; }}",
+        f'QToolButton[variant="nav"], QPushButton[variant="nav"] {{ background: transparent; border: 1px solid transparent; '
+        f'border-radius: 8px; padding: 6px 10px; text-align: left; color: {p["text"]}; }}',
+        f'QToolButton[variant="nav"]:checked, QPushButton[variant="nav"]:checked {{ background: {p["surface"]}; '
+        f'border-color: {p["border"]}; }}',
+        f'*[variant="count"] {{ color: {p["warning"]}; background: {p["warning_bg"]}; border-radius: 9px; '
+        f"padding: 0 7px; font-weight: 600; }}",
+        f'*[variant="group-label"] {{ color: {p["faint"]}; font-weight: 600; }}',
+        f'*[variant="caption"] {{ color: {p["muted"]}; }}',
+        f'*[variant="title"] {{ color: {p["text"]}; font-size: {round(font_pt * 1.15)}pt; font-weight: 600; }}',
+        '*[variant="mono"] { font-family: monospace; }',
+        f'*[variant="kbd"] {{ color: {p["muted"]}; border: 1px solid {p["border_strong"]}; border-radius: 5px; padding: 0 5px; }}',
+        'QPushButton[variant="segment"], QToolButton[variant="segment"] { border-radius: 0; }',
+        f'QPushButton[variant="segment"]:checked, QToolButton[variant="segment"]:checked {{ '
+        f'background: {p["accent_soft"]}; color: {p["link"]}; }}',
+        'QPushButton[variant="tile"], QToolButton[variant="tile"] { border-radius: 10px; padding: 10px 12px; text-align: left; }',
+        f'QPushButton[variant="tile"]:checked, QToolButton[variant="tile"]:checked {{ background: {p["accent_soft"]}; '
+        f'border-color: {p["accent"]}; }}',
+        f'QPushButton[variant="send"], QToolButton[variant="send"] {{ background: {p["accent"]}; color: {p["accent_text"]}; '
+        f'border: none; border-radius: 10px; }}',
+        f'*[variant="list-row"][selected="true"] {{ background: {p["accent_soft"]}; border-radius: 8px; }}',
+    ]
 
 
 def build_stylesheet(palette: Palette, font_pt: int) -> str:

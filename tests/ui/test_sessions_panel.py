@@ -249,3 +249,58 @@ def test_the_buttons_and_search_box_get_icons_in_the_theme_colours(qtbot, tmp_pa
         qtbot.waitUntil(lambda: widget.new_button.icon().cacheKey() != light_key)
     finally:
         theme.set_choice("light")  # the theme is applied to the whole QApplication
+
+
+def test_chats_are_grouped_by_day_and_a_new_day_regroups_them(
+    in_tokyo: None, qtbot, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,
+) -> None:
+    chat_at(store, clock, tokyo(2026, 11, 12, 9, 0), "older one")
+    chat_at(store, clock, tokyo(2026, 11, 27, 20, 0), "this week")
+    chat_at(store, clock, tokyo(2026, 11, 30, 22, 15), "yesterday")
+    chat_at(store, clock, tokyo(2026, 12, 1, 8, 30), "this morning")  # 30 Nov 23:30 in UTC: still today here
+    chat_at(store, clock, tokyo(2026, 12, 1, 9, 30), "later this morning")
+    clock.at = tokyo(2026, 12, 1, 15, 0)
+    panel.fill(store.list_sessions(), None)
+    assert panel.groups() == ["TODAY", "YESTERDAY", "PREVIOUS 7 DAYS", "OLDER"]
+    # One list row per chat: the labels ride on the first row of each group.
+    assert panel.titles() == ["later this morning", "this morning", "yesterday", "this week", "older one"]
+    first, second = (panel.list.itemWidget(panel.list.item(i)) for i in (0, 1))
+    assert first.group.isVisible() and not second.group.isVisible()
+    assert first.group.property("variant") == "group-label"
+    # Left open past midnight: today's chats become yesterday's.
+    clock.at = tokyo(2026, 12, 2, 0, 5)
+    panel._tick.setInterval(10)
+    qtbot.waitUntil(lambda: panel.groups() == ["YESTERDAY", "PREVIOUS 7 DAYS", "OLDER"])
+
+
+def test_rename_and_delete_are_on_the_right_click_menu_and_keys_and_ctrl_k_finds(
+    qtbot, panel: SessionsPanel, store: SqliteSessionStore, clock: Clock,
+) -> None:
+    from relavium_desktop.ui.qt import QMenu
+
+    sid = chat_at(store, clock, tokyo(2026, 12, 1, 9, 0), "one chat", "hello")
+    panel.fill(store.list_sessions(), None)
+    assert not panel.rename_button.isVisible() and not panel.delete_button.isVisible()
+    rect = panel.list.visualItemRect(panel.list.item(0))
+    panel.list.customContextMenuRequested.emit(rect.center())  # what a right-click raises
+    menu = panel.menu_
+    assert isinstance(menu, QMenu)
+    qtbot.waitUntil(menu.isVisible)
+    assert [a.text() for a in menu.actions()] == ["Rename", "Delete…"]
+    with qtbot.waitSignal(panel.delete_requested) as deleted:
+        menu.actions()[1].trigger()
+    assert deleted.args == [sid]
+    menu.close()
+    panel.activateWindow()
+    panel.list.setFocus()
+    qtbot.waitUntil(panel.list.hasFocus)
+    panel.list.setCurrentRow(0)
+    with qtbot.waitSignal(panel.delete_requested) as deleted:
+        qtbot.keyClick(panel.list, Qt.Key.Key_Delete)
+    assert deleted.args == [sid]
+    qtbot.keyClick(panel.list, Qt.Key.Key_F2)
+    editor = QApplication.focusWidget()
+    assert isinstance(editor, QLineEdit) and editor.text() == "one chat"
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)
+    qtbot.keyClick(panel.list, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(panel.search_box.hasFocus)

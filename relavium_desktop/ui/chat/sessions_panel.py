@@ -1,9 +1,16 @@
-"""The sessions list: new, resume (select), rename (edit in place), delete, search.
+"""The sessions list, as the sidebar shows it: resume (select), rename (edit in place), delete, search.
 
-Each row shows the chat's title and when it was last used, in local time and
-in words a person scans ("Today 14:03", "Yesterday", "Mon", "12 Nov"); the
-full timestamp is in the tooltip.  The search box asks the store (titles and
-what was said, on the masked stored text) a moment after typing stops.
+Chats are grouped by when they were last used -- TODAY, YESTERDAY, PREVIOUS 7
+DAYS, OLDER -- the way a person looks for "the one from this morning".  Each
+row shows the chat's title and, muted, when it was last used, in local time
+and in words ("Today 14:03", "Yesterday", "Mon", "12 Nov"); the full timestamp
+is in the tooltip.  The group label rides on the first row of its group (one
+list item per chat, so a row's index is the chat's index).  Rename and delete
+are on the right-click menu and the keyboard (F2, Delete); Ctrl+K jumps to the
+search box, which asks the store (titles and what was said, on the masked
+stored text) a moment after typing stops.  "New chat" lives at the top of the
+sidebar; the panel keeps its ``new_button`` (hidden) as the one place the
+request is raised.
 """
 
 from __future__ import annotations
@@ -23,31 +30,37 @@ from relavium_desktop.ui.qt import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPushButton,
     QShortcut,
     QSize,
     QStyledItemDelegate,
+    QStyleOptionViewItem,
     Qt,
     QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
 )
-from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.theme import set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.agent.session import SessionInfo
     from relavium_desktop.ui.qt import (
         QAction,
         QModelIndex,
+        QPainter,
         QPaintEvent,
         QPersistentModelIndex,
-        QStyleOptionViewItem,
+        QPoint,
     )
     from relavium_desktop.ui.theme import Theme
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 USED_ROLE = Qt.ItemDataRole.UserRole + 1  # updated_at, what the date says
+HEADER_ROLE = Qt.ItemDataRole.UserRole + 2  # px above the title taken by the row's group label (0: none)
+GROUPS = ("Today", "Yesterday", "Previous 7 days", "Older")
 SEARCH_DELAY_MS = 200  # long enough to skip the keystrokes of a word, short enough to feel live
 NO_CHATS = "No chats yet — type a message to start one"
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -73,6 +86,18 @@ def when(timestamp: float, now: float) -> str:
     return day_month if at.year == today.year else f"{day_month} {at.year}"
 
 
+def group_of(timestamp: float, now: float) -> str:
+    """Which of :data:`GROUPS` a chat last used at ``timestamp`` falls in, by local calendar day."""
+    at, today = datetime.fromtimestamp(timestamp).date(), datetime.fromtimestamp(now).date()
+    if at >= today:
+        return GROUPS[0]
+    if at == today - timedelta(days=1):
+        return GROUPS[1]
+    if at >= today - timedelta(days=7):
+        return GROUPS[2]
+    return GROUPS[3]
+
+
 def full_time(timestamp: float) -> str:
     """The exact local time, with its zone, for the tooltip: "Tue 1 Dec 2026, 14:03:05 CET"."""
     at = datetime.fromtimestamp(timestamp).astimezone()
@@ -80,15 +105,19 @@ def full_time(timestamp: float) -> str:
 
 
 class SessionRow(QWidget):
-    """What one list row shows: the title, and under it the date in the muted tone.
+    """What one list row shows: its group's label when it opens a group, then the title and the muted date.
 
     Clicks pass through to the list, which does the selecting and editing.
     """
 
-    def __init__(self, title: str, date: str) -> None:
+    def __init__(self, title: str, date: str, group: str | None = None) -> None:
         super().__init__()
         self.setObjectName("sessionRow")
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.group = QLabel((group or "").upper())
+        self.group.setObjectName("sessionGroup")
+        set_variant(self.group, "group-label")
+        self.group.setVisible(group is not None)
         # A title is the user's or the model's words: shown by the display rule, never as markup.
         self.title = ElidedLabel(show_line(title))
         self.title.setTextFormat(Qt.TextFormat.PlainText)
@@ -97,10 +126,25 @@ class SessionRow(QWidget):
         self.date.setObjectName("sessionDate")
         set_tone(self.date, "muted")
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 5, 8, 5)
-        layout.setSpacing(1)
-        layout.addWidget(self.title)
-        layout.addWidget(self.date)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        if group is not None:
+            layout.addSpacing(SPACE_3)
+            layout.addWidget(self.group)
+            layout.addSpacing(SPACE_1)
+            self.group.setContentsMargins(SPACE_2, 0, SPACE_2, 0)
+        line = QHBoxLayout()
+        line.setContentsMargins(SPACE_2, SPACE_2 - 2, SPACE_2, SPACE_2 - 2)
+        line.setSpacing(SPACE_2)
+        line.addWidget(self.title, 1)
+        line.addWidget(self.date)
+        layout.addLayout(line)
+
+    def header_height(self) -> int:
+        """The px the group label takes above the title (what the selection must not cover)."""
+        if self.group.isHidden():
+            return 0
+        return SPACE_3 + self.group.sizeHint().height() + SPACE_1
 
 
 class RowBackground(QStyledItemDelegate):
@@ -112,6 +156,19 @@ class RowBackground(QStyledItemDelegate):
     def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         super().initStyleOption(option, index)
         option.text = ""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
+        """The selection sits under the title only, never under a group label above it."""
+        below = QStyleOptionViewItem(option)
+        below.rect = option.rect.adjusted(0, int(index.data(HEADER_ROLE) or 0), 0, 0)
+        super().paint(painter, below, index)
+
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem,
+                             index: QModelIndex | QPersistentModelIndex) -> None:
+        """The rename editor opens over the title, leaving the group label in place."""
+        super().updateEditorGeometry(editor, option, index)
+        editor.setGeometry(option.rect.adjusted(0, int(index.data(HEADER_ROLE) or 0), 0, 0))
 
 
 class SessionsPanel(QWidget):
@@ -126,7 +183,6 @@ class SessionsPanel(QWidget):
         super().__init__()
         self.setObjectName("sessionsPanel")
         self.setMinimumWidth(160)
-        self.setMaximumWidth(280)
         self._search = search
         self._clock = clock
         self._all: list[SessionInfo] = []
@@ -134,12 +190,12 @@ class SessionsPanel(QWidget):
         self._filling = False
         self._editing: QListWidgetItem | None = None
 
-        heading = QLabel("Chats")
-        set_tone(heading, "heading")
-        self.new_button = QPushButton("New chat")
+        self.new_button = QPushButton("New chat")  # the sidebar's "New chat" is the one shown
+        self.new_button.setObjectName("sessionsNewChat")
         self.search_box = QLineEdit()
         self.search_box.setObjectName("sessionSearch")
-        self.search_box.setPlaceholderText("Search chats")
+        self.search_box.setPlaceholderText("Search chats  (Ctrl K)")
+        self.search_box.setAccessibleName("Search chats")
         self.search_box.setClearButtonEnabled(True)
         self.search_box.setToolTip("Finds chats by title or by anything said in them")
         self.list = QListWidget()
@@ -148,15 +204,22 @@ class SessionsPanel(QWidget):
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setItemDelegate(RowBackground(self.list))
+        self.list.setAccessibleName("Chats")
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._menu)
         self.empty = QLabel(NO_CHATS)
         self.empty.setObjectName("sessionsEmpty")
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         set_tone(self.empty, "muted")
+        # Rename and delete are on the right-click menu and keys (F2, Delete); the buttons stay as
+        # their one implementation (and what the view's tests press), but are not shown.
         self.rename_button = QPushButton("Rename")
         self.delete_button = QPushButton("Delete")
         for b in (self.new_button, self.rename_button, self.delete_button):
             b.setAutoDefault(False)
+            b.setVisible(False)
+        self.menu_: QMenu | None = None
         self._theme = theme
         self._search_icon: QAction | None = None
         self._tint_queued = False  # the icons are tinted once, after the first paint
@@ -181,21 +244,28 @@ class SessionsPanel(QWidget):
         rename_key = QShortcut(QKeySequence(Qt.Key.Key_F2), self.list)
         rename_key.setContext(Qt.ShortcutContext.WidgetShortcut)
         rename_key.activated.connect(self._edit_current)
+        delete_key = QShortcut(QKeySequence(Qt.Key.Key_Delete), self.list)
+        delete_key.setContext(Qt.ShortcutContext.WidgetShortcut)
+        delete_key.activated.connect(self._delete_current)
+        # Ctrl+K anywhere in the window: the search box.
+        find_key = QShortcut(QKeySequence("Ctrl+K"), self)
+        find_key.setContext(Qt.ShortcutContext.WindowShortcut)
+        find_key.activated.connect(self.focus_search)
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        top = QHBoxLayout()
-        top.addWidget(heading, 1)
-        top.addWidget(self.new_button)
-        layout.addLayout(top)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(SPACE_2)
         layout.addWidget(self.search_box)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty, 1)
-        row = QHBoxLayout()
-        row.addWidget(self.rename_button)
-        row.addWidget(self.delete_button)
-        layout.addLayout(row)
+        for b in (self.new_button, self.rename_button, self.delete_button):
+            layout.addWidget(b)
         self._show_empty(NO_CHATS)
+
+    def focus_search(self) -> None:
+        """Ctrl+K: put the cursor in the search box, its text selected to type over."""
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -277,6 +347,7 @@ class SessionsPanel(QWidget):
             now = self._clock()
             for info in shown:
                 self._add(info, now)
+            self._regroup(now)
             if self._current is not None and self._current in self.ids():
                 self.select(self._current)
             else:
@@ -314,10 +385,37 @@ class SessionsPanel(QWidget):
         sid = item.data(ID_ROLE)
         text = item.text()
         title = next((s.title for s in self._all if s.id == sid and s.title.removeprefix("\ufeff") == text), text)
-        row = SessionRow(title, when(float(item.data(USED_ROLE)), now))
+        used = float(item.data(USED_ROLE))
+        index = self.list.row(item)
+        group = group_of(used, now)
+        above = self.list.item(index - 1) if index > 0 else None
+        opens_group = above is None or group_of(float(above.data(USED_ROLE)), now) != group
+        row = SessionRow(title, when(used, now), group if opens_group else None)
+        item.setData(HEADER_ROLE, row.header_height())
         # Width 0: the row takes the list's width, so a long title is elided, never scrolled.
         item.setSizeHint(QSize(0, row.sizeHint().height()))
         self.list.setItemWidget(item, row)
+
+    def _regroup(self, now: float) -> None:
+        """Re-attach every row whose group label is now wrong (after a fill, or at midnight)."""
+        previous: str | None = None
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            group = group_of(float(item.data(USED_ROLE)), now)
+            row = self.list.itemWidget(item)
+            wanted = group.upper() if group != previous else ""
+            if isinstance(row, SessionRow) and (row.group.text() if not row.group.isHidden() else "") != wanted:
+                self._attach(item, now)
+            previous = group
+
+    def groups(self) -> list[str]:
+        """The group labels shown, top to bottom (TODAY, YESTERDAY, ...)."""
+        labels = []
+        for i in range(self.list.count()):
+            row = self.list.itemWidget(self.list.item(i))
+            if isinstance(row, SessionRow) and not row.group.isHidden():
+                labels.append(row.group.text())
+        return labels
 
     def _refresh_dates(self) -> None:
         now = self._clock()
@@ -326,6 +424,7 @@ class SessionsPanel(QWidget):
             row = self.list.itemWidget(item)
             if isinstance(row, SessionRow):
                 row.date.setText(when(float(item.data(USED_ROLE)), now))
+        self._regroup(now)
 
     def _row(self, item: QListWidgetItem) -> SessionRow:
         row = self.list.itemWidget(item)
@@ -378,6 +477,23 @@ class SessionsPanel(QWidget):
         item = self.list.currentItem()
         if item is not None:
             self._edit(item)
+
+    def _menu(self, at: QPoint) -> None:
+        """Right-click on a chat: Rename and Delete for that chat."""
+        item = self.list.itemAt(at)
+        if item is None:
+            return
+        self.list.setCurrentItem(item)
+        menu = QMenu(self.list)
+        menu.setObjectName("sessionMenu")
+        rename = menu.addAction("Rename")
+        rename.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        rename.triggered.connect(self._edit_current)
+        delete = menu.addAction("Delete…")
+        delete.setShortcut(QKeySequence(Qt.Key.Key_Delete))
+        delete.triggered.connect(self._delete_current)
+        self.menu_ = menu
+        menu.popup(self.list.viewport().mapToGlobal(at))
 
     def _delete_current(self) -> None:
         item = self.list.currentItem()

@@ -1,8 +1,14 @@
-"""The first-run flow: connect a provider, store and test its key, pick a model, choose a folder.
+"""The first-run flow: connect a provider (and store its key), pick a model, done.
 
 Shown instead of an empty chat while no provider can answer, so setup is
-four short steps instead of one error at a time.  Every step can be
-skipped, and the whole flow can be run again from Settings → Providers.
+three short steps instead of one error at a time: (1) choose how -- a local
+model server found on this computer, or a cloud provider with its API key --
+(2) the model, (3) done (with an optional project folder).  A found local
+server needs no key, so it leads straight to the model step, where a sole
+model is already picked.  Next stays off until the step has a choice;
+skipping is offered in one place ("Skip setup"), and the whole flow can be
+run again from Settings → Providers.  The keyring is touched only when a key
+is saved in the key step (never to look at the screen's first paint).
 What it writes is what the rest of the app reads: the provider goes into
 providers.yaml (through the context's store), the key into the keyring
 (the file names it as ``secret:NAME``), the model into defaults.json (the
@@ -35,7 +41,8 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
-from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.theme import set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, READING_WIDTH, SPACE_2, SPACE_3, SPACE_5
 
 # asyncio loads after the first paint: a fresh start paints this view first.
 if TYPE_CHECKING:
@@ -45,8 +52,16 @@ if TYPE_CHECKING:
     from relavium_desktop.application.providers import ProviderEntry
     from relavium_desktop.ui.context import AppContext
 
-STEP_PROVIDER, STEP_KEY, STEP_MODEL, STEP_PROJECT = range(4)
-STEP_TITLES = ("Connect a model provider", "Add your API key", "Pick a model", "Choose a project folder")
+STEP_PROVIDER, STEP_KEY, STEP_MODEL, STEP_PROJECT = range(4)  # the stacked pages
+STEP_COUNT = 3  # what the user is told: the key page is part of step 1 ("choose how")
+# Page -> (the step's number as the user counts, its title).
+STEP_TITLES: dict[int, tuple[int, str]] = {
+    STEP_PROVIDER: (1, "Connect a model"),
+    STEP_KEY: (1, "Add your API key"),
+    STEP_MODEL: (2, "Pick a model"),
+    STEP_PROJECT: (3, "Ready to chat"),
+}
+MODEL_LIST_MAX_ROWS = 6  # the model list grows with its rows up to this many, then scrolls
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +87,7 @@ CLOUD_CHOICES: tuple[CloudChoice, ...] = (
 
 def _heading(text: str) -> QLabel:
     label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     set_tone(label, "title")
     return label
 
@@ -102,11 +118,11 @@ class WelcomeView(QWidget):
         set_tone(self.step_label, "muted")
         self.skip_all = QPushButton("Skip setup")
         self.skip_all.setObjectName("welcomeSkipAll")
-        self.skip_all.setFlat(True)
+        self.skip_all.setToolTip("Start without a model; set one up later in Settings → Providers.")
+        set_variant(self.skip_all, "ghost")
         self.skip_all.clicked.connect(lambda: self.finish("skipped"))
         top = QHBoxLayout()
         top.addWidget(self.step_label, 1)
-        top.addWidget(self.skip_all)
 
         self.steps = QStackedWidget()
         self.steps.addWidget(self._provider_step())
@@ -115,35 +131,38 @@ class WelcomeView(QWidget):
         self.steps.addWidget(self._project_step())
 
         self.back_button = QPushButton("Back")
-        self.skip_button = QPushButton("Skip this step")
-        self.skip_button.setObjectName("welcomeSkipStep")
+        set_variant(self.back_button, "secondary")
         self.next_button = QPushButton("Next")
         self.next_button.setObjectName("welcomeNext")
-        for b in (self.back_button, self.skip_button, self.next_button, self.skip_all):
+        for b in (self.back_button, self.next_button, self.skip_all):
             b.setAutoDefault(False)
-        self.back_button.clicked.connect(lambda: self.go(self.steps.currentIndex() - 1))
-        self.skip_button.clicked.connect(self.next_step)
+        self.back_button.clicked.connect(self.previous_step)
         self.next_button.clicked.connect(self.next_step)
         nav = QHBoxLayout()
-        nav.addWidget(self.back_button)
+        nav.setSpacing(SPACE_2)
+        nav.addWidget(self.skip_all)
         nav.addStretch(1)
-        nav.addWidget(self.skip_button)
+        nav.addWidget(self.back_button)
         nav.addWidget(self.next_button)
 
         column = QVBoxLayout()
+        column.setSpacing(SPACE_3)
         column.addWidget(_heading("Welcome to Relavium"))
-        column.addWidget(_text("A few steps and you are chatting. Each one can be skipped and done later in "
-                               "Settings."))
+        column.addWidget(_text("Three short steps and you are chatting: connect a model, pick it, done."))
+        column.addSpacing(SPACE_2)
         column.addLayout(top)
         column.addWidget(self.steps, 1)
         column.addLayout(nav)
         frame = QWidget()
-        frame.setMaximumWidth(720)
+        frame.setObjectName("welcomeColumn")
+        frame.setMaximumWidth(READING_WIDTH)
         frame.setLayout(column)
         outer = QHBoxLayout(self)
+        outer.setContentsMargins(PAD_MAIN, SPACE_5, PAD_MAIN, PAD_MAIN)
         outer.addStretch(1)
         outer.addWidget(frame, 4)
         outer.addStretch(1)
+        self._key_saved = False  # the key step's key reached the keyring
         context.project_changed.connect(self._project_chosen)
         self.go(STEP_PROVIDER)
 
@@ -159,12 +178,14 @@ class WelcomeView(QWidget):
             button = QPushButton(choice.label)
             button.setObjectName(f"welcome_{choice.name}")
             button.setAutoDefault(False)
+            set_variant(button, "secondary")
             button.clicked.connect(lambda _c=False, ch=choice: self.pick_cloud(ch))
             self.cloud_buttons[choice.name] = button
             layout.addWidget(button)
         self.look_button = QPushButton("Look for a local model server")
         self.look_button.setObjectName("welcomeLookLocal")
         self.look_button.setAutoDefault(False)
+        set_variant(self.look_button, "secondary")
         self.look_button.setToolTip("Checks this computer only (127.0.0.1), on the ports Ollama and LM Studio "
                                     "use. Nothing is contacted until you click.")
         self.look_button.clicked.connect(self.look_for_local)
@@ -197,6 +218,7 @@ class WelcomeView(QWidget):
         self.test_button = QPushButton("Save and test")
         self.test_button.setObjectName("welcomeTestKey")
         self.test_button.setAutoDefault(False)
+        set_variant(self.test_button, "primary")  # the key step's one primary: Next waits for a saved key
         self.test_button.clicked.connect(self.save_and_test)
         row = QHBoxLayout()
         row.addWidget(self.key_edit, 1)
@@ -217,8 +239,11 @@ class WelcomeView(QWidget):
         layout.addWidget(self.model_status)
         self.model_list = QListWidget()
         self.model_list.setObjectName("welcomeModels")
+        self.model_list.setAccessibleName("Models")
         self.model_list.currentRowChanged.connect(self._model_picked)
-        layout.addWidget(self.model_list, 1)
+        self.model_list.setVisible(False)  # shown, as tall as its rows, once the provider listed them
+        layout.addWidget(self.model_list)
+        layout.addStretch(1)
         return page
 
     def _project_step(self) -> QWidget:
@@ -244,20 +269,45 @@ class WelcomeView(QWidget):
         if step == STEP_KEY and not self._needs_key():
             step = STEP_MODEL if self.steps.currentIndex() < STEP_KEY else STEP_PROVIDER
         self.steps.setCurrentIndex(step)
-        self.step_label.setText(f"Step {step + 1} of 4 · {STEP_TITLES[step]}")
+        number, title = STEP_TITLES[step]
+        self.step_label.setText(f"Step {number} of {STEP_COUNT} · {title}")
         self.back_button.setEnabled(step > STEP_PROVIDER)
         self.next_button.setText("Start chatting" if step == STEP_PROJECT else "Next")
+        # One primary per step: on the key step it is "Save and test"; elsewhere it is Next.
+        set_variant(self.next_button, "secondary" if step == STEP_KEY else "primary")
         if step == STEP_MODEL:
             self.load_models()
         if step == STEP_PROJECT:
             self._project_chosen(self.context.project)
+        self._update_next()
         self.step_changed.emit(step)
 
+    def _update_next(self) -> None:
+        """Next is on only when the step has its choice: a provider, a saved key, a model."""
+        step = self.steps.currentIndex()
+        if step == STEP_PROVIDER:
+            ready = self.provider is not None
+        elif step == STEP_KEY:
+            ready = self._key_saved
+        elif step == STEP_MODEL:
+            ready = self.model_list.currentRow() >= 0
+        else:
+            ready = True
+        self.next_button.setEnabled(ready)
+
     def next_step(self) -> None:
+        if not self.next_button.isEnabled():
+            return
         if self.steps.currentIndex() == STEP_PROJECT:
             self.finish("done" if self.provider else "skipped")
         else:
             self.go(self.steps.currentIndex() + 1)
+
+    def previous_step(self) -> None:
+        step = self.steps.currentIndex()
+        # Back from the model step goes to the key page only when that provider needs a key.
+        self.go(STEP_KEY if step == STEP_MODEL and self._needs_key() else
+                STEP_PROVIDER if step == STEP_MODEL else step - 1)
 
     def finish(self, how: str) -> None:
         self.context.settings.setValue(keys.KEY_WELCOME_DONE, how)
@@ -297,6 +347,7 @@ class WelcomeView(QWidget):
         if self._save_provider(choice.name, entry):
             self.key_help.setText(f"Paste your {choice.label} API key. {choice.key_help}")
             self.key_status.setText("")
+            self._key_saved = False
             self.go(STEP_KEY)
 
     def look_for_local(self) -> None:
@@ -368,7 +419,11 @@ class WelcomeView(QWidget):
                     await asyncio.to_thread(lambda: SecretStore().set(secret, value))
                 except SecretStoreError as exc:
                     self.key_status.setText(f"The key could not be stored: {error_text(exc)}")
+                    set_tone(self.key_status, "danger")
                     return
+                self._key_saved = True
+            elif entry is not None and entry.api_key and not entry.api_key.startswith("secret:"):
+                self._key_saved = True  # an env: reference: nothing to store here
             result = await saved_provider_test(self.context.app.paths, name)
             self.key_status.setText(shown_text(result))  # "Connected: …" / "Unreachable: …", coloured by tone
             set_tone(self.key_status, "success" if result.ok else "danger")
@@ -376,6 +431,7 @@ class WelcomeView(QWidget):
                 self.context.settings.setValue(keys.KEY_WELCOME_DONE, "done")
         finally:
             self.test_button.setEnabled(True)
+            self._update_next()
 
     # -- step 3: the model ---------------------------------------------------------------
 
@@ -383,8 +439,10 @@ class WelcomeView(QWidget):
         from relavium_desktop.ui.tasks import spawn
 
         self.model_list.clear()
+        self.model_list.setVisible(False)
         if not self.provider:
-            self.model_status.setText("No provider was set up, so there is no model to pick yet.")
+            self.model_status.setText("No provider was set up, so there is no model to pick yet. "
+                                      "Go back and connect one, or skip setup.")
             return
         self.model_status.setText("Asking the provider for its models…")
         self._task = spawn(self._load_models(self.provider))
@@ -404,13 +462,31 @@ class WelcomeView(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, f"{name}/{model.id}")
             self.model_list.addItem(item)
         self.model_list.blockSignals(False)
+        self._fit_model_list()
         note = f" {listed.note}" if listed.note else ""
-        self.model_status.setText(f"Models of {name}. Pick the one chat should use.{note}")
+        count = self.model_list.count()
+        if count == 1:
+            self.model_status.setText(f"{name} has one model; chat will use it.{note}")
+            self.model_list.setCurrentRow(0)  # a sole model is the choice: saved as the default at once
+        else:
+            self.model_status.setText(f"Models of {name}. Pick the one chat should use.{note}")
+        self._update_next()
+
+    def _fit_model_list(self) -> None:
+        """As tall as its rows (up to MODEL_LIST_MAX_ROWS), so one model is one row, not an empty box."""
+        count = self.model_list.count()
+        self.model_list.setVisible(count > 0)
+        if count == 0:
+            return
+        row = max(self.model_list.sizeHintForRow(0), 1)
+        frame = 2 * self.model_list.frameWidth()
+        self.model_list.setFixedHeight(row * min(count, MODEL_LIST_MAX_ROWS) + frame + SPACE_2)
 
     def _model_picked(self, row: int) -> None:
         """The pick becomes the default model in defaults.json, which the chat and ``relavium chat`` both read."""
         from relavium_desktop.application.defaults import Defaults
 
+        self._update_next()
         item = self.model_list.item(row) if row >= 0 else None
         route = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
         if isinstance(route, str):

@@ -18,7 +18,8 @@ from ruamel.yaml import YAML
 
 from relavium_desktop.host.egress.local_servers import KNOWN_LOCAL_SERVERS, LocalServerKind
 from relavium_desktop.ui import app_settings as keys
-from relavium_desktop.ui.welcome import STEP_KEY, STEP_MODEL, STEP_PROJECT, STEP_PROVIDER
+from relavium_desktop.ui.qt import QPushButton
+from relavium_desktop.ui.welcome import STEP_MODEL, STEP_PROJECT, STEP_PROVIDER
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.ui.chat_driver import finish, type_and_enter
 
@@ -87,20 +88,21 @@ def test_a_fresh_home_opens_the_welcome_flow_and_ends_in_a_streaming_chat(
     assert again.welcome_view is None
 
 
-def test_skipping_every_step_still_gives_a_working_app(
+def test_skipping_setup_is_one_button_and_still_gives_a_working_app(
     make_window, qtbot, relavium_home: Path, project: Path, folder_picker,
 ) -> None:
     window = make_window(welcome=True)
     welcome = window.welcome_view
     assert welcome is not None
-    seen = []
-    welcome.step_changed.connect(seen.append)
-    for _ in range(3):
-        welcome.skip_button.click()
-    assert welcome.steps.currentIndex() == STEP_PROJECT
-    assert STEP_KEY not in seen  # no provider picked, so no key to ask for
-    assert "No provider was set up" in welcome.model_status.text()
+    # One way to skip, one place: no per-step "Skip this step" beside it.
+    labels = [b.text() for b in welcome.findChildren(QPushButton) if b.isVisibleTo(welcome)]
+    assert [t for t in labels if "skip" in t.lower()] == ["Skip setup"]
+    assert welcome.skip_all.property("variant") == "ghost"
+    # Nothing chosen yet: Next cannot be pressed past the choice.
+    assert not welcome.next_button.isEnabled()
     welcome.next_button.click()
+    assert welcome.steps.currentIndex() == STEP_PROVIDER
+    welcome.skip_all.click()
     assert window.welcome_view is None and window.pages.currentWidget() is window.chat_view
     assert window.context.settings.value(keys.KEY_WELCOME_DONE) == "skipped"
     # The app works: the header says tools are off, a project can be chosen, Settings opens.
@@ -161,3 +163,48 @@ def test_looking_for_a_local_server_when_none_runs_says_so(make_window, qtbot) -
     welcome.look_button.click()
     qtbot.waitUntil(lambda: "No local model server answered" in welcome.local_status.text(), timeout=10_000)
     assert welcome.local_list.count() == 0 and welcome.look_button.isEnabled()
+
+
+def test_a_found_local_server_leads_to_step_2_with_its_sole_model_already_picked(
+    make_window, qtbot, relavium_home: Path, llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.models = ["llama3.2:3b"]
+    window = make_window(welcome=True, local_servers=[local_kind(llm_server)])
+    welcome = window.welcome_view
+    assert welcome.step_label.text() == "Step 1 of 3 · Connect a model"
+    welcome.look_button.click()
+    qtbot.waitUntil(lambda: welcome.local_list.count() == 1, timeout=10_000)
+    welcome.pick_local(0)
+    # The model step, counted as step 2 of the same three (not "step 3 of 4" because the key was skipped).
+    assert welcome.steps.currentIndex() == STEP_MODEL
+    assert welcome.step_label.text() == "Step 2 of 3 · Pick a model"
+    qtbot.waitUntil(lambda: welcome.model_list.count() == 1, timeout=10_000)
+    assert welcome.model_list.currentRow() == 0 and welcome.next_button.isEnabled()
+    assert json.loads((relavium_home / "defaults.json").read_text()) == {"model": "ollama/llama3.2:3b"}
+    # Compact: one model is one row, not a tall empty list.
+    assert welcome.model_list.height() < 4 * welcome.model_list.sizeHintForRow(0)
+    assert welcome.next_button.property("variant") == "primary"
+    welcome.next_button.click()
+    assert welcome.step_label.text() == "Step 3 of 3 · Ready to chat"
+    assert welcome.next_button.text() == "Start chatting"
+
+
+def test_next_waits_for_a_model_to_be_picked_when_there_are_several(
+    make_window, qtbot, llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.models = ["llama3.2:3b", "qwen2.5-coder:7b"]
+    window = make_window(welcome=True, local_servers=[local_kind(llm_server)])
+    welcome = window.welcome_view
+    welcome.look_button.click()
+    qtbot.waitUntil(lambda: welcome.local_list.count() == 1, timeout=10_000)
+    welcome.pick_local(0)
+    qtbot.waitUntil(lambda: welcome.model_list.count() == 2, timeout=10_000)
+    assert welcome.model_list.currentRow() == -1
+    assert not welcome.next_button.isEnabled()
+    welcome.next_button.click()
+    assert welcome.steps.currentIndex() == STEP_MODEL
+    welcome.model_list.setCurrentRow(1)
+    assert welcome.next_button.isEnabled()
+    welcome.back_button.click()  # a keyless server: back to choosing how, not to a key page
+    assert welcome.steps.currentIndex() == STEP_PROVIDER
+    assert welcome.next_button.isEnabled()  # the server chosen earlier is still the choice

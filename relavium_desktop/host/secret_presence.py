@@ -64,7 +64,7 @@ def _main(names: Sequence[str]) -> int:
     present: dict[str, bool] = {}
     for name in names:
         try:
-            present[name] = store.get(name) is not None  # the value goes nowhere
+            present[name] = store.has(name)  # no value read; no keyring created or unlocked
         except SecretStoreUnavailable as exc:
             print(json.dumps({"unavailable": str(exc)}))
             return 0

@@ -103,6 +103,14 @@ def _detect_backend() -> Any:
         ) from None
 
 
+def _secret_service_backend(backend: Any) -> Any | None:
+    """``backend`` when it is keyring's Secret Service backend (the Linux desktop keyring), else None."""
+    import keyring.backends.SecretService
+
+    cls = keyring.backends.SecretService.Keyring
+    return backend if isinstance(backend, cls) else None
+
+
 @dataclass(frozen=True, slots=True)
 class SecretEntry:
     name: str
@@ -193,6 +201,37 @@ class SecretStore:
             return None
         remember_secret(value)  # every channel masks it by value from now on
         return value
+
+    def has(self, name: str) -> bool:
+        """Whether a secret ``name`` is stored, without reading it, creating a keyring or unlocking one.
+
+        Why: readiness checks (is this provider's key there?) run at start-up.  keyring's
+        Secret Service backend reads through the *default collection* and creates it when it
+        is missing -- on a fresh desktop that pops "Choose password for new keyring" before the
+        user asked to store anything -- and unlocks it when locked.  A presence check needs
+        neither: the Secret Service's own SearchItems looks in every collection, locked or not,
+        and creates nothing.  Other backends have no such search; for them this is ``get``.
+        """
+        validate_name(name)
+        backend = self._usable()
+        service_backend = _secret_service_backend(backend)
+        if service_backend is None:
+            return self.get(name) is not None
+        import secretstorage
+        from secretstorage.exceptions import SecretStorageException
+
+        try:
+            connection = secretstorage.dbus_init()
+            try:
+                query = service_backend._query(SERVICE, name)  # the attributes keyring stores it under
+                return any(True for _item in secretstorage.search_items(connection, query))
+            finally:
+                connection.close()
+        except (SecretStorageException, OSError) as exc:
+            raise SecretStoreUnavailable(
+                f"the keyring backend {backend_name(backend)} could not look up the secret "
+                f"({type(exc).__name__}). {LINUX_HELP}"
+            ) from None
 
     def require(self, name: str) -> str:
         value = self.get(name)

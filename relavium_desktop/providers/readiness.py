@@ -65,7 +65,7 @@ def host_key_lookup(in_child: Collection[str] = ()) -> KeyLookup:
         if name in known:
             return known[name]
         try:
-            return store.get(name) is not None  # the value goes nowhere
+            return store.has(name)  # no value read; no keyring created or unlocked
         except SecretStoreUnavailable as exc:
             raise KeyStoreUnavailable(str(exc).replace(LINUX_HELP, "").strip()) from None
         except SecretStoreError:

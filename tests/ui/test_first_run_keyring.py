@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from relavium_desktop.host.egress.local_servers import LocalServerKind
 from relavium_desktop.host.secrets import SERVICE
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.welcome import STEP_KEY, STEP_MODEL
 from tests.fixtures.desktop_bus import desktop_bus, desktop_bus_env  # noqa: F401
+from tests.fixtures.fresh_keyring import FreshKeyring, fresh_keyring  # noqa: F401
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 
 KEY = "sk-test-WELCOMEKEY0123456789abcdefghij"
@@ -59,3 +61,48 @@ def test_the_pasted_key_goes_to_the_keyring_and_is_tested(
     assert KEY not in welcome.key_status.text()
     welcome.next_button.click()
     assert welcome.steps.currentIndex() == STEP_MODEL
+
+
+def test_a_fresh_desktop_keyring_is_not_created_by_launch_or_the_local_server_path(
+    fresh_keyring: FreshKeyring,  # noqa: F811
+    make_window, qtbot, relavium_home: Path, llm_server: ScriptedLLMServer,
+) -> None:
+    """Launching on a new desktop account must not pop gnome-keyring's "Choose password for new keyring".
+
+    The measurable signal: gnome-keyring shows that dialog only for a ``CreateCollection`` call (and a
+    password dialog only for ``Unlock``); either then runs a ``Prompt`` object.  ``fresh_keyring``
+    records those calls with dbus-monitor on the private bus, and its ``default`` alias stays ``"/"``
+    while no keyring was created.  Before the fix, provider readiness read the default cloud providers'
+    keys through keyring's ``get_password``, which creates the default collection: exactly the calls
+    recorded here.  Presence is now a Secret Service search, which creates and unlocks nothing.
+    """
+    import keyring.backend
+
+    if "saved_result" in vars(keyring.backend.get_all_keyring):  # an earlier test probed another bus
+        keyring.backend.get_all_keyring.reset()
+    llm_server.models = ["llama3.2:3b"]
+    port = int(llm_server.base_url.rsplit(":", 1)[1])
+    window = make_window(welcome=True, local_servers=[LocalServerKind("Ollama", "ollama", port)])
+    window.show()
+    qtbot.waitExposed(window)
+    window.after_first_paint()
+    welcome = window.welcome_view
+    assert welcome is not None
+
+    welcome.look_button.click()
+    qtbot.waitUntil(lambda: welcome.local_list.count() == 1, timeout=10_000)
+    welcome.pick_local(0)
+    assert welcome.steps.currentIndex() == STEP_MODEL
+    qtbot.waitUntil(lambda: welcome.model_list.currentRow() == 0, timeout=10_000)  # the sole model, preselected
+    welcome.next_button.click()
+    welcome.next_button.click()  # "Start chatting"
+    assert window.welcome_view is None
+    # The chat's model picker checks every configured provider's key (the default cloud ones need one).
+    models = window.chat_view.models
+    qtbot.waitUntil(lambda: models.statuses.get("anthropic") is not None, timeout=30_000)
+    assert models.statuses["anthropic"].key_state == "missing"
+    assert models.statuses["ollama"].key_state == "none_needed"
+    qtbot.waitUntil(lambda: not models.busy, timeout=20_000)
+
+    assert fresh_keyring.calls() == []
+    assert fresh_keyring.default_collection() == "/"

@@ -85,6 +85,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QFileDialog as QFileDialog
     from PySide6.QtWidgets import QFormLayout as QFormLayout
     from PySide6.QtWidgets import QFrame as QFrame
+    from PySide6.QtWidgets import QGraphicsDropShadowEffect as QGraphicsDropShadowEffect
     from PySide6.QtWidgets import QGraphicsLineItem as QGraphicsLineItem
     from PySide6.QtWidgets import QGraphicsPathItem as QGraphicsPathItem
     from PySide6.QtWidgets import QGraphicsPolygonItem as QGraphicsPolygonItem

@@ -11,15 +11,33 @@ repaint from ``theme.palette``.
 Views never hold a colour: :func:`set_tone` and :func:`set_surface` mark a
 widget with a dynamic property the stylesheet colours, so a theme switch
 recolours it with no code in the view.
+
+Type: Inter is the application font and JetBrains Mono the font of the
+``mono`` variant and the ``code``/``terminal`` surfaces (both shipped in
+``theme/fonts/``, registered once per process by :func:`fonts.load_fonts`).
+Sizes stay relative to the body size (the desktop's, or Settings ->
+Appearance), so the text-size setting scales the whole type scale.
+
+Elevation: Qt style sheets have no box-shadow, so floating surfaces (the
+composer, a sheet, the quick panel) call :meth:`Theme.elevate` for a cheap
+drop shadow (blur 16 px at most) that follows the theme.
 """
 
 from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
 
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui import startup_probe
 from relavium_desktop.ui.qt import (
     QApplication,
     QColor,
+    QFont,
+    QGraphicsDropShadowEffect,
     QGuiApplication,
     QObject,
     QPalette,
@@ -28,16 +46,35 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme import fonts
 from relavium_desktop.ui.theme.palette import DARK, LIGHT, Palette
-from relavium_desktop.ui.theme.stylesheet import HEADING_SCALE, SURFACES, TONES, VARIANTS, build_stylesheet
+from relavium_desktop.ui.theme.stylesheet import (
+    HEADING_SCALE,
+    SURFACES,
+    TONES,
+    VARIANTS,
+    build_stylesheet,
+    indicator_svgs,
+)
 
-__all__ = ["Theme", "set_surface", "set_tone", "set_variant", "to_qpalette"]
+__all__ = ["ELEVATIONS", "Theme", "set_surface", "set_tone", "set_variant", "to_qpalette"]
 
 TONE_NAMES = frozenset(TONES) | frozenset(HEADING_SCALE)
 SURFACE_NAMES = frozenset(SURFACES)
 # Remembered on the QApplication the first time a theme touches it, so "the desktop's
 # size" survives a later theme (a second window, a test) having changed the app font.
 _DESKTOP_FONT_PT = "relaviumDesktopFontPt"
+# Surfaces and variants drawn in the mono face: ligatures go off on the widget itself
+# (a style sheet cannot switch OpenType features).
+_MONO_SURFACES = frozenset({"code", "terminal"})
+# The group label's tracking (the design's letter-spacing .06em), as a percentage of normal.
+_GROUP_LABEL_SPACING = 106.0
+# Elevation -> (blur radius, y offset, shadow alpha in light, in dark).  Cheap on purpose:
+# the effect re-renders the widget into a pixmap, so the blur stays at 16 px or less.
+ELEVATIONS: dict[str, tuple[float, float, float, float]] = {
+    "raised": (12.0, 2.0, 0.10, 0.40),  # the composer, cards that float over the transcript
+    "overlay": (16.0, 6.0, 0.18, 0.55),  # sheets and the quick panel
+}
 
 
 def set_tone(widget: QWidget, tone: str | None) -> None:
@@ -55,6 +92,8 @@ def set_surface(widget: QWidget, surface: str | None) -> None:
     widget.setProperty("surface", surface or "")
     # A plain QWidget only paints a stylesheet background when asked to.
     widget.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, surface is not None)
+    if surface in _MONO_SURFACES:
+        fonts.mark_mono(widget)
     _repolish(widget)
 
 
@@ -63,6 +102,14 @@ def set_variant(widget: QWidget, variant: str | None) -> None:
     if variant is not None and variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; one of {sorted(VARIANTS)}")
     widget.setProperty("variant", variant or "")
+    if variant == "mono":
+        fonts.mark_mono(widget)
+    elif variant == "group-label":
+        font = QFont(widget.font())
+        font.setLetterSpacing(QFont.SpacingType.PercentageSpacing, _GROUP_LABEL_SPACING)
+        widget.setFont(font)
+    elif variant == "list-row":
+        widget.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)  # a plain row widget paints it
     _repolish(widget)
 
 
@@ -120,6 +167,7 @@ class Theme(QObject):
         self._choice = keys.read_theme(settings)
         self._font_pt = keys.read_font_pt(settings)  # 0: the desktop's size
         self._system_dark = False
+        self._shadows: weakref.WeakSet[QGraphicsDropShadowEffect] = weakref.WeakSet()
         self._tell_the_platform()
         QGuiApplication.styleHints().colorSchemeChanged.connect(self.follow_system)
         self._palette = self._resolve()
@@ -146,6 +194,30 @@ class Theme(QObject):
 
     def qcolor(self, role: str) -> QColor:
         return QColor(self._palette[role])
+
+    def elevate(self, widget: QWidget, level: str = "raised") -> QGraphicsDropShadowEffect:
+        """Float ``widget`` above what is behind it with a soft shadow (Qt CSS has no box-shadow).
+
+        "raised" for the composer and floating cards, "overlay" for sheets and
+        the quick panel.  The shadow's colour follows later theme switches.
+        """
+        if level not in ELEVATIONS:
+            raise ValueError(f"unknown elevation {level!r}; one of {sorted(ELEVATIONS)}")
+        effect = QGraphicsDropShadowEffect(widget)
+        blur, offset, _light, _dark = ELEVATIONS[level]
+        effect.setBlurRadius(blur)
+        effect.setOffset(0.0, offset)
+        effect.setProperty("elevation", level)
+        widget.setGraphicsEffect(effect)
+        self._shadows.add(effect)
+        self._colour_shadow(effect)
+        return effect
+
+    def _colour_shadow(self, effect: QGraphicsDropShadowEffect) -> None:
+        _blur, _offset, light, dark = ELEVATIONS[str(effect.property("elevation"))]
+        colour = QColor(self._palette["shadow"])
+        colour.setAlphaF(dark if self._palette.is_dark else light)
+        effect.setColor(colour)
 
     # -- changing it -------------------------------------------------------------
 
@@ -216,13 +288,21 @@ class Theme(QObject):
             app.setStyle("Fusion")
         app.setPalette(to_qpalette(self._palette))
         startup_probe.mark("theme-palette")
+        families = fonts.load_fonts()
         font = app.font()
-        if font.pointSize() != points:
+        if font.pointSize() != points or (fonts.UI_FAMILY in families and font.family() != fonts.UI_FAMILY):
+            if fonts.UI_FAMILY in families:
+                font.setFamilies([fonts.UI_FAMILY])
             font.setPointSize(points)
             app.setFont(font)
         startup_probe.mark("fonts")
-        app.setStyleSheet(build_stylesheet(self._palette, points))
+        app.setStyleSheet(build_stylesheet(self._palette, points, _indicator_images(self._palette)))
         startup_probe.mark("theme-stylesheet")
+        for effect in list(self._shadows):
+            try:
+                self._colour_shadow(effect)
+            except RuntimeError:  # its widget (and so the effect) was deleted on the C++ side
+                self._shadows.discard(effect)
         self.changed.emit()
 
 
@@ -237,3 +317,26 @@ def _desktop_font_pt() -> int:
     points = points if points > 0 else 10
     app.setProperty(_DESKTOP_FONT_PT, points)
     return points
+
+
+_IMAGE_DIR: list[Path] = []  # one private folder per process for the indicator marks
+
+
+def _indicator_images(palette: Palette) -> dict[str, str]:
+    """Write the check box marks for ``palette`` (once each) and return their paths for the sheet.
+
+    Qt style sheets take an image only as a file or resource; the marks are
+    drawn in a palette colour, so they are written from the palette into a
+    private temporary folder (mkdtemp: mode 0700) removed at exit.
+    """
+    if not _IMAGE_DIR:
+        folder = Path(tempfile.mkdtemp(prefix="relavium-theme-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _IMAGE_DIR.append(folder)
+    paths: dict[str, str] = {}
+    for name, svg in indicator_svgs(palette).items():
+        path = _IMAGE_DIR[0] / f"{name}-{palette.name}.svg"
+        if not path.exists():
+            path.write_text(svg, encoding="utf-8")
+        paths[name] = path.as_posix()
+    return paths

@@ -61,7 +61,7 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
 
     # 1. Refused: outside the project.  The chat offers the folder grant.
     (card,) = ask(qtbot, chat, llm_server, "read my notes", read(outside / "notes.txt"), Reply.say("I can't."))
-    assert card.status == "failed" and "outside_scope" in card.status_label.text()
+    assert card.status == "failed" and "outside_scope" in card.details_text
     assert offer.isVisibleTo(chat) and offer.allow_button.text() == ALLOW_LABEL
     assert "outside the project folder" in offer.label.text()
 
@@ -100,9 +100,9 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
     (link_card,) = ask(qtbot, chat, llm_server, "read via the link", read(outside / "link" / "data.txt"),
                        Reply.say("Refused."))
     for refused in (key_card, env_card):
-        assert refused.status == "failed" and "tool_denied" in refused.status_label.text()
-        assert "outside_scope" not in refused.status_label.text()  # the floor refused it, not the scope
-    assert link_card.status == "failed" and "outside_scope" in link_card.status_label.text()
+        assert refused.status == "failed" and "tool_denied" in refused.details_text
+        assert "outside_scope" not in refused.details_text  # the floor refused it, not the scope
+    assert link_card.status == "failed" and "outside_scope" in link_card.details_text
     sent = json.dumps([r.body for r in llm_server.requests])
     assert "folderGrantSecretKey" not in sent and "folder-grant-env-secret-value" not in sent
     assert "not granted data" not in sent
@@ -123,7 +123,7 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
     # 6. Revoked: the next turn's host no longer has the root.
     window.nav.setCurrentRow(0)
     (card,) = ask(qtbot, chat, llm_server, "read my notes again", read(outside / "notes.txt"), Reply.say("No."))
-    assert card.status == "failed" and "outside_scope" in card.status_label.text()
+    assert card.status == "failed" and "outside_scope" in card.details_text
 
 
 def test_folder_grants_are_keyed_by_canonical_paths(tmp_path: Path, outside: Path, project: Path) -> None:

@@ -31,7 +31,7 @@ NUMBER = r"\d+(\.\d+)?"
 
 
 def summaries(transcript: Transcript) -> list[str]:
-    return [c.summary.text() for c in transcript.cards()]
+    return [c.summary_text for c in transcript.cards()]
 
 
 def test_chat_tools_say_what_they_did_and_a_reopened_session_says_the_same(
@@ -56,12 +56,12 @@ def test_chat_tools_say_what_they_did_and_a_reopened_session_says_the_same(
     with qtbot.waitSignal(chat.turn_finished, timeout=20_000):
         type_and_enter(qtbot, chat, "and the file next door?")
     live = summaries(chat.transcript)
-    assert re.fullmatch(rf"read_file src/pricing\.py · 120 B · {NUMBER} ms", live[0]), live[0]
-    assert live[1] == "write_file notes.md · +12 · 86 B"
-    assert live[2] == "list_directory src · 2 entries"
-    assert re.fullmatch(rf"run_command ls src · exit 0 · {NUMBER} (ms|s)", live[3]), live[3]
-    assert live[4] == "run_command rm -rf src · This command is not on the allowed list: allow it in Settings → Chat tools."
-    assert live[5] == "read_file ../elsewhere.txt · The path is outside the project folder."
+    assert re.fullmatch(rf"Read src/pricing\.py · 10 lines · {NUMBER} ms", live[0]), live[0]
+    assert live[1] == "Wrote notes.md · +12 · 86 B"
+    assert live[2] == "Listed src · 2 entries"
+    assert re.fullmatch(rf"Ran ls src · exit 0 · {NUMBER} (ms|s)", live[3]), live[3]
+    assert live[4] == "Not allowed to run rm -rf src — the command is not on the allowed list"
+    assert live[5] == "Not allowed to read ../elsewhere.txt — it is outside the project folder"
     # Every card is collapsed to that one line until opened.
     assert not any(c.expanded for c in chat.transcript.cards())
 
@@ -70,9 +70,9 @@ def test_chat_tools_say_what_they_did_and_a_reopened_session_says_the_same(
     chat.new_session()
     chat.open_session(session)
     stored = summaries(chat.transcript)
-    assert stored[0] == "read_file src/pricing.py · 120 B"
+    assert stored[0] == "Read src/pricing.py · 10 lines"
     assert stored[1:3] == live[1:3]
-    assert re.fullmatch(rf"run_command ls src · exit 0 · {NUMBER} (ms|s)", stored[3]), stored[3]
+    assert re.fullmatch(rf"Ran ls src · exit 0 · {NUMBER} (ms|s)", stored[3]), stored[3]
     assert stored[4:] == live[4:]
 
 
@@ -166,9 +166,9 @@ def test_git_status_and_git_commit_summaries_from_real_runs(qtbot, repo: Path) -
     head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short=7", "HEAD"], capture_output=True,
                           text=True, check=True).stdout.strip()
     status, commit, ungated = transcript.cards()
-    assert re.fullmatch(rf"git_status · 3 changed · {NUMBER} ms", status.summary.text()), status.summary.text()
-    assert re.fullmatch(rf"git_commit · {head} · {NUMBER} ms", commit.summary.text()), commit.summary.text()
-    assert ungated.summary.text() == "git_commit · This action needs a person's approval at a gate."
+    assert re.fullmatch(rf"Checked git status · 3 changed · {NUMBER} ms", status.summary_text), status.summary_text
+    assert re.fullmatch(rf"Committed “Add a” · {head} · {NUMBER} ms", commit.summary_text), commit.summary_text
+    assert ungated.summary_text == "Not allowed to commit “Add b” — it needs a person's approval at a gate"
     status.set_expanded(True)
     assert status.result_view.toPlainText().startswith("$ git status\nOn branch")
 
@@ -185,28 +185,28 @@ BUILT = [
     (_result("http_request", {"method": "GET", "url": "https://api.example.com/v1/items"},
              {"status": 200, "headers": {"content-type": "application/json"}, "body": json.dumps({"items": [1] * 400}),
               "url": "https://api.example.com/v1/items"}),
-     "http_request GET https://api.example.com/v1/items · 200 · 1.2 KB · "),
+     "Fetched api.example.com/v1/items · 200 · 1.2 KB · "),
     (_result("web_search", {"query": "qasync event loop"},
              {"results": [{"title": f"Result {i}", "url": f"https://example.com/{i}", "snippet": "…"} for i in range(5)]}),
-     "web_search “qasync event loop” · 5 results · "),
-    (_result("read_clipboard", {}, "x" * 120), "read_clipboard · 120 chars"),
+     "Searched the web for “qasync event loop” · 5 results · "),
+    (_result("read_clipboard", {}, "x" * 120), "Read the clipboard · 120 chars"),
     (_result("read_clipboard", {"content": "image"},
              {"media": {"handle": "media://sha256-" + "cd" * 32, "sha256": "cd" * 32, "mimeType": "image/png",
                         "sizeBytes": 2048, "width": 37, "height": 21}, "note": "…"}),
-     "read_clipboard · image/png · 37×21 · 2.0 KB"),
+     "Read the clipboard · image/png · 37×21 · 2.0 KB"),
     (_result("http_request", {"method": "GET", "url": "https://api.example.com/logo.png"},
              {"status": 200, "body": None, "url": "https://api.example.com/logo.png", "contentType": "image/png",
               "media": {"handle": "media://sha256-" + "ef" * 32, "mimeType": "image/png", "sizeBytes": 512,
                         "width": 16, "height": 16}}),
-     "http_request GET https://api.example.com/logo.png · 200 · image/png · 16×16 · "),
-    (_result("notify", {"title": "Build finished"}, {"id": "n-1"}), "notify “Build finished” · sent"),
+     "Fetched api.example.com/logo.png · 200 · image/png · 16×16 · "),
+    (_result("notify", {"title": "Build finished"}, {"id": "n-1"}), "Notified “Build finished” · sent"),
     (_result("mcp_call", {"server": "files", "tool": "search", "arguments": {"q": "todo"}}, {"content": "3 hits"}),
-     "mcp_call files/search · "),
+     "Asked files for search · "),
     (_result("invoke_agent", {"nodeId": "reviewer", "input": "check it"}, {"verdict": "ok"}),
-     "invoke_agent reviewer · "),
+     "Asked the agent reviewer · "),
     (_result("read_media", {"handle": "media://sha256-" + "ab" * 32},
              {"mimeType": "image/png", "name": "diagram.png", "width": 800}),
-     "read_media media://sha256-abababa… · image/png · diagram.png"),
+     "Looked at media://sha256-abababa… · image/png · diagram.png"),
 ]
 
 
@@ -218,7 +218,7 @@ def test_summaries_of_tools_that_cannot_run_here(qtbot, call, expected: str) -> 
     card = transcript.add_card(tool, tool_input)
     transcript.tool_result(result)
     assert card.status == "done"
-    text = card.summary.text()
+    text = card.summary_text
     assert text.startswith(expected) if expected.endswith(" · ") else text == expected, text
     card.set_expanded(True)
     shown = card.result_view.toPlainText()
@@ -237,23 +237,32 @@ def test_http_renderer_shows_status_line_and_headers_before_the_body(qtbot) -> N
     assert lines[2].startswith('{"items": [1, 1')
 
 
-@pytest.mark.parametrize(("reason", "message", "sentence"), [
-    ("outside_scope", "path is outside the allowed folders", "The path is outside the project folder."),
-    ("commands_disabled", "run_command is disabled", "Commands are off: allow this command in Settings → Chat tools."),
-    ("user_rejected", "You declined writing notes.md.", "You declined writing notes.md."),
-    ("protected_path", "refused: .ssh", "This path is protected (keys, secrets, system files); tools never touch it."),
+@pytest.mark.parametrize(("reason", "message", "why", "sentence"), [
+    ("outside_scope", "path is outside the allowed folders", "it is outside the project folder",
+     "The path is outside the project folder."),
+    ("commands_disabled", "run_command is disabled", "commands are off",
+     "Commands are off: allow this command in Settings → Chat tools."),
+    ("user_rejected", "You declined writing notes.md.", "you declined", "You declined writing notes.md."),
+    ("protected_path", "refused: .ssh", "the path is protected",
+     "This path is protected (keys, secrets, system files); tools never touch it."),
 ])
-def test_refusals_say_why_in_words(qtbot, reason: str, message: str, sentence: str) -> None:
+def test_refusals_say_why_in_words(qtbot, reason: str, message: str, why: str, sentence: str) -> None:
     transcript = Transcript()
     qtbot.addWidget(transcript)
-    card = transcript.add_card("read_file", {"path": "x"})
-    transcript.tool_result({"toolId": "read_file", "success": False,
+    card = transcript.add_card("write_file", {"path": "notes.md", "content": "x"})
+    transcript.tool_result({"toolId": "write_file", "success": False,
                             "error": {"code": "tool_denied", "reason": reason, "message": message}})
     assert card.status == "failed"
-    assert card.summary.text() == f"read_file x · {sentence}"
+    # The line is a sentence for people: no tool id, no error or reason code.
+    assert card.summary_text == f"Not allowed to write notes.md — {why}"
+    for code in ("write_file", "tool_denied", reason):
+        assert code not in card.summary_text
+    assert card.dot.accessibleName() == "Failed or refused"
     card.set_expanded(True)
-    assert card.result_view.toPlainText().splitlines()[0] == sentence
-    assert message in card.result_view.toPlainText()
+    details = card.details_text
+    assert details.splitlines()[0] == sentence
+    assert message in details
+    assert f"tool_denied ({reason})" in details and "write_file" in details  # the codes are in the details
 
 
 def test_a_call_whose_arguments_arrived_as_a_clipped_preview_still_names_its_file(qtbot) -> None:
@@ -269,4 +278,24 @@ def test_a_call_whose_arguments_arrived_as_a_clipped_preview_still_names_its_fil
     card = transcript.add_card("write_file", {"preview": preview})
     transcript.tool_result({"toolId": "write_file", "success": True,
                             "outputSummary": json.dumps({"path": "data/rows.txt", "bytesWritten": len(content)})})
-    assert card.summary.text() == "write_file data/rows.txt · 42.9 KB"
+    assert card.summary_text == "Wrote data/rows.txt · 42.9 KB"
+
+
+def test_the_line_reads_as_a_sentence_while_running_and_after(qtbot) -> None:
+    """A running call says what it is doing; a finished one says what it did, with a dot a screen reader names."""
+    transcript = Transcript()
+    qtbot.addWidget(transcript)
+    card = transcript.add_card("write_file", {"path": "notes.md", "content": "a\nb\nc\n"})
+    assert card.summary_text == "Writing notes.md…" and card.dot.accessibleName() == "Running"
+    transcript.tool_result({"toolId": "write_file", "success": True,
+                            "outputSummary": json.dumps({"path": "notes.md", "bytesWritten": 6})})
+    assert card.summary_text == "Wrote notes.md · +3 · 6 B"
+    assert card.verb.text() == "Wrote" and card.added.text() == "+3" and card.dot.accessibleName() == "Done"
+    failing = transcript.add_card("run_command", {"command": "pytest", "args": ["-q"]})
+    transcript.tool_result({"toolId": "run_command", "success": True, "durationMs": 2300,
+                            "outputSummary": json.dumps({"exitCode": 1, "stdout": "", "stderr": "", "durationMs": 2300})})
+    assert failing.summary_text.startswith("Ran pytest -q · exit 1")
+    assert failing.dot.accessibleName() == "Finished with a problem"
+    stopped = transcript.add_card("read_file", {"path": "big.log"})
+    transcript.cancel_open_cards()
+    assert stopped.summary_text == "Stopped before it could read big.log"

@@ -55,3 +55,9 @@ def surface(widget: QWidget, name: str | None) -> None:
     from relavium_desktop.ui.theme import set_surface
 
     set_surface(widget, name)
+
+
+def variant(widget: QWidget, name: str | None) -> None:
+    from relavium_desktop.ui.theme import set_variant
+
+    set_variant(widget, name)

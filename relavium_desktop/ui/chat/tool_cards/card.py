@@ -1,7 +1,9 @@
 """A tool call in the transcript: one line that says what happened, expandable to the result.
 
-Collapsed (the default) a card is a chevron, the tool's icon and its
-summary line; the expanded renderer is built on the first expand, which is
+Collapsed (the default) a card is one sentence: a status dot, the tool's
+icon, a verb ("Read", "Ran", "Not allowed to write"), the target in mono,
+the facts on the right ("+12", "10 lines · 6 ms", "exit 1 · 2.3 s") and a
+chevron.  Tool ids and error codes are in the expanded details only.  The expanded renderer is built on the first expand, which is
 what keeps a 500-call history cheap to open.  The duration is measured from
 the moment the call event arrived to its result; a card rebuilt from
 stored history has none unless the result carries one (run_command).  The summary line names what
@@ -18,7 +20,7 @@ from relavium_desktop.engine.display_text import show, show_line
 from relavium_desktop.ui.chat import look
 from relavium_desktop.ui.chat.tool_cards.renderers import ResultView, render
 from relavium_desktop.ui.chat.tool_cards.results import Outcome, args_from_preview, parse
-from relavium_desktop.ui.chat.tool_cards.summaries import icon_name, summary_line
+from relavium_desktop.ui.chat.tool_cards.summaries import Sentence, icon_name, sentence, summary_line
 from relavium_desktop.ui.qt import (
     QFrame,
     QHBoxLayout,
@@ -30,9 +32,18 @@ from relavium_desktop.ui.qt import (
     QUrl,
     QVBoxLayout,
 )
+from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3
 from relavium_desktop.ui.untrusted import set_shown
 
 ICON_PX = 16
+# The status dot: its colour (a tone) and the word a screen reader says for it.
+DOT = {
+    "running": ("muted", "Running"),
+    "ok": ("success", "Done"),
+    "warning": ("warning", "Finished with a problem"),
+    "danger": ("danger", "Failed or refused"),
+    "cancelled": ("muted", "Stopped"),
+}
 
 
 class ToolCard(QFrame):
@@ -57,26 +68,44 @@ class ToolCard(QFrame):
         self.chevron.setObjectName("toolExpand")
         self.chevron.setAutoRaise(True)
         self.chevron.setCheckable(True)
-        self.chevron.setToolTip("Show the result")
+        self.chevron.setToolTip("Show the details")
+        self.chevron.setAccessibleName("Show the details")
         self.chevron.toggled.connect(self.set_expanded)
+        self.dot = QLabel("●")
+        self.dot.setObjectName("toolState")
         self.icon_label = QLabel()
-        self.summary = QLabel()
+        self.verb = QLabel()
+        self.verb.setObjectName("toolVerb")
+        bold = self.verb.font()
+        bold.setBold(True)
+        self.verb.setFont(bold)
+        self.summary = QLabel()  # the target (and a refusal's reason): text the model or a tool chose
         self.summary.setObjectName("toolSummary")
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        look.variant(self.summary, "mono")
+        self.added = QLabel()
+        self.added.setObjectName("toolAdded")
+        look.tone(self.added, "success")
+        self.added.hide()
+        self.facts = QLabel()
+        self.facts.setObjectName("toolFacts")
+        look.tone(self.facts, "muted")
+        self._state = ""
         self._summary_tone: str | None = None
-        self.status_label = QLabel("running…")
-        self.status_label.setObjectName("toolStatus")
-        look.tone(self.status_label, "muted")
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(self.chevron)
+        top.setSpacing(SPACE_2)
+        top.addWidget(self.dot)
         top.addWidget(self.icon_label)
+        top.addWidget(self.verb)
         top.addWidget(self.summary, 1)
-        top.addWidget(self.status_label)
+        top.addWidget(self.added)
+        top.addWidget(self.facts)
+        top.addWidget(self.chevron)
         self._column = QVBoxLayout(self)
-        self._column.setContentsMargins(6, 2, 8, 2)
-        self._column.setSpacing(2)
+        self._column.setContentsMargins(SPACE_3, SPACE_1, SPACE_1, SPACE_1)
+        self._column.setSpacing(SPACE_1)
         self._column.addLayout(top)
         self.spill_link = QLabel()
         self.spill_link.setObjectName("spillLink")
@@ -147,7 +176,6 @@ class ToolCard(QFrame):
             o.ok = True
             o.text = mask_text(str(event.get("outputSummary") or ""))
             o.data, o.clipped = parse(o.text)
-            self.status_label.setText("done")
         else:
             error = event.get("error") or {}
             o.ok = False
@@ -155,7 +183,6 @@ class ToolCard(QFrame):
             o.reason = str(error.get("reason") or "")
             o.text = mask_text(str(error.get("message", "")))
             self.status = "cancelled" if o.code == "cancelled" else "failed"
-            self.status_label.setText(show_line(f"{o.code} ({o.reason})" if o.reason else o.code))
         self._end_progress()
         spill = event.get("spill")
         if isinstance(spill, dict) and spill.get("path"):
@@ -169,7 +196,6 @@ class ToolCard(QFrame):
             self.status = "cancelled"
             self.outcome.ok = False
             self.outcome.code = "cancelled"
-            self.status_label.setText("cancelled")
             self._end_progress()
             self._refresh()
 
@@ -202,7 +228,9 @@ class ToolCard(QFrame):
         view.setVisible(expanded)
         self.spill_link.setVisible(expanded and self._spill is not None)
         self.chevron.setIcon(look.themed_icon("chevron-down" if expanded else "chevron-right", self._theme, "muted"))
-        self.chevron.setToolTip("Hide the result" if expanded else "Show the result")
+        words = "Hide the details" if expanded else "Show the details"
+        self.chevron.setToolTip(words)
+        self.chevron.setAccessibleName(words)
 
     def mouseReleaseEvent(self, event: Any) -> None:
         """A click on the summary line opens or closes the card, like its chevron."""
@@ -210,13 +238,32 @@ class ToolCard(QFrame):
             self.chevron.toggle()
         super().mouseReleaseEvent(event)
 
+    @property
+    def sentence(self) -> Sentence:
+        return sentence(self.outcome)
+
     def _refresh(self) -> None:
-        shown = set_shown(self.summary, show(summary_line(self.outcome)), look.palette_of(self._theme))
-        self.summary.setToolTip(shown.text)
-        tone = "danger" if self.status == "failed" else "muted" if self.status == "cancelled" else None
-        if tone != self._summary_tone:  # a re-polish per card adds up over a long history
-            self._summary_tone = tone
-            look.tone(self.summary, tone)
+        said = self.sentence
+        self.verb.setText(said.verb)
+        target = said.target + ("…" if said.state == "running" else "")
+        line = f"{target} — {said.why}" if said.why else target
+        shown = set_shown(self.summary, show(line), look.palette_of(self._theme))
+        self.summary.setToolTip(show_line(said.target) if shown.text else "")  # the whole target, never clipped
+        self.facts.setText(" · ".join(said.facts))
+        self.facts.setVisible(bool(said.facts))
+        if said.added is not None:
+            self.added.setText(f"+{said.added:,}")
+            self.added.show()
+        if said.state != self._state:  # a re-polish per card adds up over a long history: only on a change
+            self._state = said.state
+            tone, word = DOT[said.state]
+            look.tone(self.dot, tone)
+            self.dot.setAccessibleName(word)
+            self.dot.setToolTip(word)
+            summary_tone = "danger" if said.state == "danger" else None
+            if summary_tone != self._summary_tone:
+                self._summary_tone = summary_tone
+                look.tone(self.summary, summary_tone)
         if self._view is not None:  # a result arrived after the card was opened on its arguments
             self._column.removeWidget(self._view)
             self._view.deleteLater()
@@ -239,9 +286,14 @@ class ToolCard(QFrame):
                 self.set_expanded(True)
         self._refresh()
 
+    @property
+    def details_text(self) -> str:
+        """The expanded details as text (the tool's id and the error codes live here)."""
+        return self.result_view.toPlainText()
+
     def plain_text(self) -> str:
-        """What a person reads on this card: its line, its status, and why it failed."""
-        parts = [self.summary_text, f"{self.tool_id}: {self.status_label.text()}"]
+        """What a person reads on this card: its line, and why it failed."""
+        parts = [self.summary_text]
         if self.outcome.ok is False and self.outcome.text:
             parts.append(show(self.outcome.text, "block").text)
         return "\n".join(parts)

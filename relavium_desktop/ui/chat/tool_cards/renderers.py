@@ -234,6 +234,9 @@ def render(o: Outcome, theme: Any) -> ResultView:
         view.add(_label(sentence, "danger", theme), show_block(sentence))
         if o.text and o.text != sentence:
             view.add(_label(o.text, "muted", theme), show_block(o.text))
+        # The codes, for a bug report or the docs: here, never on the card's line.
+        code = f"{o.code} ({o.reason})" if o.reason else o.code
+        view.add(_label(f"Tool {o.tool_id} · {code}", "muted", theme), show_block(f"Tool {o.tool_id} · {code}"))
         return view
     if o.ok is None:
         args = Outcome(o.tool_id, o.args, data=o.args)

@@ -1,23 +1,26 @@
-"""The collapsed card's one line: the tool, what it acted on, and what came of it.
+"""The collapsed card's one line: a sentence saying what the agent did, and what came of it.
 
-"read_file src/pricing.py · 100 B · 6 ms", "run_command pytest -q · exit 1 ·
-2.3 s", "list_directory src · 14 entries".  Each tool has a function naming
-its target (from the masked arguments) and its result facts (from the
-result); a failed call ends with the reason in words instead.  No Qt.
+"Read src/pricing.py · 10 lines · 6 ms", "Ran pytest -q · exit 1 · 2.3 s",
+"Listed src · 14 entries", "Not allowed to write notes.md — you declined".
+Each tool has a verb (past tense when done, "-ing" while running, the bare
+form for a refusal), a function naming its target from the masked arguments
+and one naming the result's facts.  Tool ids, error codes and reason codes
+never appear here: they belong to the expanded details.  No Qt.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from relavium_desktop.ui.chat.tool_cards.results import (
     Outcome,
     human_bytes,
     human_duration,
     line_count,
-    refusal_sentence,
     short,
 )
 
@@ -32,6 +35,17 @@ ICONS = {
 
 def icon_name(tool_id: str) -> str:
     return ICONS.get(tool_id, "tool")
+
+
+def host_and_path(url: str) -> str:
+    """``api.example.com/v1/items`` for ``https://api.example.com/v1/items?x=1``: what a person recognises."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return url
+    if not parts.netloc:
+        return url
+    return parts.netloc + (parts.path if parts.path not in ("", "/") else "")
 
 
 def _arg(o: Outcome, key: str, default: str = "") -> str:
@@ -54,14 +68,16 @@ def target(o: Outcome) -> str:
         words = [str(x) for x in argv] if isinstance(argv, list) else []
         return short(" ".join([_arg(o, "command"), *words]), 60)
     if tool == "http_request":
-        return f"{_arg(o, 'method', 'GET') or 'GET'} {short(_arg(o, 'url'), 50)}"
+        return short(host_and_path(_arg(o, "url")), 50)
     if tool == "web_search":
         return f"“{short(_arg(o, 'query'), 50)}”"
     if tool == "git_status":
-        sub = _arg(o, "subcommand", "status")
-        return "" if sub == "status" else sub
+        return ""  # the verb says it: "Checked git status", "Read git log"
+    if tool == "git_commit":
+        message = _arg(o, "message").strip().splitlines()
+        return f"“{short(message[0], 50)}”" if message else ""
     if tool == "mcp_call":
-        return f"{_arg(o, 'server')}/{_arg(o, 'tool')}"
+        return _arg(o, "tool")
     if tool == "invoke_agent":
         return _arg(o, "nodeId")
     if tool == "read_media":
@@ -76,14 +92,17 @@ def _read_file(o: Outcome) -> list[str]:
     files = o.field("files")
     if isinstance(files, list):
         return [f"{len(files)} file{'s' if len(files) != 1 else ''}"]
-    size = o.field("sizeBytes")
-    if isinstance(size, int):
-        return [human_bytes(size)]
+    if isinstance(o.field("media"), dict):
+        return _media_facts(o.field("media"))
     content = o.text_field("content")
     if content is None:
         return []
-    approx = len(content.encode("utf-8", "surrogatepass"))
-    return [f"{human_bytes(approx)}+" if o.clipped else human_bytes(approx)]
+    if o.clipped:  # only the start arrived: its size says more than a partial line count
+        size = o.field("sizeBytes")
+        approx = size if isinstance(size, int) else len(content.encode("utf-8", "surrogatepass"))
+        return [human_bytes(approx) + ("" if isinstance(size, int) else "+")]
+    lines = line_count(content)
+    return [f"{lines:,} line{'s' if lines != 1 else ''}"]
 
 
 def _run_command(o: Outcome) -> list[str]:
@@ -94,12 +113,14 @@ def _run_command(o: Outcome) -> list[str]:
     return facts
 
 
-def _write_file(o: Outcome) -> list[str]:
+def added_lines(o: Outcome) -> int | None:
+    """The lines a write put in the file (the design's green "+9"), when its content is known."""
     content = o.args.get("content")
+    return line_count(content) if o.tool_id == "write_file" and isinstance(content, str) else None
+
+
+def _write_file(o: Outcome) -> list[str]:
     facts: list[str] = []
-    if isinstance(content, str):
-        prefix = "appended +" if o.args.get("append") else "+"
-        facts.append(f"{prefix}{line_count(content)}")
     written = o.field("bytesWritten")
     if isinstance(written, int):
         facts.append(human_bytes(written))
@@ -195,15 +216,129 @@ FACTS: dict[str, Callable[[Outcome], list[str]]] = {
 }
 
 
-def summary_line(o: Outcome) -> str:
-    head = " ".join(p for p in (o.tool_id, target(o)) if p)
+# tool -> (bare form, -ing form, past tense): "Not allowed to read", "Reading", "Read".
+VERBS: dict[str, tuple[str, str, str]] = {
+    "read_file": ("read", "Reading", "Read"),
+    "write_file": ("write", "Writing", "Wrote"),
+    "list_directory": ("list", "Listing", "Listed"),
+    "run_command": ("run", "Running", "Ran"),
+    "http_request": ("fetch", "Fetching", "Fetched"),
+    "web_search": ("search the web for", "Searching the web for", "Searched the web for"),
+    "git_commit": ("commit", "Committing", "Committed"),
+    "read_clipboard": ("read the clipboard", "Reading the clipboard", "Read the clipboard"),
+    "notify": ("send the notification", "Sending the notification", "Notified"),
+    "invoke_agent": ("ask the agent", "Asking the agent", "Asked the agent"),
+    "read_media": ("look at", "Looking at", "Looked at"),
+}
+GIT_VERBS = {
+    "status": ("check git status", "Checking git status", "Checked git status"),
+    "log": ("read the git log", "Reading the git log", "Read the git log"),
+    "diff": ("read the git diff", "Reading the git diff", "Read the git diff"),
+}
+# Why a call was refused, short enough for the line ("Not allowed to write notes.md — you declined");
+# the full sentence and the codes are in the expanded details.
+WHY = {
+    "user_rejected": "you declined",
+    "not_granted": "this agent may not use this tool",
+    "provider_executed": "only Relavium runs tools",
+    "command_not_allowed": "the command is not on the allowed list",
+    "commands_disabled": "commands are off",
+    "domain_not_allowed": "the host is not on the allowed list",
+    "egress_disabled": "web access is off",
+    "https_required": "only https:// addresses may be fetched",
+    "ssrf_blocked": "the address is on this machine or the local network",
+    "outside_scope": "it is outside the project folder",
+    "protected_path": "the path is protected",
+    "unc_path": "network paths are not allowed",
+    "gate_required": "it needs a person's approval at a gate",
+    "no_approval_hook": "nobody was there to approve it",
+    "media_scope_denied": "it belongs to another chat or run",
+    "env_not_allowed": "an environment variable is not allowed",
+}
+FAILED = {
+    "unknown_tool": "the tool does not exist",
+    "invalid_args": "the model's arguments did not fit the tool",
+    "tool_unavailable": "the tool is not available here",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """The card's line in parts, so the view can set the verb, the target and the facts apart."""
+
+    state: str  # running | ok | warning | danger | cancelled: the status dot
+    verb: str
+    target: str = ""
+    why: str = ""  # a refusal's or failure's reason in words (text from the tool or the person: untrusted)
+    facts: tuple[str, ...] = ()
+    added: int | None = None  # lines a write put in
+
+    @property
+    def text(self) -> str:
+        head = " ".join(p for p in (self.verb, self.target) if p)
+        if self.state == "running":
+            head += "…"
+        if self.why:
+            head += f" — {self.why}"
+        facts = ([f"+{self.added}"] if self.added is not None else []) + list(self.facts)
+        return SEP.join([head, *facts])
+
+
+def _verbs(o: Outcome) -> tuple[str, str, str]:
+    if o.tool_id == "git_status":
+        return GIT_VERBS.get(_arg(o, "subcommand", "status"), GIT_VERBS["status"])
+    if o.tool_id == "write_file" and o.args.get("append"):
+        return "append to", "Appending to", "Appended to"
+    if o.tool_id == "http_request":
+        method = (_arg(o, "method", "GET") or "GET").upper()
+        if method not in ("GET", "HEAD"):
+            return f"send {method} to", f"Sending {method} to", f"Sent {method} to"
+    if o.tool_id == "mcp_call":
+        server = _arg(o, "server") or "the server"
+        return f"ask {server} for", f"Asking {server} for", f"Asked {server} for"
+    found = VERBS.get(o.tool_id)
+    if found is not None:
+        return found
+    return "use", "Using", "Used"  # a tool this version has no words for: named by its target
+
+
+def _first_line(text: str, limit: int = 80) -> str:
+    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
+    return short(line.rstrip("."), limit)
+
+
+def sentence(o: Outcome) -> Sentence:
+    """What the card's line says about ``o``."""
+    bare, doing, done = _verbs(o)
+    what = target(o) or (o.tool_id if o.tool_id not in VERBS and o.tool_id not in ("git_status", "mcp_call") else "")
     if o.ok is None:
-        return head
+        return Sentence("running", doing, what)
     if not o.ok:
-        return head + SEP + refusal_sentence(o.code, o.reason, o.text)
+        if o.code == "cancelled":
+            return Sentence("cancelled", f"Stopped before it could {bare}", what)
+        if o.code == "tool_denied" or o.reason:
+            return Sentence("danger", f"Not allowed to {bare}", what, WHY.get(o.reason, "it was refused"))
+        why = FAILED.get(o.code) or _first_line(o.text) or "it failed"
+        return Sentence("danger", f"Could not {bare}", what, why)
     describe = FACTS.get(o.tool_id)
     facts: list[Any] = describe(o) if describe is not None else []
     if o.duration_ms is not None and o.tool_id in ("read_file", "run_command", "http_request", "web_search",
                                                     "git_status", "git_commit", "mcp_call", "invoke_agent"):
         facts.append(human_duration(o.duration_ms))
-    return SEP.join([head, *facts])
+    return Sentence(_done_state(o), done, what, facts=tuple(facts), added=added_lines(o))
+
+
+def _done_state(o: Outcome) -> str:
+    """A call that ran but did not go well (a command's non-zero exit, an HTTP error) is a warning."""
+    code = o.field("exitCode")
+    if o.tool_id in ("run_command", "git_commit") and isinstance(code, int) and code != 0:
+        return "warning"
+    status = o.field("status")
+    if o.tool_id == "http_request" and isinstance(status, int) and status >= 400:
+        return "warning"
+    return "ok"
+
+
+def summary_line(o: Outcome) -> str:
+    """The card's line as one string (copy, search, tests)."""
+    return sentence(o).text

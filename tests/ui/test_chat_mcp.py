@@ -245,9 +245,9 @@ def test_confirm_mode_asks_before_each_mcp_tool_call(mcp_chat, qtbot, llm_server
         qtbot.waitUntil(lambda: len(dialogs) == 1, timeout=30_000)
         assert dialogs[0].tool_label.text() == "mcp_files_add" and dialogs[0].class_label.text() == "egress"
         assert view.transcript.cards() == [] or view.transcript.cards()[0].status == "running"
-        dialogs[0].once_button.click()
+        dialogs[0].allow_button.click()
         qtbot.waitUntil(lambda: len(dialogs) == 2, timeout=30_000)  # "once" covers one call, not the next
-        dialogs[1].once_button.click()
+        dialogs[1].allow_button.click()
     assert done.args == ["completed"]
     assert [c.status for c in view.transcript.cards()] == ["done", "done"]
     assert "7" in json.dumps(llm_server.requests[2].body["messages"])

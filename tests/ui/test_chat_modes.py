@@ -71,7 +71,7 @@ def test_mode_table(mode: ChatMode, chat, qtbot, project: Path, llm_server: Scri
         if TABLE[mode][name] == ASKED:
             qtbot.waitUntil(lambda: bool(dialogs), timeout=10_000)
             # A protected file is refused by the write floor even when allowed, so say no to it.
-            (dialogs[0].deny_button if name == "protected edit" else dialogs[0].once_button).click()
+            (dialogs[0].reject if name == "protected edit" else dialogs[0].allow_button.click)()
         outcome = finish(qtbot, view)
         if dialogs:
             outcomes[name] = ASKED
@@ -117,7 +117,7 @@ def test_the_refusal_offers_the_mode_that_allows_it_and_the_switch_carries_on(
     llm_server.script(Reply.call("write_file", {"path": "notes.md", "content": "hello\n"}), Reply.say("written"))
     offer.retry_button.click()
     qtbot.waitUntil(lambda: bool(dialogs), timeout=10_000)
-    dialogs[0].once_button.click()
+    dialogs[0].allow_button.click()
     assert finish(qtbot, view) == "completed"
     assert (project / "notes.md").read_text() == "hello\n"
     stored = view.backend.store.messages(view.session_id)

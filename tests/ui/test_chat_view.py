@@ -267,7 +267,7 @@ def test_a_write_in_ask_before_acting_mode_asks_through_the_permission_dialog(
     qtbot.waitUntil(lambda: bool(opened), timeout=15_000)
     assert "new file" in opened[0].diff_view.toPlainText()
     with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
-        opened[0].once_button.click()
+        opened[0].allow_button.click()
     assert (project / "notes.md").read_text() == "# Notes\n"
     assert chat.transcript.cards()[0].status == "done"
 

@@ -13,7 +13,7 @@ import pytest
 
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
 from relavium_desktop.ui.permission_dialog import PermissionDialog
-from relavium_desktop.ui.qt import QApplication, QTextCursor
+from relavium_desktop.ui.qt import QApplication, QPushButton, QTextCursor
 from relavium_desktop.ui.theme.palette import DARK, LIGHT
 
 
@@ -42,6 +42,7 @@ def open_dialog(window, qtbot, request: ApprovalRequest) -> PermissionDialog:
 def deny(dialog: PermissionDialog, qtbot) -> None:
     task = dialog.property("pendingAnswer")
     dialog.deny_button.click()
+    dialog.deny_confirm_button.click()
     qtbot.waitUntil(task.done)
     assert task.result().approved is False
 
@@ -63,14 +64,17 @@ def line_pixel(view, prefix: str) -> str:
 
 
 @pytest.mark.parametrize(("tool", "action", "target", "shown"), [
-    ("write_file", ActionClass.FS_WRITE, "src/app.py", "Write src/app.py"),
-    ("run_command", ActionClass.PROCESS, "npm test", "Run npm test"),
-    ("http_fetch", ActionClass.EGRESS, "https://example.com/api", "Fetch https://example.com/api"),
+    ("write_file", ActionClass.FS_WRITE, "src/app.py", "Let the agent edit src/app.py?"),
+    ("run_command", ActionClass.PROCESS, "npm test", "Run npm test in project?"),
+    ("http_fetch", ActionClass.EGRESS, "https://example.com/api", "Fetch example.com?"),
 ])
-def test_the_action_is_the_first_and_largest_line(window, qtbot, tool, action, target, shown) -> None:
+def test_the_question_is_the_first_and_largest_line(window, qtbot, tool, action, target, shown) -> None:
     dialog = open_dialog(window, qtbot, request(tool, action, target, {"x": 1}))
     assert dialog.headline.text() == shown
-    assert dialog.headline.y() < dialog.tool_label.y() and dialog.headline.y() < dialog.args_view.y()
+    assert dialog.sub.text().startswith("In project · asked by the chat's agent")
+    below = [w for w in (dialog.sub, dialog.why, dialog.allow_button, dialog.args_view) if w.isVisible()]
+    assert all(dialog.headline.mapTo(dialog, dialog.headline.rect().topLeft()).y()
+               < w.mapTo(dialog, w.rect().topLeft()).y() for w in below)
     assert dialog.headline.font().pointSize() > QApplication.font().pointSize()
     assert dialog.action_icon.pixmap() is not None and not dialog.action_icon.pixmap().isNull()
     deny(dialog, qtbot)
@@ -118,4 +122,38 @@ def test_arguments_read_as_key_value_lines_with_text_as_a_block(window, qtbot) -
     assert "• commit" in shown and "• Fix the rounding" in shown
     assert "message:\n  first line\n  second line" in shown
     assert "\\n" not in shown and "{" not in shown  # not JSON with escaped newlines
+    deny(dialog, qtbot)
+
+
+def test_the_diff_has_old_and_new_line_numbers_under_a_file_header(window, qtbot, project: Path) -> None:
+    (project / "src" / "app.py").write_text("a = 1\nb = 2\nc = 3\n")
+    dialog = open_dialog(window, qtbot, request(
+        "write_file", ActionClass.FS_WRITE, "src/app.py", {"path": "src/app.py", "content": "a = 1\nb = 20\nc = 3\n"}))
+    view = dialog.diff_view
+    assert view is not None and dialog.diff_header is not None
+    numbered = dict(zip(view.toPlainText().split("\n"), view.numbers(), strict=False))
+    assert numbered["-b = 2"] == (2, None) and numbered["+b = 20"] == (None, 2)
+    assert numbered[" c = 3"] == (3, 3) and numbered["--- a/src/app.py"] == (None, None)
+    assert view.gutter.isVisible() and view.gutter.width() > 0 and view.viewportMargins().left() == view.gutter.width()
+    header = dialog.diff_header.accessibleName()
+    assert header == "src/app.py: 1 lines added, 1 removed"
+    assert "+1" in dialog.diff_header.text() and "\u22121" in dialog.diff_header.text()
+    assert dialog.sub.text() == "In project · asked by the chat's agent · the change below replaces 1 line with 1"
+    assert dialog.allow_button.text() == "Allow edit"
+    deny(dialog, qtbot)
+
+
+def test_the_scope_is_one_exclusive_choice_and_there_is_one_primary_button(window, qtbot, project: Path) -> None:
+    dialog = open_dialog(window, qtbot, request(
+        "write_file", ActionClass.FS_WRITE, "src/app.py", {"path": "src/app.py", "content": "x\n"}))
+    segments = [dialog.once_button, dialog.session_button, dialog.project_button]
+    assert [b.text() for b in segments] == ["Once", "This session", "Always in project"]
+    assert all(b.property("variant") == "segment" and b.isCheckable() for b in segments)
+    assert dialog.once_button.isChecked() and dialog.selected_scope() == "once"
+    dialog.project_button.click()
+    assert dialog.selected_scope() == "project" and not dialog.once_button.isChecked()
+    primaries = [b for b in dialog.findChildren(QPushButton) if b.property("variant") == "primary" and b.isVisible()]
+    assert primaries == [dialog.allow_button]
+    assert not any(b.isDefault() or b.autoDefault() for b in dialog.findChildren(QPushButton))
+    assert dialog.property("surface") == "sheet"
     deny(dialog, qtbot)

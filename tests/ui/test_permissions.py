@@ -45,6 +45,13 @@ def ask(window, qtbot, request: ApprovalRequest):
     return task, (opened[0] if opened else None)
 
 
+def deny(dialog: PermissionDialog) -> None:
+    """Deny… then Deny, as a person does (no reason typed)."""
+    dialog.deny_button.click()
+    assert dialog.reason.isVisible() and dialog.decision is None, "Deny… only asks for a reason"
+    dialog.deny_confirm_button.click()
+
+
 def answered(qtbot, task) -> ApprovalDecision:
     qtbot.waitUntil(task.done)
     return task.result()
@@ -62,6 +69,11 @@ def test_dialog_shows_tool_class_target_masked_args_and_diff(window, qtbot, proj
     (project / "src" / "app.py").write_text(f"print('hello')\nOLD={SECRET}\n")
     task, dialog = ask(window, qtbot, write_req("src/app.py", f"print('bye')\nKEY={SECRET}\n"))
     assert dialog is not None and dialog.isVisible()
+    assert dialog.headline.text() == "Let the agent edit src/app.py?"
+    # The identifiers are in the collapsed Details, not in the words read first.
+    assert not dialog.details.isVisible()
+    dialog.details_toggle.click()
+    assert dialog.details.isVisible()
     assert dialog.tool_label.text() == "write_file"
     assert dialog.class_label.text() == "fs_write"
     assert dialog.target_label.text() == "src/app.py"
@@ -71,7 +83,7 @@ def test_dialog_shows_tool_class_target_masked_args_and_diff(window, qtbot, proj
     everything = dialog.args_view.toPlainText() + diff
     # The request's args arrive masked by the engine; the diff masks both sides itself.
     assert SECRET not in everything
-    dialog.deny_button.click()
+    deny(dialog)
     assert not answered(qtbot, task).approved
 
 
@@ -79,23 +91,24 @@ def test_new_file_diff(window, qtbot) -> None:
     task, dialog = ask(window, qtbot, write_req("src/fresh.py", "x = 1\n"))
     assert dialog is not None and dialog.diff_view is not None
     assert dialog.diff_view.toPlainText().startswith("new file: src/fresh.py\n+x = 1")
-    dialog.once_button.click()
+    dialog.allow_button.click()  # Once is the scope picked by default
     assert answered(qtbot, task) == ApprovalDecision(True, "once")
 
 
 def test_allow_once_asks_again_next_time(window, qtbot) -> None:
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
-    dialog.once_button.click()
+    dialog.allow_button.click()  # Once is the scope picked by default
     assert answered(qtbot, task) == ApprovalDecision(True, "once")
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
     assert dialog is not None, "once must not be remembered"
-    dialog.deny_button.click()
+    deny(dialog)
     answered(qtbot, task)
 
 
 def test_allow_for_session_stops_asking_until_restart(window, qtbot, make_window, project: Path) -> None:
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
     dialog.session_button.click()
+    dialog.allow_button.click()
     assert answered(qtbot, task) == ApprovalDecision(True, "session")
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
     assert dialog is None and task.result() == ApprovalDecision(True, "session")
@@ -103,14 +116,14 @@ def test_allow_for_session_stops_asking_until_restart(window, qtbot, make_window
     # The engine's session key: that exact target, not its folder.
     task, dialog = ask(window, qtbot, write_req("src/b.py"))
     assert dialog is not None
-    dialog.deny_button.click()
+    deny(dialog)
     answered(qtbot, task)
 
     restarted = make_window()
     restarted.context.ensure_services()
     task, dialog = ask(restarted, qtbot, write_req("src/a.py"))
     assert dialog is not None
-    dialog.deny_button.click()
+    deny(dialog)
     answered(qtbot, task)
 
 
@@ -120,6 +133,7 @@ def test_always_in_project_survives_restart_and_is_gone_after_revoking(
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
     assert "writes under src" in dialog.project_button.toolTip()
     dialog.project_button.click()
+    dialog.allow_button.click()
     assert answered(qtbot, task) == ApprovalDecision(True, "project")
     # The window's grants are its Application's store (one history.db connection, closed with it),
     # the same one the chat and workflow runs consult.
@@ -138,7 +152,7 @@ def test_always_in_project_survives_restart_and_is_gone_after_revoking(
     restarted.context.set_project(str(other))
     task, dialog = ask(restarted, qtbot, write_req("src/a.py"))
     assert dialog is not None
-    dialog.deny_button.click()
+    deny(dialog)
     answered(qtbot, task)
     restarted.context.set_project(str(project))
 
@@ -153,27 +167,41 @@ def test_always_in_project_survives_restart_and_is_gone_after_revoking(
     assert page.table.rowCount() == 0
     task, dialog = ask(restarted, qtbot, write_req("src/other.py"))
     assert dialog is not None
-    dialog.deny_button.click()
+    deny(dialog)
     answered(qtbot, task)
 
 
-def test_deny_with_reason_escape_denies_and_enter_never_accepts(window, qtbot) -> None:
+def test_deny_asks_for_a_reason_enter_waits_for_the_arm_time_and_escape_denies(window, qtbot) -> None:
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
-    qtbot.keyClicks(dialog.reason, "not that file")
-    qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)
+    qtbot.waitExposed(dialog)
+    # A key typed as the sheet appears (say, Enter in the composer) answers nothing.
     qtbot.keyClick(dialog, Qt.Key.Key_Enter)
-    assert not task.done() and dialog.isVisible(), "Enter must not answer the dialog"
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert not task.done() and dialog.isVisible(), "Enter must not answer a sheet that just appeared"
     dialog.deny_button.click()
+    assert not task.done() and dialog.reason.hasFocus()
+    qtbot.keyClicks(dialog.reason, "not that file")
+    qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)  # Enter in the reason denies, with the reason
     assert answered(qtbot, task) == ApprovalDecision(False, "once", "not that file")
 
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert answered(qtbot, task) == ApprovalDecision(False, "once", None)
 
+    # Once armed, Enter is the primary button with the scope picked.
+    task, dialog = ask(window, qtbot, write_req("src/a.py"))
+    qtbot.waitExposed(dialog)
+    dialog.session_button.click()
+    assert not task.done(), "picking a scope is not an answer"
+    qtbot.waitUntil(dialog.armed, timeout=3000)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert answered(qtbot, task) == ApprovalDecision(True, "session")
+
 
 def test_one_session_cache_for_the_dialog_and_the_chat_modes(window, qtbot) -> None:
     task, dialog = ask(window, qtbot, write_req("src/a.py"))
     dialog.session_button.click()
+    dialog.allow_button.click()
     answered(qtbot, task)
     shared = window.context.approvals.session_grants()
 
@@ -200,14 +228,15 @@ def test_one_session_cache_for_the_dialog_and_the_chat_modes(window, qtbot) -> N
 
 def test_protected_path_always_asks_and_offers_only_once(window, qtbot) -> None:
     task, dialog = ask(window, qtbot, write_req(".git/hooks/pre-commit", "#!/bin/sh\n", protected=True))
-    assert not dialog.session_button.isEnabled()
-    assert not dialog.project_button.isEnabled()
+    assert not dialog.session_button.isEnabled() and not dialog.session_button.isVisibleTo(dialog)
+    assert not dialog.project_button.isEnabled() and not dialog.project_button.isVisibleTo(dialog)
+    assert not dialog.scope_row.isVisibleTo(dialog), "only once is allowed: no choice to show"
     assert "protected" in dialog.diff_view.toPlainText()
-    dialog.once_button.click()
+    dialog.allow_button.click()  # Once is the scope picked by default
     assert answered(qtbot, task).approved
     task, dialog = ask(window, qtbot, write_req(".git/hooks/pre-commit", "#!/bin/sh\n", protected=True))
     assert dialog is not None
-    dialog.deny_button.click()
+    deny(dialog)
     answered(qtbot, task)
 
 
@@ -225,7 +254,7 @@ def test_governed_call_in_accept_edits_mode_asks_and_each_answer_reaches_the_too
     task = asyncio.ensure_future(registry.dispatch(call, ctx))
     qtbot.waitUntil(lambda: bool(opened))
     assert "+print('approved')" in opened[0].diff_view.toPlainText()
-    opened[0].once_button.click()
+    opened[0].allow_button.click()
     qtbot.waitUntil(task.done)
     assert task.result().ok, task.result().error
     assert (project / "src" / "app.py").read_text() == "print('approved')\n"
@@ -233,7 +262,7 @@ def test_governed_call_in_accept_edits_mode_asks_and_each_answer_reaches_the_too
     call = ToolCall("write_file", {"path": "src/app.py", "content": "print('denied')\n"})
     task = asyncio.ensure_future(registry.dispatch(call, ctx))
     qtbot.waitUntil(lambda: len(opened) == 2)
-    opened[1].deny_button.click()
+    deny(opened[1])
     qtbot.waitUntil(task.done)
     outcome = task.result()
     assert not outcome.ok and outcome.error.reason == "user_rejected"

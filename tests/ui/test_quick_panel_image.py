@@ -92,7 +92,7 @@ def test_an_image_action_asks_before_reading_and_sends_the_image(
         assert opened[0].request.tool_id == "read_clipboard"
         assert not store_object.exists()
         assert len(llm_server.requests) == 1
-        opened[0].once_button.click()
+        opened[0].allow_button.click()
     assert done.args == ["explain-screenshot"]
     assert panel.result_view.toPlainText() == ANSWER
     assert store_object.exists()
@@ -121,7 +121,7 @@ def test_a_denied_read_leaves_the_image_unread(
     _choose(panel, "Extract the text")
     panel.run_button.click()
     qtbot.waitUntil(lambda: bool(opened), timeout=15_000)
-    opened[0].deny_button.click()
+    opened[0].reject()  # Esc, Deny and closing all deny
     qtbot.waitUntil(lambda: "failed" in panel.status.text(), timeout=15_000)
     assert "tool_denied" in panel.status.text()
     assert not (relavium_home / "media" / "objects" / sha[:2] / sha).exists()

@@ -71,7 +71,7 @@ def test_a_waiting_permission_prompt_is_attention_until_answered(make_window, qt
     assert tray.waiting == 1
     assert tray.icon.toolTip() == "Relavium — needs your attention (1 waiting)"
 
-    opened[0].deny_button.click()
+    opened[0].reject()  # Esc, Deny and closing all deny
     qtbot.waitUntil(task.done)
     assert not task.result().approved
     qtbot.waitUntil(lambda: tray.state is TrayState.IDLE and tray.waiting == 0)

@@ -303,7 +303,7 @@ def test_read_clipboard_in_a_workflow_asks_first_when_not_granted(
     assert dialog.request.tool_id == "read_clipboard" and str(dialog.request.action_class) == "os"
     assert view.timeline.state_of("clip") == "running"
     with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
-        dialog.once_button.click()
+        dialog.allow_button.click()
     assert blocker.args[0].status == "completed"
     assert (project / "notes" / "2024-05-06.md").read_text() == "## 2024-05-06\n\ncopied words\n\n"
 
@@ -315,7 +315,7 @@ def test_read_clipboard_denied_fails_the_node_and_writes_nothing(
     view.run_button.click()
     qtbot.waitUntil(lambda: bool(opened), timeout=10_000)
     with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS) as blocker:
-        opened[0].deny_button.click()
+        opened[0].reject()  # Esc, Deny and closing all deny
     assert blocker.args[0].status == "failed"
     assert blocker.args[0].error["code"] == "tool_denied"
     assert blocker.args[0].error["reason"] == "user_rejected"

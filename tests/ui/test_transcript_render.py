@@ -90,8 +90,8 @@ def test_streaming_appends_to_the_last_block_and_leaves_earlier_blocks_alone(tra
         qtbot.waitUntil(lambda: not transcript._pending, timeout=2_000)
     streaming = transcript.messages()[-1]
     assert streaming is not earlier and len(transcript.blocks) == 3
-    # While streaming: one plain-text view growing, nothing rendered yet.
-    assert streaming.parts == [streaming.body] and "**the**" in streaming.body.toPlainText()
+    # While streaming: Markdown drawn as it arrives (the bold is bold, no raw marker shows).
+    assert "Here is the answer" in streaming.body.toPlainText() and "**" not in streaming.shown_text()
     assert len(flushes) >= 2
     transcript.end_stream()
     # The finished answer rendered itself once: prose, then its code block.
@@ -172,7 +172,8 @@ def test_a_long_history_builds_what_is_in_view_and_the_rest_while_scrolling_up(t
     qtbot.wait(50)
     # The reader's place is kept: the block they were looking at did not move on screen.
     assert bar.value() > 0
-    assert abs(anchor.mapTo(transcript.viewport(), anchor.rect().topLeft()).y() - 8) <= 2
+    top = transcript.widget().layout().contentsMargins().top()  # the column's top padding
+    assert abs(anchor.mapTo(transcript.viewport(), anchor.rect().topLeft()).y() - top) <= 2
 
     def scrolled_to_the_top() -> bool:
         bar.setValue(0)
@@ -181,7 +182,7 @@ def test_a_long_history_builds_what_is_in_view_and_the_rest_while_scrolling_up(t
     qtbot.waitUntil(scrolled_to_the_top, timeout=10_000)
     # Earlier turns went in above, in order, each card with its own result.
     assert [m.shown_text() for m in transcript.messages()[:2]] == ["question 0", "answer 0"]
-    assert [c.summary.text() for c in transcript.cards()[:2]] == ["read_file src/m0.py · 7 B", "read_file src/m1.py · 7 B"]
+    assert [c.summary_text for c in transcript.cards()[:2]] == ["Read src/m0.py · 1 line", "Read src/m1.py · 1 line"]
     # Pages far below the screen let their widgets go; the newest turn is among them.
     qtbot.waitUntil(lambda: "answer 59" not in [m.shown_text() for m in transcript.messages()])
     assert transcript.released > 0 and len(transcript.blocks) < 180

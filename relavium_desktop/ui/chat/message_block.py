@@ -1,16 +1,23 @@
 """One message in the transcript: who said it, its text, and what can be done with it.
 
-While an answer streams, tokens are appended as plain text to one text view
-(a cursor insert per coalesced flush, nothing before it re-laid out).  When
-the message is complete it renders itself once: Markdown prose in text
-views and each top-level fenced block as a ``CodeBlock``.  A user's message
-stays the plain text they typed.
+The look follows the design: a user's message is a soft bubble on the right
+(the plain text they typed); an answer is plain text beside a small app
+mark, so a long answer reads like a document.  Neither has a "You" /
+"Assistant" title (the role is the block's accessible name).
+
+While an answer streams it is rendered as Markdown block by block
+(``stream_render.StreamRender``): finished blocks are drawn once, the open
+one as far as it parses, so no raw fence or table pipe ever flashes, and
+``finish`` only finalises the open block.  An answer opened from history is
+rendered in one go (``render_text``): Markdown prose in text views and each
+top-level fenced block as a ``CodeBlock``.
 
 The actions (Copy; Edit and resend on the last question; Regenerate on the
-last answer) are asked for with signals; the transcript decides which
-message shows which, and the chat view carries them out.  An answer that was
-cut off (the app was killed, the stream died, the user stopped it) says so
-under its text, with Try again (a regenerate) while it is the last answer.
+last answer) are small icon buttons under the message, asked for with
+signals; the transcript decides which message shows which, and the chat view
+carries them out.  An answer that was cut off (the app was killed, the
+stream died, the user stopped it) says so under its text, with Try again (a
+regenerate) while it is the last answer.
 """
 
 from __future__ import annotations
@@ -22,18 +29,27 @@ from relavium_desktop.ui.chat.code_block import CodeBlock
 from relavium_desktop.ui.chat.rich_text import FittedText
 from relavium_desktop.ui.qt import (
     QApplication,
+    QFontMetrics,
     QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSize,
+    Qt,
     QTextCursor,
     QToolButton,
     QVBoxLayout,
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme import set_variant
+from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3, SPACE_4, SPACE_6
 
 ROLE_TITLES = {"user": "You", "assistant": "Assistant"}
+BUBBLE_MAX_WIDTH = 560  # the design's user bubble: at most this wide, right-aligned in the reading column
+MARK_SIZE = SPACE_6 - SPACE_1  # the answer's app mark: a 28 px soft-accent square
+MARK_ICON = SPACE_4
+ACTION_ICON = SPACE_4
 
 
 class MessageBlock(QFrame):
@@ -44,75 +60,117 @@ class MessageBlock(QFrame):
         super().__init__()
         self.role = role
         self.setObjectName(f"{role}Message")
+        self.setAccessibleName(ROLE_TITLES.get(role, role.title()))
         self._theme = theme
         self._markdown = markdown
         self._raw: list[str] = [text] if text else []
         self._has_links = False
+        self._stream: Any = None  # the StreamRender while an answer streams
         self.complete = False
-        if role == "user":
-            look.surface(self, "card")
-        self.heading = QLabel(ROLE_TITLES.get(role, role.title()))
-        font = self.heading.font()
-        font.setBold(True)
-        self.heading.setFont(font)
-        look.tone(self.heading, "muted")
         self.copy_button = self._action("copy", "Copy this message", self.copy)
         # Edit and Regenerate exist on one message each at a time: built when first offered.
         self._edit_button: QToolButton | None = None
         self._regenerate_button: QToolButton | None = None
-        self._header = header = QHBoxLayout()
-        header.setContentsMargins(0, 0, 0, 0)
-        header.addWidget(self.heading)
-        header.addStretch(1)
-        header.addWidget(self.copy_button)
-        self._column = QVBoxLayout(self)
-        self._column.setContentsMargins(6, 4, 6, 4)
-        self._column.setSpacing(4)
-        self._column.addLayout(header)
+        self._actions = actions = QHBoxLayout()
+        actions.setContentsMargins(0, 0, 0, 0)
+        actions.setSpacing(SPACE_1)
+        self._column = QVBoxLayout()
+        self._column.setContentsMargins(0, 0, 0, 0)
+        self._column.setSpacing(SPACE_2)
+        self._body_column = QVBoxLayout()  # the text's parts, in order
+        self._body_column.setContentsMargins(0, 0, 0, 0)
+        self._body_column.setSpacing(SPACE_2)
         self.parts: list[QWidget] = []
         self.attachments: QWidget | None = None
         self.body = FittedText()
+        self.body.setAccessibleName("Message text")
         self._add_part(self.body)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(SPACE_3)
+        if role == "user":
+            self.bubble = QFrame()
+            self.bubble.setObjectName("userBubble")
+            look.surface(self.bubble, "bubble")
+            inside = QVBoxLayout(self.bubble)
+            inside.setContentsMargins(SPACE_3, SPACE_2, SPACE_3, SPACE_2)
+            inside.addLayout(self._body_column)
+            self.bubble.setMaximumWidth(BUBBLE_MAX_WIDTH)
+            self._column.addWidget(self.bubble, 0, Qt.AlignmentFlag.AlignRight)
+            actions.addStretch(1)
+            actions.addWidget(self.copy_button)
+            outer.addStretch(1)
+            outer.addLayout(self._column)
+        else:
+            self.mark = QLabel()
+            self.mark.setObjectName("answerMark")
+            self.mark.setFixedSize(MARK_SIZE, MARK_SIZE)
+            self.mark.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.mark.setAccessibleName("Answer")
+            look.surface(self.mark, "accent-soft")
+            self._paint_mark()
+            self._column.addLayout(self._body_column)
+            actions.addWidget(self.copy_button)
+            actions.addStretch(1)
+            outer.addWidget(self.mark, 0, Qt.AlignmentFlag.AlignTop)
+            outer.addLayout(self._column, 1)
+        self._column.addLayout(actions)
         self.cut_off_note: QWidget | None = None  # "Answer cut off — Try again", once marked
         self.try_again_button: QPushButton | None = None
         if text:
             self.render_text()
+
+    def _paint_mark(self) -> None:
+        from relavium_desktop.ui.identity import app_icon
+
+        self.mark.setPixmap(app_icon().pixmap(QSize(MARK_ICON, MARK_ICON)))
 
     def _action(self, icon_name: str, tip: str, slot: Any) -> QToolButton:
         button = QToolButton()
         button.setObjectName(f"{icon_name}Message")
         button.setAutoRaise(True)
         button.setToolTip(tip)
+        button.setAccessibleName(tip)
+        button.setIconSize(QSize(ACTION_ICON, ACTION_ICON))
+        set_variant(button, "ghost")
         button.setIcon(look.themed_icon(icon_name, self._theme, "muted"))
         button.clicked.connect(slot)
         return button
+
+    def _offer(self, button: QToolButton) -> None:
+        """Put an action beside Copy, hidden until ``set_actions`` shows it."""
+        button.setVisible(False)
+        self._actions.insertWidget(self._actions.indexOf(self.copy_button) + 1, button)
 
     @property
     def edit_button(self) -> QToolButton:
         if self._edit_button is None:
             self._edit_button = self._action("edit", "Edit and resend", self.edit_requested.emit)
-            self._edit_button.setVisible(False)
-            self._header.insertWidget(self._header.count() - 1, self._edit_button)
+            self._offer(self._edit_button)
         return self._edit_button
 
     @property
     def regenerate_button(self) -> QToolButton:
         if self._regenerate_button is None:
-            self._regenerate_button = self._action("regenerate", "Regenerate this answer",
-                                                   self.regenerate_requested.emit)
-            self._regenerate_button.setVisible(False)
-            self._header.insertWidget(self._header.count() - 1, self._regenerate_button)
+            self._regenerate_button = self._action(
+                "regenerate", "Regenerate this answer", self.regenerate_requested.emit
+            )
+            self._offer(self._regenerate_button)
         return self._regenerate_button
 
     def add_attachments(self, row: QWidget) -> None:
         """The message's attached images (``thumbnails.ThumbnailRow``), above its text."""
         self.attachments = row
-        self._column.insertWidget(1, row)
+        self._column.insertWidget(
+            0, row, 0, Qt.AlignmentFlag.AlignRight if self.role == "user" else Qt.AlignmentFlag.AlignLeft
+        )
         if not self.text:
             self.body.setVisible(False)  # an image sent without words: no empty text box
+            if self.role == "user":
+                self.bubble.setVisible(False)
 
     def _add_part(self, widget: QWidget) -> None:
-        self._column.addWidget(widget)
+        self._body_column.addWidget(widget)
         self.parts.append(widget)
 
     @property
@@ -149,64 +207,109 @@ class MessageBlock(QFrame):
         row.addWidget(button)
         row.addStretch(1)
         self.cut_off_note, self.try_again_button = note, button
-        self._column.addWidget(note)
+        self._column.insertWidget(self._column.count() - 1, note)  # under the text, above the actions
 
     def append(self, chunk: str) -> None:
-        """Append streamed text at the end: one cursor insert, no re-layout of what came before."""
+        """Append streamed text: Markdown drawn block by block, or plain text at the end."""
         self._raw.append(chunk)
-        cursor = QTextCursor(self.body.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(chunk)
+        if not self._markdown:
+            cursor = QTextCursor(self.body.document())
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(chunk)
+            return
+        self._streamer().update(self.text)
+
+    def _streamer(self) -> Any:
+        if self._stream is None:
+            from relavium_desktop.ui.chat.stream_render import StreamRender
+
+            self._stream = StreamRender(self)
+        return self._stream
 
     def finish(self) -> None:
-        """Render the whole message once, now that it is complete."""
+        """The message is complete: finalise its open block (what came before stays as drawn)."""
         if self.complete:
             return
         self.complete = True
-        self.render_text()
+        if self._markdown and self._stream is not None:
+            self._stream.update(self.text, final=True)
+            self._stream = None
+
+    # -- what StreamRender draws into ----------------------------------------------
+
+    def prose_view(self) -> FittedText:
+        """The text view prose goes into now: the last part, or a new one after a code block."""
+        last = self.parts[-1]
+        if isinstance(last, FittedText):
+            last.setVisible(True)
+            return last
+        view = FittedText()
+        self._add_part(view)
+        return view
+
+    def add_code(self, code: str, language: str) -> CodeBlock:
+        if len(self.parts) == 1 and self.body.document().isEmpty():
+            self.body.setVisible(False)  # the answer opens with code: no empty text box above it
+        block = CodeBlock(code, language, theme=self._theme)
+        self._add_part(block)
+        return block
+
+    def paint(self, markup: str) -> str:
+        """Rendered HTML with links and table rules in the palette's colours (a document bakes them in)."""
+        from relavium_desktop.ui.chat.markdown import paint
+
+        if "<a " in markup or "<table" in markup:
+            self._has_links = True  # a theme switch renders them again
+        palette = look.palette_of(self._theme)
+        return paint(markup, link=palette["link"], muted=palette["muted"], border=palette["border"])
 
     def render_text(self) -> None:
-        """Lay the text out: Markdown prose and code blocks, or the plain text a user typed."""
+        """Lay the text out in one go: Markdown prose and code blocks, or the plain text a user typed."""
         from relavium_desktop.ui.chat.markdown import Prose, segments
 
+        self._stream = None
         for widget in self.parts[1:]:
-            self._column.removeWidget(widget)
+            self._body_column.removeWidget(widget)
             widget.deleteLater()
         del self.parts[1:]
         if not self._markdown:
             self.body.setPlainText(self.text)
+            if self.role == "user":
+                self._fit_bubble()
             return
-        # A QTextDocument bakes the link colour in when the HTML is read: give it the palette's.
-        palette = look.palette_of(self._theme)
-        link = f'<a style="color: {palette["link"]}" href='
-        table = f'<table bordercolor="{palette["muted"]}" border="1"'
         pieces = segments(self.text)
-        # Links and tables carry palette colours in their HTML: a theme switch renders them again.
-        self._has_links = any(isinstance(p, Prose) and ("<a href=" in p.html or "<table" in p.html) for p in pieces)
         if not pieces or not isinstance(pieces[0], Prose):
             self.body.clear()
             self.body.setVisible(False)
         for index, piece in enumerate(pieces):
             if isinstance(piece, Prose):
                 view = self.body if index == 0 else FittedText()
-                view.setHtml(piece.html.replace("<a href=", link).replace('<table border="1"', table))
+                view.setHtml(self.paint(piece.html))
                 view.setVisible(True)
                 if view is not self.body:
                     self._add_part(view)
             else:
                 self._add_part(CodeBlock(piece.code, piece.language, theme=self._theme))
-        if self.cut_off_note is not None:  # the note stays under the text
-            self._column.removeWidget(self.cut_off_note)
-            self._column.addWidget(self.cut_off_note)
+
+    def _fit_bubble(self) -> None:
+        """A short question makes a small bubble: as wide as its longest line, up to the maximum."""
+        metrics = QFontMetrics(self.body.font())
+        widest = max((metrics.horizontalAdvance(line) for line in self.text.split("\n")), default=0)
+        margins = self.body.contentsMargins()
+        slack = 2 * int(self.body.document().documentMargin()) + margins.left() + margins.right() + SPACE_2
+        self.body.setMaximumWidth(min(widest + slack, BUBBLE_MAX_WIDTH))
 
     def repaint_theme(self) -> None:
         if self.attachments is not None:
             self.attachments.repaint_theme()  # type: ignore[attr-defined]
-        for name, button in (("copy", self.copy_button), ("edit", self._edit_button),
-                             ("regenerate", self._regenerate_button)):
+        for name, button in (
+            ("copy", self.copy_button),
+            ("edit", self._edit_button),
+            ("regenerate", self._regenerate_button),
+        ):
             if button is not None:
                 button.setIcon(look.themed_icon(name, self._theme, "muted"))
-        if self._has_links:
+        if self._has_links and self.complete:
             self.render_text()  # its links were coloured for the old palette
             return
         for part in self.parts:

@@ -1,0 +1,223 @@
+"""An answer rendered as Markdown while it streams, one top-level block at a time.
+
+Each coalesced flush re-parses only the tail of the text: from the start of
+the open (last) block.  Blocks before it are final (Markdown never reopens a
+block once the next has begun), so they are rendered once -- prose appended
+to the current text view's document, a fence as its own ``CodeBlock`` -- and
+never touched again.  The open block is drawn as far as it parses: an
+unclosed fence is a code block growing line by line, a table shows its
+complete rows, and a half-typed marker is held back (``markdown.hold_back``).
+
+A long open paragraph would make every flush re-render all of it; so its
+complete lines are committed into the paragraph as soon as no inline marker
+is open across them, and only its last lines are drawn again per flush.
+
+Appending a block keeps the formats a one-shot ``setHtml`` of the same text
+would give (block margins, lists, tables), so a finished stream reads exactly
+like the same answer opened from history.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from relavium_desktop.ui.chat.markdown import TopBlock, hold_back, render_blocks, render_inline, top_blocks
+from relavium_desktop.ui.qt import QTextCharFormat, QTextCursor, QTextDocument, QTextDocumentFragment
+
+if TYPE_CHECKING:
+    from relavium_desktop.ui.chat.code_block import CodeBlock
+    from relavium_desktop.ui.chat.rich_text import FittedText
+
+KEEP_LINES = 2  # an open paragraph's last lines, drawn again per flush; earlier ones are committed
+_CONTINUE = "x\n"  # parsed before an open paragraph's uncommitted lines: they stay a continuation
+LINE_SEPARATOR = "\u2028"  # a hard line break inside a paragraph
+
+
+class Host(Protocol):
+    """What the renderer needs from the message it draws into."""
+
+    def prose_view(self) -> FittedText:
+        """The text view prose goes into now (a new one after a code block)."""
+        ...
+
+    def add_code(self, code: str, language: str) -> CodeBlock: ...
+
+    def paint(self, markup: str) -> str:
+        """Rendered HTML with the palette's colours filled in."""
+        ...
+
+
+class StreamRender:
+    """The streaming state of one answer: how much is final, and the open block's drawing."""
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+        self.done = 0  # where the open block starts in the text: everything before is final
+        self._para_done = 0  # characters of the open paragraph already committed (after ``done``)
+        self._open_view: FittedText | None = None
+        self._open_mark = -1  # where the open block's drawing starts in ``_open_view``'s document
+        self._open_code: CodeBlock | None = None
+
+    def update(self, text: str, *, final: bool = False) -> None:
+        """Render ``text`` (the whole answer so far); ``final``: nothing more comes, render all of it."""
+        base = self.done + self._para_done
+        cont = self._para_done > 0
+        source = (_CONTINUE if cont else "") + text[base:]
+        shift = base - (len(_CONTINUE) if cont else 0)  # source offset + shift = text offset
+        blocks = top_blocks(source)
+        self._wipe_open()
+        for index, block in enumerate(blocks):
+            last = index == len(blocks) - 1 and not final
+            if cont and index == 0:
+                rest = block.inline[len(_CONTINUE) :] if block.kind == "paragraph" else ""
+                if last:
+                    self._open_paragraph(rest, source[len(_CONTINUE) :], continued=True)
+                else:
+                    self._insert_inline(self._view(), render_inline(rest), continued=True)
+                    self._para_done = 0
+                continue
+            if last:
+                self.done, self._para_done = shift + block.start, 0
+                self._open(block, source)
+            else:
+                self._commit(block)
+        if final:
+            self.done, self._para_done, self._open_code = len(text), 0, None
+        elif not blocks and not cont:
+            self.done = len(text) - len(text[base:].lstrip("\n"))
+
+    # -- final blocks -----------------------------------------------------------
+
+    def _commit(self, block: TopBlock) -> None:
+        if block.kind == "code":
+            if self._open_code is not None:
+                self._open_code.set_code(block.code)
+                self._open_code = None
+            else:
+                self._host.add_code(block.code, block.language)
+            return
+        append_html(self._view().document(), self._host.paint(block.html))
+
+    def _view(self) -> FittedText:
+        return self._host.prose_view()
+
+    # -- the open block -----------------------------------------------------------
+
+    def _wipe_open(self) -> None:
+        view, self._open_view = self._open_view, None
+        if view is None:
+            return
+        document = view.document()
+        if self._open_mark <= 0:
+            document.clear()
+            return
+        cursor = QTextCursor(document)
+        cursor.setPosition(self._open_mark)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+
+    def _mark(self, view: FittedText) -> None:
+        self._open_view = view
+        self._open_mark = view.document().characterCount() - 1
+
+    def _open(self, block: TopBlock, source: str) -> None:
+        own = source[block.start :]
+        if block.kind == "code":
+            if "\n" not in own:
+                return  # the fence's first line (its language) is still arriving
+            code = block.code[: block.code.rfind("\n") + 1]
+            if self._open_code is None:
+                self._open_code = self._host.add_code(code, block.language)
+            else:
+                self._open_code.set_code(code)
+            return
+        if block.kind == "paragraph":
+            self._open_paragraph(block.inline, own, continued=False)
+            return
+        if block.kind == "table":
+            shown = own[: own.rfind("\n") + 1]  # complete rows only
+            markup = render_blocks(shown)
+            if not markup.startswith("<table"):
+                return  # its delimiter row is still arriving
+        else:
+            markup = render_blocks(hold_back(own))
+        if markup:
+            view = self._view()
+            self._mark(view)
+            append_html(view.document(), self._host.paint(markup))
+
+    def _open_paragraph(self, inline: str, source: str, *, continued: bool) -> None:
+        """The open paragraph: commit its early lines once they are safe, draw the rest held back."""
+        lines = inline.split("\n")
+        source_lines = source.split("\n")
+        view = self._view()
+        if len(lines) > KEEP_LINES + 1:
+            keep = len(lines) - KEEP_LINES
+            prefix = "\n".join(lines[:keep])
+            if hold_back(prefix) == prefix:
+                markup = render_inline(prefix)
+                if lines[keep - 1].endswith(("  ", "\\")):
+                    markup += LINE_SEPARATOR
+                if continued:
+                    self._insert_inline(view, markup, continued=True)
+                else:
+                    append_html(view.document(), self._host.paint(f"<p>{markup}</p>"))
+                self._para_done += sum(len(line) + 1 for line in source_lines[:keep])
+                lines, continued = lines[keep:], True
+        held = hold_back("\n".join(lines))
+        if not held.strip():
+            return
+        self._mark(view)
+        if continued:
+            self._insert_inline(view, render_inline(held), continued=True)
+        else:
+            append_html(view.document(), self._host.paint(f"<p>{render_inline(held)}</p>"))
+
+    def _insert_inline(self, view: FittedText, markup: str, *, continued: bool) -> None:
+        """More of the paragraph that ends the document (a soft line break before it)."""
+        if not markup:
+            return
+        cursor = QTextCursor(view.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        text_before = cursor.block().text()
+        if continued and text_before and not text_before.endswith(LINE_SEPARATOR):
+            cursor.insertText(" ", QTextCharFormat())
+        cursor.insertHtml(self._host.paint(markup))
+
+
+def append_html(document: QTextDocument, markup: str) -> None:
+    """Append rendered blocks to ``document`` with the formats ``setHtml`` would give them.
+
+    ``insertHtml`` merges the first new block into the block at the cursor,
+    losing its format; so a block is opened first with the fragment's own
+    first-block format (lists and tables open their own), and the empty block
+    Qt puts before an inserted table is taken out again.
+    """
+    if not markup:
+        return
+    scratch = QTextDocument()
+    scratch.setHtml(markup)
+    first = scratch.begin()
+    second = first.next()
+    table = QTextCursor(scratch).currentTable() is not None or (
+        first.length() == 1 and second.isValid() and QTextCursor(second).currentTable() is not None
+    )
+    cursor = QTextCursor(document)
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    after_table = (
+        cursor.block().length() == 1
+        and cursor.block().previous().isValid()
+        and QTextCursor(cursor.block().previous()).currentTable() is not None
+    )
+    if document.isEmpty():
+        cursor.setBlockFormat(first.blockFormat())
+        cursor.setBlockCharFormat(first.charFormat())
+    elif (first.textList() is None and not table) or after_table:
+        cursor.insertBlock(first.blockFormat(), first.charFormat())
+    before = cursor.position()
+    cursor.insertFragment(QTextDocumentFragment(scratch))
+    if (table or (after_table and first.textList() is not None)) and before > 0:
+        fix = QTextCursor(document)
+        fix.setPosition(before)
+        if fix.block().length() == 1 and fix.block().previous().isValid():
+            fix.deletePreviousChar()

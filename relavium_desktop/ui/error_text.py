@@ -26,7 +26,9 @@ from relavium_desktop.engine.display_text import Mode, show
 DEFAULT_LIMIT = 1000
 
 
-def error_text(error: BaseException | str | object, *, limit: int = DEFAULT_LIMIT, mode: Mode = "line") -> str:
+def error_text(
+    error: BaseException | str | object, *, limit: int = DEFAULT_LIMIT, mode: Mode = "line"
+) -> str:
     """The text a person sees for ``error`` (an exception or a message): masked, clipped, displayable.
 
     An exception with an empty message is named by its type, so a banner is
@@ -51,3 +53,54 @@ def first_line(error: BaseException | str | object, *, limit: int = DEFAULT_LIMI
     masked = mask_text(raw)
     head = masked.splitlines()[0] if masked.strip() else masked
     return show(clip(head, limit), "line").text
+
+
+# Every error code of the fixed taxonomy (ARCHITECTURE.md) and the provider codes, as a sentence a
+# person can act on.  The code itself belongs only in an expanded detail (see :func:`code_detail`).
+CODE_WORDS: dict[str, str] = {
+    "unknown_tool": "The agent asked for a tool that does not exist.",
+    "invalid_args": "The agent asked for something in a form the tool does not accept.",
+    "tool_denied": "A tool call was refused, so the agent stopped.",
+    "tool_unavailable": "That tool is not available on this computer.",
+    "tool_failed": "A tool call failed while it ran.",
+    "cancelled": "Stopped before it finished.",
+    "provider_auth": "The provider rejected the API key, or none is set.",
+    "provider_rate_limit": "The provider is rate-limiting requests. Wait a moment and try again.",
+    "provider_unavailable": "The provider could not be reached or is having trouble.",
+    "content_filter": "The provider refused to answer this message.",
+    "validation": "The provider settings are not usable as they are.",
+    "turn_limit": "The agent used all its tool turns without finishing.",
+}
+# Why a tool call was refused (``tool_denied``'s reason) or its arguments rejected, in words.
+REASON_WORDS: dict[str, str] = {
+    "not_granted": "The tool is not switched on here.",
+    "provider_executed": "The provider runs this tool itself; Relavium does not run it.",
+    "command_not_allowed": "That command is not on the list of allowed commands.",
+    "commands_disabled": "Running commands is switched off.",
+    "domain_not_allowed": "That web address is not on the list of allowed sites.",
+    "egress_disabled": "Network access is switched off.",
+    "https_required": "Only secure (https) addresses are allowed.",
+    "ssrf_blocked": "Addresses on this computer or the local network are blocked.",
+    "outside_scope": "That path is outside the folders the agent may use.",
+    "protected_path": "That path is protected.",
+    "unc_path": "Network share paths are not allowed.",
+    "gate_required": "This needs a person's approval first.",
+    "user_rejected": "You said no.",
+    "no_approval_hook": "Nobody was there to ask, so it was refused.",
+    "media_scope_denied": "That image or file is outside what the agent may read.",
+    "env_not_allowed": "That environment variable is not allowed.",
+    "too_large": "It is larger than the size limit.",
+    "schema": "Some of its values are missing or of the wrong kind.",
+}
+
+
+def error_words(code: str, reason: str | None = None) -> str:
+    """The sentence a person reads for an error ``code`` (and its ``reason``): never the code itself."""
+    head = CODE_WORDS.get(code, "Something went wrong.")
+    tail = REASON_WORDS.get(reason or "", "")
+    return f"{head} {tail}".strip()
+
+
+def code_detail(code: str, reason: str | None = None) -> str:
+    """The code and reason, for an expanded detail only ("tool_denied (not_granted)")."""
+    return f"{code} ({reason})" if reason else code

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from relavium_desktop.ui.error_text import error_text
+from relavium_desktop.ui.error_text import error_text, error_words
 from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, QWidget, Signal
 from relavium_desktop.ui.theme import set_surface
 
@@ -44,7 +44,7 @@ def describe(code: str) -> BannerText:
         return BannerText("The agent used all its tool turns without finishing.", "Continue", ACTION_RETRY)
     if code == "tool_denied":
         return BannerText("A tool call was refused, so the agent stopped.", None, None)
-    return BannerText(f"The turn failed ({code}).", None, None)
+    return BannerText(error_words(code), None, None)  # a sentence for every code; never the code itself
 
 
 class ErrorBanner(QWidget):

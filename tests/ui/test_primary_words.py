@@ -1,0 +1,111 @@
+"""Words for people: no code, id or raw timestamp in the texts a surface shows first.
+
+A table of surfaces × states, each walked by ``tests/ui/words.py``: the
+permission sheet for a write, a command, a web fetch and an MCP tool
+(as it opens, with the deny reason open, with Details expanded), the MCP
+consent dialog, and the chat's error banner for every error code of the
+fixed taxonomy (ARCHITECTURE.md) and every provider code.  Texts inside a
+container marked as details are exempt -- and the test checks the ids are
+really there, so the walker cannot pass by seeing nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from relavium_desktop.application.approvals import write_diff
+from relavium_desktop.engine.errors import DenyReason, ErrorCode
+from relavium_desktop.engine.llm.errors import ProviderErrorCode
+from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
+from relavium_desktop.host.mcp.hooks import ConsentRequest
+from relavium_desktop.ui.chat.banner import ErrorBanner
+from relavium_desktop.ui.error_text import CODE_WORDS, REASON_WORDS, code_detail, error_words
+from relavium_desktop.ui.mcp.consent_dialog import ConsentDialog
+from relavium_desktop.ui.permission_dialog import PermissionDialog
+from tests.ui.words import assert_words_for_people, problems
+
+REQUESTS = {
+    "write": ApprovalRequest("write_file", ActionClass.FS_WRITE, "src/app.py",
+                             {"path": "src/app.py", "content": "print('bye')\n"}, "chat"),
+    "command": ApprovalRequest("run_command", ActionClass.PROCESS, "pytest -q",
+                               {"command": "pytest", "args": ["-q"]}, "chat"),
+    "http": ApprovalRequest("http_request", ActionClass.EGRESS, "https://api.github.com/repos",
+                            {"url": "https://api.github.com/repos"}, "review"),
+    "mcp": ApprovalRequest("mcp_files_add", ActionClass.EGRESS, "files.add",
+                           {"name": "notes.txt"}, "chat"),
+}
+STATES = ("opened", "deny reason open", "details expanded")
+
+
+def open_sheet(qtbot, project: Path, kind: str) -> PermissionDialog:
+    request = REQUESTS[kind]
+    diff = write_diff(str(project), request) if kind == "write" else None
+    dialog = PermissionDialog(request, project=str(project), diff=diff, grant_label="writes under src",
+                              protected=False)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
+@pytest.mark.parametrize("state", STATES)
+@pytest.mark.parametrize("kind", sorted(REQUESTS))
+def test_the_permission_sheet_speaks_words(qtbot, project: Path, kind: str, state: str) -> None:
+    dialog = open_sheet(qtbot, project, kind)
+    if state == "deny reason open":
+        dialog.deny_button.click()
+        assert dialog.reason.isVisible()
+    elif state == "details expanded":
+        dialog.details_toggle.click()
+        assert dialog.details.isVisible()
+    texts = assert_words_for_people(dialog, f"permission sheet ({kind}, {state})")
+    assert any(t.endswith("?") for t in texts), texts  # the question is there
+    # The ids are not lost: they are in Details.
+    assert dialog.tool_label.text() == REQUESTS[kind].tool_id
+    assert problems(dialog.tool_label.text()) == [REQUESTS[kind].tool_id]
+    dialog.reject()
+
+
+def test_the_walker_sees_an_id_outside_details(qtbot, project: Path) -> None:
+    dialog = open_sheet(qtbot, project, "write")
+    dialog.sub.setText("asked via fs_write at 2026-12-02T02:19:04+00:00")
+    with pytest.raises(AssertionError):
+        assert_words_for_people(dialog)
+    assert problems(dialog.sub.text()) == ["fs_write", "2026-12-02T02:", "+00:00"]
+    dialog.reject()
+
+
+def test_the_mcp_consent_dialog_speaks_words(qtbot) -> None:
+    request = ConsentRequest(server="wf-files", fingerprint="f" * 64, command="npx",
+                             args=("-y", "files-server", "/data"), env_names=("LOG_LEVEL",), cwd="/home/me/p")
+    dialog = ConsentDialog(request, project="/home/me/p")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert_words_for_people(dialog, "MCP consent")
+    dialog.reject()
+
+
+BANNER_CODES = [str(c) for c in ErrorCode] + [str(c) for c in ProviderErrorCode] + ["turn_limit", "some_new_code"]
+
+
+@pytest.mark.parametrize("code", BANNER_CODES)
+def test_the_error_banner_names_every_code_in_words(qtbot, code: str) -> None:
+    banner = ErrorBanner()
+    qtbot.addWidget(banner)
+    banner.show_error({"code": code, "message": ""})
+    texts = assert_words_for_people(banner, f"banner for {code}")
+    assert texts and all(code not in t for t in texts), texts
+
+
+def test_every_code_and_reason_has_a_sentence_and_the_code_stays_in_the_detail() -> None:
+    for code in [*ErrorCode, *ProviderErrorCode]:
+        assert str(code) in CODE_WORDS, code
+    for reason in DenyReason:
+        assert str(reason) in REASON_WORDS, reason
+        words = error_words("tool_denied", str(reason))
+        assert problems(words) == [] and words.startswith("A tool call was refused"), words
+    assert error_words("made_up") == "Something went wrong."
+    assert code_detail("tool_denied", "not_granted") == "tool_denied (not_granted)"

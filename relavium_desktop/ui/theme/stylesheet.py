@@ -143,7 +143,6 @@ QLineEdit:focus, QPlainTextEdit:focus, QTextEdit:focus, QComboBox:focus, QSpinBo
 QLineEdit:disabled, QPlainTextEdit:disabled, QComboBox:disabled, QSpinBox:disabled {{
     color: {p["faint"]}; background: {p["surface_alt"]}; border-color: {p["border"]};
 }}
-QComboBox::drop-down {{ border: none; width: 20px; }}
 QComboBox QAbstractItemView {{
     background: {p["surface"]}; color: {p["text"]}; border: 1px solid {p["border"]};
     selection-background-color: {p["selection"]}; selection-color: {p["text"]}; outline: 0; padding: 4px;
@@ -158,12 +157,12 @@ QListView::item, QTreeView::item {{ padding: 4px 6px; border-radius: 6px; }}
 QListView::item:hover, QTreeView::item:hover {{ background: {p["surface_alt"]}; }}
 QListView::item:selected, QTreeView::item:selected {{ background: {p["selection"]}; color: {p["text"]}; }}
 /* Tables: no grid, a hairline under each row. */
-QTableView::item {{ padding: 6px 12px 6px 0; border: none; border-bottom: 1px solid {p["border"]}; }}
+QTableView::item {{ padding: 6px 12px; border: none; border-bottom: 1px solid {p["border"]}; }}
 QTableView::item:selected {{ background: {p["selection"]}; color: {p["text"]}; }}
 QHeaderView {{ background: {p["surface"]}; border: none; }}
 QHeaderView::section {{
     background: {p["surface"]}; color: {p["muted"]}; border: none;
-    border-bottom: 1px solid {p["border_strong"]}; padding: 6px 12px 6px 0;
+    border-bottom: 1px solid {p["border_strong"]}; padding: 6px 12px;
     font-size: {_pt(font_pt, 12.5)}; font-weight: 600;
 }}
 QTableCornerButton::section {{ background: {p["surface"]}; border: none; }}
@@ -225,19 +224,44 @@ def _indicators(p: Palette, images: Mapping[str, str]) -> str:
             f"QCheckBox::indicator:checked, QAbstractItemView::indicator:checked, "
             f"QGroupBox::indicator:checked {{ image: url({images['check']}); }}"
         )
+    if "chevron-down" in images:
+        # A styled combo or spin box loses Fusion's arrows; these put the design's chevrons back.
+        rules += [
+            "QComboBox::drop-down { subcontrol-origin: padding; subcontrol-position: center right; "
+            "width: 20px; border: none; }",
+            f"QComboBox::down-arrow {{ image: url({images['chevron-down']}); width: 12px; height: 12px; }}",
+            "QSpinBox::up-button, QSpinBox::down-button, QDoubleSpinBox::up-button, QDoubleSpinBox::down-button "
+            "{ subcontrol-origin: border; width: 18px; border: none; background: transparent; }",
+            "QSpinBox::up-button, QDoubleSpinBox::up-button { subcontrol-position: top right; }",
+            "QSpinBox::down-button, QDoubleSpinBox::down-button { subcontrol-position: bottom right; }",
+            f"QSpinBox::up-arrow, QDoubleSpinBox::up-arrow {{ image: url({images['chevron-up']}); "
+            "width: 10px; height: 10px; }",
+            f"QSpinBox::down-arrow, QDoubleSpinBox::down-arrow {{ image: url({images['chevron-down']}); "
+            "width: 10px; height: 10px; }",
+        ]
     if "dash" in images:
         rules.append(f"QCheckBox::indicator:indeterminate {{ image: url({images['dash']}); }}")
     return "\n".join(rules)
 
 
 def indicator_svgs(p: Palette) -> dict[str, str]:
-    """The check and dash marks as SVG documents drawn in the mark colour (Qt CSS needs an image)."""
-    mark = p[INDICATOR_ROLES["mark"]]
-    stroke = f'fill="none" stroke="{mark}" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"'
+    """The check and dash marks (mark colour) and the combo/spin chevrons (muted) as SVG documents.
+
+    Qt style sheets take an image only as a file, so the theme writes these out.
+    """
+
+    def stroke(colour: str) -> str:
+        return (
+            f'fill="none" stroke="{colour}" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"'
+        )
+
+    mark, chevron = stroke(p[INDICATOR_ROLES["mark"]]), stroke(p["muted"])
     head = '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16">'
     return {
-        "check": f'{head}<path d="M4 8.5l2.5 2.5L12 5.5" {stroke}/></svg>',
-        "dash": f'{head}<path d="M4.5 8h7" {stroke}/></svg>',
+        "check": f'{head}<path d="M4 8.5l2.5 2.5L12 5.5" {mark}/></svg>',
+        "dash": f'{head}<path d="M4.5 8h7" {mark}/></svg>',
+        "chevron-down": f'{head}<path d="M4 6l4 4 4-4" {chevron}/></svg>',
+        "chevron-up": f'{head}<path d="M4 10l4-4 4 4" {chevron}/></svg>',
     }
 
 

@@ -29,7 +29,8 @@ from relavium_desktop.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
-from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_4
 
 if TYPE_CHECKING:
     from relavium_desktop.application.mcp_requests import ConsentRequest
@@ -144,6 +145,8 @@ class ConsentDialog(DecisionDialog):
         for b in (self.start_button, self.refuse_button):
             b.setAutoDefault(False)
             b.setDefault(False)
+        set_variant(self.start_button, "primary")  # the one primary button of the sheet
+        set_variant(self.refuse_button, "secondary")
         self.start_button.clicked.connect(lambda: self._decide(True))
         self.refuse_button.clicked.connect(self.reject)
         buttons = QHBoxLayout()
@@ -152,6 +155,9 @@ class ConsentDialog(DecisionDialog):
         buttons.addWidget(self.start_button)
 
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
+        layout.setSpacing(SPACE_4)
+        set_surface(self, "sheet")
         layout.addWidget(headline)
         layout.addWidget(why)
         layout.addWidget(self.changed_banner)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from relavium_desktop.application.tools import tool_registry
 from relavium_desktop.engine.agent.loop import AgentLoop
@@ -40,6 +41,36 @@ if TYPE_CHECKING:
 
 IMAGE_TOOLS = ("read_clipboard", "read_media")
 ImageRunner = Callable[[ClipboardAction], Awaitable[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class ImageSupport:
+    """Whether the chat's model can look at an image, and which configured model could if it cannot.
+
+    The quick panel offers image actions only when ``sees`` is true (a text-only
+    model could only guess); otherwise it names ``suggestion`` ("provider/model"),
+    or says that no configured model takes images when it is None.
+    """
+
+    sees: bool
+    model: str  # the chat's route, "provider/model"
+    suggestion: str | None = None
+
+    def note(self) -> str:
+        """The panel's muted line when image actions are held back."""
+        if self.sees:
+            return ""
+        if self.suggestion:
+            return f"Image actions need a model that can see images — e.g. {self.suggestion} (pick it in Chat)."
+        return ("Image actions need a model that can see images, and none of your providers has one — "
+                "add one in Settings → Providers.")
+
+
+@runtime_checkable
+class ImageAware(Protocol):
+    """An image runner that can say, before anything runs, whether its model sees images."""
+
+    def image_support(self) -> ImageSupport: ...
 
 
 def _accepts_images(spec: AgentSpec, providers: ProviderLookup) -> bool:
@@ -82,26 +113,64 @@ async def run_image_action(
     return result.text
 
 
-def chat_image_runner(chat_view: ChatView, context: AppContext) -> ImageRunner:
+class ChatImageRunner:
     """The quick panel's image runner: the chat's agent and model, the app's permission dialog.
 
     The route is resolved as the chat's own turn and the text actions resolve it (``ChatService.resolve_agent``):
     the picked model, else the default model, else the agent's own.
     """
 
-    async def run(action: ClipboardAction) -> str:
-        backend = chat_view.ensure_loaded()
-        context.ensure_services()
+    def __init__(self, chat_view: ChatView, context: AppContext) -> None:
+        self.chat_view = chat_view
+        self.context = context
+
+    def _spec(self) -> AgentSpec:
+        backend = self.chat_view.ensure_loaded()
+        spec: AgentSpec = backend.resolve_agent(self.chat_view.agent(), self.chat_view.model_combo.route() or None)
+        return spec
+
+    async def __call__(self, action: ClipboardAction) -> str:
+        backend = self.chat_view.ensure_loaded()
+        self.context.ensure_services()
         return await run_image_action(
             action,
-            spec=backend.resolve_agent(chat_view.agent(), chat_view.model_combo.route() or None),
+            spec=self._spec(),
             providers=backend.providers(),
-            os_capability=context.desktop_os,
+            os_capability=self.context.desktop_os,
             # The chat's media host (application.providers.media_host): the store every tool host of the data
             # folder uses.
             media=backend.media,
-            confirm=context.approval_hook(),
-            home=context.app.paths.home,
+            confirm=self.context.approval_hook(),
+            home=self.context.app.paths.home,
         )
 
-    return run
+    def image_support(self) -> ImageSupport:
+        """The model catalog's media rule (``media_kinds``) for the chat's model and the configured ones.
+
+        No network and no keyring: the chat's model picker already knows which providers are
+        ready and what they list; a provider not listed yet is judged by its known models.
+        """
+        from relavium_desktop.application.model_catalog import known_model_ids, media_kinds
+
+        spec = self._spec()
+        entry = self.context.provider_entry(spec.provider)
+        route = f"{spec.provider}/{spec.model}"
+        if entry is None or "image" in media_kinds(entry.kind, spec.model):
+            # An unknown provider: the run itself reports that in the engine's words.
+            return ImageSupport(sees=True, model=route)
+        choice = self.chat_view.models
+        for name in choice.ready_providers():
+            ready = choice.entries.get(name)
+            if ready is None:
+                continue
+            listed = choice.lists.get(name)
+            ids = [m.id for m in listed.models] if listed is not None else known_model_ids(ready.kind)
+            for model in ids:
+                if "image" in media_kinds(ready.kind, model):
+                    return ImageSupport(sees=False, model=route, suggestion=f"{name}/{model}")
+        return ImageSupport(sees=False, model=route)
+
+
+def chat_image_runner(chat_view: ChatView, context: AppContext) -> ChatImageRunner:
+    """The quick panel's image runner for this window's chat (see :class:`ChatImageRunner`)."""
+    return ChatImageRunner(chat_view, context)

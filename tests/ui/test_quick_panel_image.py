@@ -53,9 +53,10 @@ def _open_panel(window, qtbot):
     return window.quick_panel
 
 
-def _choose(panel, title: str) -> None:
+def _run(panel, title: str) -> None:
+    """Click the tile of the action titled ``title`` (a tile runs its action)."""
     titles = [panel.action_list.item(i).text() for i in range(panel.action_list.count())]
-    panel.action_list.setCurrentRow(titles.index(title))
+    panel.action_list.item(titles.index(title)).click()
 
 
 def _image_parts(body: dict) -> list[str]:
@@ -76,7 +77,8 @@ def test_an_image_action_asks_before_reading_and_sends_the_image(
     titles = [panel.action_list.item(i).text() for i in range(panel.action_list.count())]
     assert titles == ["Explain this screenshot", "Extract the text"]
     assert "holds an image" in panel.preview.placeholderText()
-    assert panel.run_button.isEnabled()
+    assert panel.kind_label.text() == "You copied · an image"
+    assert not panel.image_note.isVisibleTo(panel)  # gpt-4o-mini sees images: nothing to explain
 
     handle = f"media://sha256-{sha}"
     llm_server.script(Reply.call("read_clipboard", {"content": "image"}),
@@ -85,8 +87,7 @@ def test_an_image_action_asks_before_reading_and_sends_the_image(
     window.context.approvals.dialog_opened.connect(opened.append)
     store_object = relavium_home / "media" / "objects" / sha[:2] / sha
     with qtbot.waitSignal(panel.finished_run, timeout=20_000) as done:
-        _choose(panel, "Explain this screenshot")
-        panel.run_button.click()
+        _run(panel, "Explain this screenshot")
         qtbot.waitUntil(lambda: bool(opened), timeout=15_000)
         # The prompt is up and nothing was read yet: no image in the store, one request so far.
         assert opened[0].request.tool_id == "read_clipboard"
@@ -118,29 +119,30 @@ def test_a_denied_read_leaves_the_image_unread(
     llm_server.script(Reply.call("read_clipboard", {"content": "image"}), Reply.say("should not be asked"))
     opened: list[PermissionDialog] = []
     window.context.approvals.dialog_opened.connect(opened.append)
-    _choose(panel, "Extract the text")
-    panel.run_button.click()
+    _run(panel, "Extract the text")
     qtbot.waitUntil(lambda: bool(opened), timeout=15_000)
     opened[0].reject()  # Esc, Deny and closing all deny
     qtbot.waitUntil(lambda: "failed" in panel.status.text(), timeout=15_000)
     assert "tool_denied" in panel.status.text()
     assert not (relavium_home / "media" / "objects" / sha[:2] / sha).exists()
     assert len(llm_server.requests) == 1  # the denial ends the run; the model is not asked again
-    assert panel.run_button.isEnabled() and not panel.chat_button.isEnabled()
+    assert panel.action_list.isEnabled() and not panel.chat_button.isEnabled()
 
 
-def test_a_model_without_image_input_is_refused_before_anything_is_asked(
+def test_a_text_only_model_gets_no_image_actions_and_a_capable_configured_model_is_named(
     window, qtbot, qapp, llm_server: ScriptedLLMServer
 ) -> None:
+    llm_server.models = ["gpt-3.5-turbo", "gpt-4o-mini"]
+    window.chat_view.models.refresh(force=True)
+    qtbot.waitUntil(lambda: "scripted-openai" in window.chat_view.models.lists, timeout=15_000)
     window.chat_view.set_route("scripted-openai/gpt-3.5-turbo")
     _copy_screenshot(qapp)
     panel = _open_panel(window, qtbot)
-    opened: list[PermissionDialog] = []
-    window.context.approvals.dialog_opened.connect(opened.append)
-    panel.run_button.click()
-    qtbot.waitUntil(lambda: "failed" in panel.status.text(), timeout=15_000)
-    assert "gpt-3.5-turbo does not accept images" in panel.status.text()
-    assert opened == [] and llm_server.requests == []
+    assert panel.action_list.count() == 0  # no image action to offer a model that cannot see
+    assert panel.image_note.isVisibleTo(panel)
+    assert panel.image_note.text().startswith("Image actions need a model that can see images — e.g. ")
+    assert "scripted-openai/gpt-4o-mini" in panel.image_note.text()
+    assert llm_server.requests == []
 
 
 def test_with_text_copied_the_text_actions_are_offered_as_before(window, qtbot, qapp) -> None:

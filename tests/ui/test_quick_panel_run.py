@@ -43,9 +43,10 @@ def window(make_window, relavium_home: Path, llm_server: ScriptedLLMServer, monk
     return w
 
 
-def choose(panel, title: str) -> None:
+def run(panel, title: str) -> None:
+    """Click the tile of the action titled ``title`` (a tile runs its action)."""
     titles = [panel.action_list.item(i).text() for i in range(panel.action_list.count())]
-    panel.action_list.setCurrentRow(titles.index(title))
+    panel.action_list.item(titles.index(title)).click()
 
 
 def test_forwarded_process_clipboard_opens_the_panel_and_runs_an_action(
@@ -65,14 +66,16 @@ def test_forwarded_process_clipboard_opens_the_panel_and_runs_an_action(
     finally:
         server.close()
     panel = window.quick_panel
-    assert panel.text == NOTES and panel.run_button.isEnabled()
+    assert panel.text == NOTES
+    assert panel.kind_label.text() == "You copied · 1 line of text"
 
     llm_server.script(Reply.say(CHECKLIST))
-    choose(panel, "Turn into a checklist")
     with qtbot.waitSignal(panel.finished_run, timeout=15_000) as done:
-        panel.run_button.click()
+        run(panel, "Turn into a checklist")
     assert done.args == ["checklist"]
-    assert panel.result_view.toPlainText() == CHECKLIST
+    # Rendered Markdown: the list's items, without the "- " the model wrote.
+    shown = panel.result_view.toPlainText()
+    assert "Ship v2 on Friday" in shown and "Ana: release checklist" in shown and "- [" not in shown
     assert panel.status.text() == "“Turn into a checklist” finished."
     # The provider got the action's prompt around the copied text, and no tool to act with.
     body = llm_server.requests[0].body
@@ -86,8 +89,9 @@ def test_forwarded_process_clipboard_opens_the_panel_and_runs_an_action(
     panel.copy_button.click()
     assert qapp.clipboard().text() == CHECKLIST
 
-    # Open in chat: a new session holding the prompt and the answer, shown in the Chat page.
+    # Continue in chat: a new session holding the prompt and the answer, shown in the Chat page.
     panel.chat_button.click()
+    assert not panel.isVisible()
     chat = window.chat_view
     assert window.nav.currentRow() == NAV_CHAT
     assert chat.session_id is not None
@@ -107,11 +111,11 @@ def test_a_provider_error_is_explained_in_the_panel(window, qtbot, qapp, llm_ser
     qtbot.waitUntil(lambda: window.quick_panel is not None and window.quick_panel.isVisible())
     panel = window.quick_panel
     llm_server.script(Reply.error(401))
-    panel.run_button.click()
+    panel.action_list.item(0).click()
     qtbot.waitUntil(lambda: "failed" in panel.status.text(), timeout=15_000)
     assert "provider_auth" in panel.status.text()
     assert KEY not in panel.status.text()
-    assert panel.run_button.isEnabled() and not panel.copy_button.isEnabled()
+    assert panel.action_list.isEnabled() and not panel.copy_button.isEnabled()
 
 
 def test_a_finished_action_notifies_when_the_panel_is_not_focused(
@@ -129,8 +133,7 @@ def test_a_finished_action_notifies_when_the_panel_is_not_focused(
     qtbot.waitUntil(lambda: not panel.isActiveWindow())
 
     llm_server.script(Reply.say("A short summary."))
-    choose(panel, "Summarize")
-    panel.run_button.click()
+    run(panel, "Summarize")
     qtbot.waitUntil(lambda: panel.last_notification_id is not None, timeout=15_000)
     notifications.close_all()
     latest = notifications.history()[0]

@@ -69,6 +69,8 @@ _DESKTOP_FONT_PT = "relaviumDesktopFontPt"
 _MONO_SURFACES = frozenset({"code", "terminal"})
 # The group label's tracking (the design's letter-spacing .06em), as a percentage of normal.
 _GROUP_LABEL_SPACING = 106.0
+# The sheet scrim's alpha over the shadow colour: (light, dark), from the design's --scrim.
+_SCRIM_ALPHA = {False: 0.28, True: 0.5}
 # Elevation -> (blur radius, y offset, shadow alpha in light, in dark).  Cheap on purpose:
 # the effect re-renders the widget into a pixmap, so the blur stays at 16 px or less.
 ELEVATIONS: dict[str, tuple[float, float, float, float]] = {
@@ -212,6 +214,12 @@ class Theme(QObject):
         self._shadows.add(effect)
         self._colour_shadow(effect)
         return effect
+
+    def scrim(self) -> QColor:
+        """The veil painted over the window behind a modal sheet (the design's --scrim)."""
+        colour = QColor(self._palette["shadow"])
+        colour.setAlphaF(_SCRIM_ALPHA[self._palette.is_dark])
+        return colour
 
     def _colour_shadow(self, effect: QGraphicsDropShadowEffect) -> None:
         _blur, _offset, light, dark = ELEVATIONS[str(effect.property("elevation"))]

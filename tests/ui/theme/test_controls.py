@@ -166,3 +166,11 @@ def test_floating_surfaces_get_a_cheap_themed_shadow(theme, qtbot, palette: Pale
     assert theme.elevate(sheet, "overlay").blurRadius() <= 16
     with pytest.raises(ValueError):
         theme.elevate(sheet, "floating")
+
+
+def test_the_scrim_veils_the_window_in_both_themes(theme) -> None:
+    light = theme.scrim()
+    theme.set_choice("dark")
+    dark = theme.scrim()
+    assert light.name() == LIGHT["shadow"] and dark.name() == DARK["shadow"]
+    assert 0 < light.alphaF() < dark.alphaF() < 1  # see-through, darker over the dark theme

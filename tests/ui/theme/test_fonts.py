@@ -106,3 +106,23 @@ def test_group_labels_are_tracked_out(theme, qtbot) -> None:
     font = label.font()
     assert font.letterSpacingType() == QFont.SpacingType.PercentageSpacing and font.letterSpacing() > 100
     assert label.testAttribute(Qt.WidgetAttribute.WA_StyledBackground) is False
+
+
+def test_the_fonts_ship_with_the_wheel_and_the_bundle() -> None:
+    """pyproject's package data (the wheel) and the spec's collect_data_files (the bundle) carry them."""
+    import tomllib
+    from fnmatch import fnmatch
+    from pathlib import Path
+
+    from PyInstaller.utils.hooks import collect_data_files
+
+    root = Path(fonts.__file__).resolve().parents[3]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "relavium_desktop"
+    ]
+    shipped = (*fonts.FONT_FILES, "Inter-OFL.txt", "JetBrainsMono-OFL.txt")
+    for name in shipped:
+        assert any(fnmatch(f"ui/theme/fonts/{name}", pattern) for pattern in patterns), name
+    bundled = {Path(source).name for source, dest in collect_data_files("relavium_desktop")
+               if dest == "relavium_desktop/ui/theme/fonts"}
+    assert set(shipped) <= bundled

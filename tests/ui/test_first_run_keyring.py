@@ -40,6 +40,10 @@ def test_the_pasted_key_goes_to_the_keyring_and_is_tested(
     welcome.provider = "work"  # as if picked in step 1
     welcome.go(STEP_KEY)
     assert welcome.steps.currentIndex() == STEP_KEY
+    assert welcome.step_label.text() == "Step 1 of 3 · Add your API key"
+    assert not welcome.next_button.isEnabled()  # no key saved yet: nothing to go on with
+    assert welcome.test_button.property("variant") == "primary"  # the step's one primary
+    assert welcome.next_button.property("variant") == "secondary"
 
     llm_server.script(Reply.say("ok"))
     qtbot.keyClicks(welcome.key_edit, KEY)

@@ -19,11 +19,14 @@ from relavium_desktop.application.approvals import write_diff
 from relavium_desktop.engine.errors import DenyReason, ErrorCode
 from relavium_desktop.engine.llm.errors import ProviderErrorCode
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
-from relavium_desktop.host.mcp.hooks import ConsentRequest
+from relavium_desktop.host.mcp.hooks import ConsentRequest, ElicitationRequest, SamplingRequest
 from relavium_desktop.ui.chat.banner import ErrorBanner
 from relavium_desktop.ui.error_text import CODE_WORDS, REASON_WORDS, code_detail, error_words
 from relavium_desktop.ui.mcp.consent_dialog import ConsentDialog
+from relavium_desktop.ui.mcp.elicitation_dialog import ElicitationDialog
+from relavium_desktop.ui.mcp.sampling_dialog import SamplingDialog
 from relavium_desktop.ui.permission_dialog import PermissionDialog
+from relavium_desktop.ui.qt import QPushButton, QWidget
 from tests.ui.words import assert_words_for_people, problems
 
 REQUESTS = {
@@ -77,14 +80,57 @@ def test_the_walker_sees_an_id_outside_details(qtbot, project: Path) -> None:
     dialog.reject()
 
 
-def test_the_mcp_consent_dialog_speaks_words(qtbot) -> None:
+def consent() -> ConsentDialog:
     request = ConsentRequest(server="wf-files", fingerprint="f" * 64, command="npx",
                              args=("-y", "files-server", "/data"), env_names=("LOG_LEVEL",), cwd="/home/me/p")
-    dialog = ConsentDialog(request, project="/home/me/p")
+    return ConsentDialog(request, project="/home/me/p")
+
+
+def sampling() -> SamplingDialog:
+    request = SamplingRequest(server="writer", messages=(("user", "Summarise: the sky is blue."),),
+                              system_prompt="Be terse.", max_tokens=1200)
+    return SamplingDialog(request, model="ollama/qwen2.5-coder:14b")
+
+
+def elicitation() -> ElicitationDialog:
+    schema = {"type": "object", "properties": {"name": {"type": "string", "title": "Your name"}},
+              "required": ["name"]}
+    return ElicitationDialog(ElicitationRequest(server="forms", message="Who is this invoice for?",
+                                                requested_schema=schema))
+
+
+MCP_DIALOGS = {"consent": consent, "sampling": sampling, "elicitation": elicitation}
+
+
+@pytest.mark.parametrize("expanded", [False, True])
+@pytest.mark.parametrize("name", sorted(MCP_DIALOGS))
+def test_the_mcp_dialogs_ask_a_question_with_one_primary_button(qtbot, name: str, expanded: bool) -> None:
+    dialog = MCP_DIALOGS[name]()
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)
-    assert_words_for_people(dialog, "MCP consent")
+    toggle = getattr(dialog, "details_toggle", None)
+    assert (toggle is not None) == (name == "consent")  # only the consent dialog carries identifiers
+    if expanded and toggle is not None:
+        toggle.click()
+    texts = assert_words_for_people(dialog, f"MCP {name}")
+    assert texts[0].endswith("?"), texts  # the question is the first thing read
+    primaries = [b for b in dialog.findChildren(QPushButton) if b.property("variant") == "primary"]
+    assert len(primaries) == 1 and not primaries[0].isDefault()
+    assert dialog.property("surface") == "sheet"
+    dialog.reject()
+
+
+def test_the_consent_fingerprint_is_in_the_collapsed_details(qtbot) -> None:
+    dialog = consent()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    details = dialog.findChild(QWidget, "details")
+    assert details is not None and not details.isVisible()
+    assert dialog.fingerprint_label.parentWidget() is details
+    assert dialog.fingerprint_label.text().startswith("ffffffffffff")
+    dialog.details_toggle.click()
+    assert details.isVisible() and dialog.details_toggle.text() == "Hide details"
     dialog.reject()
 
 

@@ -76,8 +76,10 @@ class ConsentDialog(DecisionDialog):
         self.resize(620, 480)
 
         headline = QLabel(f"Start the MCP server “{request.server}”?")
+        headline.setObjectName("consentQuestion")
         headline.setWordWrap(True)
-        set_tone(headline, "title")
+        set_variant(headline, "title")
+        set_tone(headline, "heading")
         why = QLabel(
             "A workflow or agent file declares this server. Starting it runs the program below on this "
             "computer, with your permissions. Start it only if you trust where that file came from."
@@ -129,9 +131,21 @@ class ConsentDialog(DecisionDialog):
         if request.sandbox == "off":
             set_tone(self.sandbox_label, "danger")
         form.addRow("Sandbox:", self.sandbox_label)
+        # Details (collapsed): the project path and the launch's fingerprint -- identifiers, not words.
+        self.details_toggle = QPushButton("Show details")
+        self.details_toggle.setCheckable(True)
+        self.details_toggle.setAutoDefault(False)
+        set_variant(self.details_toggle, "ghost")
+        self.details = QWidget()
+        self.details.setObjectName("details")
+        self.details.setProperty("details", True)
+        details_form = QFormLayout(self.details)
+        details_form.setContentsMargins(0, 0, 0, 0)
         if project:
-            form.addRow("Project:", _selectable(project))
-        form.addRow("Fingerprint:", self.fingerprint_label)
+            details_form.addRow("Project:", _selectable(project))
+        details_form.addRow("Fingerprint:", self.fingerprint_label)
+        self.details.setVisible(False)
+        self.details_toggle.toggled.connect(self._show_details)
 
         remember = QLabel("Your answer is remembered for this project until this server's launch changes. "
                           "Settings → MCP servers lists it, with Revoke.")
@@ -162,10 +176,19 @@ class ConsentDialog(DecisionDialog):
         layout.addWidget(why)
         layout.addWidget(self.changed_banner)
         layout.addLayout(form)
+        toggle_row = QHBoxLayout()
+        toggle_row.addWidget(self.details_toggle)
+        toggle_row.addStretch(1)
+        layout.addLayout(toggle_row)
+        layout.addWidget(self.details)
         layout.addStretch(1)
         layout.addWidget(remember)
         layout.addLayout(buttons)
         self.refuse_button.setFocus()
+
+    def _show_details(self, shown: bool) -> None:
+        self.details.setVisible(shown)
+        self.details_toggle.setText("Hide details" if shown else "Show details")
 
     @property
     def allowed(self) -> bool | None:

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.ui.qt import (
     QCheckBox,
     QComboBox,
@@ -34,7 +35,9 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
-from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_4
+from relavium_desktop.ui.untrusted import set_shown
 
 if TYPE_CHECKING:
     from relavium_desktop.application.mcp_requests import ElicitationAnswer, ElicitationRequest
@@ -115,13 +118,17 @@ class ElicitationDialog(QDialog):
         self.setWindowTitle(f"{request.server} asks for information")
         self.resize(560, 460)
 
-        heading = QLabel(f"The MCP server “{request.server}” asks:")
+        # The server's question is the sheet's title; who asks is the muted line under it.
+        heading = QLabel(f"Asked by the MCP server “{show_line(request.server)}”")
+        heading.setWordWrap(True)
         set_tone(heading, "muted")
-        message = QLabel(request.message[:MESSAGE_CHARS] or "(no message)")
+        message = QLabel()
         message.setObjectName("elicitationMessage")
         message.setWordWrap(True)
-        message.setTextFormat(Qt.TextFormat.PlainText)
         message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # The server's text goes through the display rule: controls and bidi characters as markers.
+        set_shown(message, request.message[:MESSAGE_CHARS] or "(no message)", mode="block")
+        set_variant(message, "title")
         set_tone(message, "heading")
 
         form_host = QWidget()
@@ -155,6 +162,9 @@ class ElicitationDialog(QDialog):
         for b in (self.accept_button, self.decline_button, self.cancel_button):
             b.setAutoDefault(False)
             b.setDefault(False)
+        set_variant(self.accept_button, "primary")  # the one primary button of the sheet
+        set_variant(self.decline_button, "secondary")
+        set_variant(self.cancel_button, "ghost")
         self.accept_button.clicked.connect(self.submit)
         self.decline_button.clicked.connect(lambda: self._finish("decline", None))
         self.cancel_button.clicked.connect(self.reject)
@@ -165,8 +175,11 @@ class ElicitationDialog(QDialog):
         buttons.addWidget(self.accept_button)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(heading)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
+        layout.setSpacing(SPACE_4)
+        set_surface(self, "sheet")
         layout.addWidget(message)
+        layout.addWidget(heading)
         if any(f.required for f in self.fields.values()):
             marks = QLabel("Fields marked * are required.")
             set_tone(marks, "muted")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.ui.mcp.decision_dialog import DecisionDialog
 from relavium_desktop.ui.qt import (
     QFormLayout,
@@ -23,7 +24,8 @@ from relavium_desktop.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
-from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_4
 
 if TYPE_CHECKING:
     from relavium_desktop.application.mcp_requests import SamplingRequest
@@ -48,9 +50,11 @@ class SamplingDialog(DecisionDialog):
         self.setWindowTitle(f"{request.server} asks your model")
         self.resize(620, 520)
 
-        headline = QLabel(f"The MCP server “{request.server}” asks your model for an answer")
+        headline = QLabel(f"Let “{show_line(request.server)}” ask your model for an answer?")
+        headline.setObjectName("samplingQuestion")
         headline.setWordWrap(True)
-        set_tone(headline, "title")
+        set_variant(headline, "title")
+        set_tone(headline, "heading")
         why = QLabel("Answering sends these messages to your model provider and uses your tokens. "
                      "The server sees the answer.")
         why.setWordWrap(True)
@@ -86,6 +90,8 @@ class SamplingDialog(DecisionDialog):
         for b in (self.answer_button, self.refuse_button):
             b.setAutoDefault(False)
             b.setDefault(False)
+        set_variant(self.answer_button, "primary")  # the one primary button of the sheet
+        set_variant(self.refuse_button, "secondary")
         self.answer_button.clicked.connect(lambda: self._decide(True))
         self.refuse_button.clicked.connect(self.reject)
         buttons = QHBoxLayout()
@@ -96,6 +102,9 @@ class SamplingDialog(DecisionDialog):
         caption = QLabel("Messages:")
         set_tone(caption, "muted")
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
+        layout.setSpacing(SPACE_4)
+        set_surface(self, "sheet")
         layout.addWidget(headline)
         layout.addWidget(why)
         layout.addLayout(form)

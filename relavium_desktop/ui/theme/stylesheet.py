@@ -288,6 +288,15 @@ def _properties(p: Palette, font_pt: int) -> str:
         f'*[surface="code"], *[surface="terminal"] {{ font-family: "{MONO_FAMILY}"; '
         f"font-size: {_pt(font_pt, tokens.TYPE_MONO_PX)}; }}"
     )
+    # Lists in the sidebar sit on it (no card around them); a selected row is the soft accent.
+    side = '*[surface="sidebar"]'
+    rules += [
+        f"{side} QListView, {side} QListWidget, {side} QTreeView {{ background: transparent; border: none; }}",
+        f"{side} QListView::item, {side} QTreeView::item {{ border-radius: {tokens.RADIUS_CONTROL}px; }}",
+        f"{side} QListView::item:hover, {side} QTreeView::item:hover {{ background: {p['surface']}; }}",
+        f"{side} QListView::item:selected, {side} QTreeView::item:selected {{ "
+        f"background: {p['accent_soft']}; color: {p['text']}; }}",
+    ]
     rules.extend(_variants(p, font_pt))
     return "\n".join(rules)
 

@@ -174,3 +174,24 @@ def test_the_scrim_veils_the_window_in_both_themes(theme) -> None:
     dark = theme.scrim()
     assert light.name() == LIGHT["shadow"] and dark.name() == DARK["shadow"]
     assert 0 < light.alphaF() < dark.alphaF() < 1  # see-through, darker over the dark theme
+
+
+def test_a_list_in_the_sidebar_sits_on_it_with_a_soft_selected_row(theme, qtbot) -> None:
+    from relavium_desktop.ui.qt import QListWidget, QVBoxLayout
+
+    sidebar = QWidget()
+    set_surface(sidebar, "sidebar")
+    chats = QListWidget()
+    chats.addItems(["Tidy the pricing module", "Checklist from meeting notes"])
+    QVBoxLayout(sidebar).addWidget(chats)
+    qtbot.addWidget(sidebar)
+    sidebar.resize(264, 200)
+    sidebar.show()
+    qtbot.waitExposed(sidebar)
+    chats.setCurrentRow(0)
+    image = sidebar.grab().toImage()
+    viewport = chats.viewport().mapTo(sidebar, chats.viewport().rect().topLeft())
+    below_rows = viewport.y() + chats.viewport().height() - 4
+    assert image.pixelColor(image.width() // 2, below_rows).name() == LIGHT["sidebar"]  # no white card
+    first = chats.visualItemRect(chats.item(0)).translated(viewport)
+    assert image.pixelColor(first.right() - 4, first.center().y()).name() == LIGHT["accent_soft"]

@@ -22,7 +22,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from relavium_desktop.ui.chat.markdown import TopBlock, hold_back, render_blocks, render_inline, top_blocks
-from relavium_desktop.ui.qt import QTextCharFormat, QTextCursor, QTextDocument, QTextDocumentFragment
+from relavium_desktop.ui.qt import (
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextDocumentFragment,
+)
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.chat.code_block import CodeBlock
@@ -214,6 +220,10 @@ def append_html(document: QTextDocument, markup: str) -> None:
         cursor.setBlockCharFormat(first.charFormat())
     elif (first.textList() is None and not table) or after_table:
         cursor.insertBlock(first.blockFormat(), first.charFormat())
+    elif first.textList() is not None and cursor.block().textList() is not None:
+        # A list after a list (another bullet starts a new one): it would join the last item.
+        cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        after_table = True
     before = cursor.position()
     cursor.insertFragment(QTextDocumentFragment(scratch))
     if (table or (after_table and first.textList() is not None)) and before > 0:

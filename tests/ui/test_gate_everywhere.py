@@ -68,7 +68,7 @@ def paused(make_window, qtbot, project: Path, notifications: NotificationDaemon)
     qtbot.waitUntil(lambda: bool(runs.runs), timeout=WAIT_MS)
     runs.open_run(result.run_id)
     qtbot.waitUntil(lambda: runs.gate_panel.run_id == result.run_id, timeout=WAIT_MS)
-    assert runs.cell(runs.row_of(result.run_id), "Status") == "paused"
+    assert runs.cell(runs.row_of(result.run_id), "Status") == "Waiting for you"
     return window, view, runs, tray, result
 
 
@@ -87,7 +87,7 @@ def assert_everywhere_answered(window, view, runs, tray, run_id: str, qtbot, not
     qtbot.waitUntil(lambda: runs.gate_panel.run_id is None and not runs.gate_panel.isVisibleTo(runs),
                     timeout=WAIT_MS)
     runs.refresh()
-    qtbot.waitUntil(lambda: runs.cell(runs.row_of(run_id), "Status") == "completed", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: runs.cell(runs.row_of(run_id), "Status") == "Done", timeout=WAIT_MS)
     assert (project / "RELEASE-1.0.txt").read_text() == "Release 1.0\n"
 
 
@@ -214,7 +214,7 @@ def test_refresh_keeps_the_run_paused_and_stop_cancels_it(paused, qtbot, notific
     qtbot.waitUntil(lambda: notifications.displayed() == 0, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: tray.waiting == 0, timeout=WAIT_MS)
     runs.refresh()
-    qtbot.waitUntil(lambda: runs.cell(runs.row_of(result.run_id), "Status") == "cancelled", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: runs.cell(runs.row_of(result.run_id), "Status") == "Cancelled", timeout=WAIT_MS)
 
 
 def test_a_run_paused_by_the_cli_before_the_window_opened_is_shown_paused_and_answerable(

@@ -21,6 +21,7 @@ import pytest
 
 from relavium_desktop.ui.runs.local_time import full_local, short_local
 from relavium_desktop.ui.runs.run_story import story_row
+from relavium_desktop.ui.runs.view import COLUMNS
 from relavium_desktop.ui.runs.waterfall import tick_step
 from relavium_desktop.ui.shell import NAV_RUNS
 from tests.helpers import run_cli
@@ -88,7 +89,7 @@ def test_history_shows_local_start_times(history, kathmandu: ZoneInfo) -> None:
     _window, view = history
     started = datetime.fromtimestamp(view.runs[0]["started_at"], kathmandu)
     assert view.cell(0, "Started") == f"Today {started:%H:%M}"
-    tip = view.table.item(0, 2).toolTip()
+    tip = view.table.item(0, COLUMNS.index("Started")).toolTip()
     assert f"{started:%H:%M:%S} +0545 (UTC+05:45)" in tip and str(started.year) in tip
 
 
@@ -108,7 +109,7 @@ def test_timeline_lists_nodes_and_tools_and_the_filter_narrows_it(history, qtbot
     story.which.setCurrentText("Tools")
     tools = story.texts()
     assert tools and len(tools) < len(texts)
-    assert all(t.startswith(("short_nap calls", "long_nap calls", "run_command")) for t in tools)
+    assert all(t.startswith(("short_nap calls", "long_nap calls", "run_command", "Ran ")) for t in tools)
     story.which.setCurrentText("Errors")
     assert [t.split(":")[0] for t in story.texts()] == ["fall failed", "Run failed"]
     story.which.setCurrentText("All")
@@ -117,7 +118,7 @@ def test_timeline_lists_nodes_and_tools_and_the_filter_narrows_it(history, qtbot
     assert story.table.rowCount() == len(story.texts())
     # The raw NDJSON is one click away.
     view.detail_tabs.setCurrentIndex(2)
-    assert view.detail_tabs.tabText(2) == "Raw events"
+    assert view.detail_tabs.tabText(2) == "Details"  # the run id and the raw events: the expanded detail
     assert view.log_view.isVisible() and view.log_view.toPlainText().startswith('{"type": "run:started"')
 
 
@@ -150,10 +151,10 @@ def test_axis_ticks_are_round_numbers() -> None:
 def test_a_tool_summary_that_is_json_reads_as_words() -> None:
     row = story_row({"type": "agent:tool_result", "nodeId": "save", "toolId": "write_file", "success": True,
                      "outputSummary": '{"path": "notes.md", "bytesWritten": 12}'})
-    assert row is not None and row.text == "write_file notes.md · 12 B"  # the chat card's own words
+    assert row is not None and row.text == "Wrote notes.md · 12 B"  # the chat card's own words
     listing = story_row({"type": "agent:tool_result", "nodeId": "read", "toolId": "read_file", "success": True,
                          "outputSummary": '{"files": [{"path": "a.py", "content": ""}, {"path": "b.py"}]}'})
-    assert listing is not None and listing.text == "read_file · 2 files"
+    assert listing is not None and listing.text == "Read · 2 files"
     other = story_row({"type": "agent:tool_result", "nodeId": "x", "toolId": "some_plugin_tool", "success": True,
                        "outputSummary": '{"answer": 42}'})
     assert other is not None and other.text == "some_plugin_tool: answer: 42"

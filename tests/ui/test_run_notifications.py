@@ -75,7 +75,7 @@ def test_finished_run_notifies_and_open_shows_that_run(
     runs = window.runs_view
     assert window.pages.currentWidget() is runs
     qtbot.waitUntil(lambda: runs.shown_run == result.run_id, timeout=10_000)
-    assert runs.log_title.text().startswith(f"Run {result.run_id} — completed")
+    assert runs.log_title.text().startswith("Branch and write — Done") and result.run_id in runs.details.text()
     notifications.close_all()
     shown = notifications.history()[0]
     assert shown["summary"] == TITLE_FINISHED and shown["body"] == "Branch and write completed."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from relavium_desktop.ui.runs.view import format_cost, format_duration
+from relavium_desktop.ui.runs.view import COLUMNS, format_cost, format_duration
 from relavium_desktop.ui.shell import NAV_RUNS, NAV_WORKFLOWS
 from tests.helpers import run_cli
 
@@ -68,11 +68,15 @@ def test_runs_history_lists_runs_and_opens_the_full_event_log(
     assert view is not None and window.pages.currentWidget() is view
     qtbot.waitUntil(lambda: len(view.runs) == 3, timeout=10_000)
     # Newest first: status, duration, tokens and cost per run.
-    assert [view.cell(i, "Status") for i in range(3)] == ["failed", "completed", "paused"]
-    assert all(not view.table.item(i, 1).icon().isNull() for i in range(3))  # the status has an icon too
-    assert view.cell(0, "Workflow") == "boom  (boom.relavium.yaml)"
-    assert view.cell(1, "Workflow") == "Double it  (double.relavium.yaml)"
-    assert view.cell(2, "Workflow").startswith("Approve a release note  (")
+    assert [view.cell(i, "Status") for i in range(3)] == ["Failed", "Done", "Waiting for you"]
+    status_col = COLUMNS.index("Status")
+    assert all(not view.table.item(i, status_col).icon().isNull() for i in range(3))  # the status has an icon too
+    # The workflow by its name; where it came from is on hover, not in the row.
+    assert view.cell(0, "Workflow") == "boom"
+    assert view.cell(1, "Workflow") == "Double it"
+    assert view.table.item(1, COLUMNS.index("Workflow")).toolTip() == "double.relavium.yaml"
+    assert view.cell(2, "Workflow") == "Approve a release note"
+    assert all(r["id"] not in view.cell(i, c) for i, r in enumerate(view.runs) for c in COLUMNS)  # no ids
     row = view.row_of(done.run_id)
     assert view.cell(row, "Duration").endswith(("ms", " s"))
     assert view.cell(row, "Tokens (in / out)") == "0 / 0"
@@ -87,11 +91,13 @@ def test_runs_history_lists_runs_and_opens_the_full_event_log(
         ("node:started", "twice"), ("node:completed", "twice"), ("node:started", "out"),
         ("node:completed", "out"), ("run:completed", None)]
     assert events[-1]["outputs"] == {"out": {"value": 42}}
-    assert view.log_title.text() == f"Run {done.run_id} — completed · 8 events"
+    assert view.log_title.text() == f"Double it — Done · {view.cell(1, 'Started')} · 8 events"
+    assert done.run_id not in view.log_title.text() and done.run_id in view.details.text()  # the id: in Details
 
     with qtbot.waitSignal(view.log_shown, timeout=10_000):
         view.open_run(failed.run_id)
-    assert view.log_title.text().startswith(f"Run {failed.run_id} — failed: sandbox_error: ")
+    assert view.log_title.text().startswith("boom — Failed: ")
+    assert "sandbox_error" not in view.log_title.text() and "error sandbox_error" in view.details.text()
     assert view.events[-1]["type"] == "run:failed"
 
     # Shown again later, the page re-reads history and keeps the open run selected.
@@ -107,8 +113,12 @@ def test_empty_history_says_so(make_window, qtbot) -> None:
     window.nav.setCurrentRow(NAV_RUNS)
     view = window.runs_view
     qtbot.waitUntil(lambda: view.empty_label.text() != "", timeout=10_000)
-    assert view.table.rowCount() == 0
+    assert view.table.rowCount() == 0 and not view.table.isVisibleTo(view)
     assert view.empty_label.text().startswith("No workflow runs yet.")
+    # One next step: "Run a workflow" takes the person to Workflows.
+    assert view.empty_button.isVisibleTo(view) and view.empty_button.text() == "Run a workflow"
+    with qtbot.waitSignal(view.go_to_workflows, timeout=1_000):
+        view.empty_button.click()
 
 
 def test_duration_and_cost_formats() -> None:
@@ -152,7 +162,7 @@ def open_paused_run(make_window, qtbot, run_id: str):
     window.nav.setCurrentRow(NAV_RUNS)
     view = window.runs_view
     qtbot.waitUntil(lambda: run_id in [r["id"] for r in view.runs], timeout=10_000)
-    assert view.cell(view.row_of(run_id), "Status") == "paused"
+    assert view.cell(view.row_of(run_id), "Status") == "Waiting for you"
     with qtbot.waitSignal(view.gate_shown, timeout=10_000):
         view.open_run(run_id)
     return window, view
@@ -165,7 +175,7 @@ def test_a_gate_paused_by_the_cli_is_approved_from_a_fresh_window(
     window, view = open_paused_run(make_window, qtbot, run_id)
     assert window.context.project in (None, "")  # the run's own folder is used, not an open project
     panel = view.gate_panel
-    assert panel.isVisibleTo(view) and panel.title.text().startswith("Waiting at approve (approval) · times out ")
+    assert panel.isVisibleTo(view) and panel.title.text().startswith("The approve step waits for your approval · times out ")
     assert panel.message.text() == "Write the release note for 3.1?"
     assert not panel.payload.isVisibleTo(panel)  # an approval gate takes no payload
     # What is being approved: the draft the step before the gate produced, as text.
@@ -181,7 +191,7 @@ def test_a_gate_paused_by_the_cli_is_approved_from_a_fresh_window(
     # History is re-read: the same run is now completed, its log carries the whole story.
     qtbot.waitUntil(lambda: view.shown_run == run_id and view.events[-1]["type"] == "run:completed",
                     timeout=10_000)
-    assert view.cell(view.row_of(run_id), "Status") == "completed"
+    assert view.cell(view.row_of(run_id), "Status") == "Done"
     assert not panel.isVisibleTo(view)
     resumed = next(e for e in view.events if e["type"] == "human_gate:resumed")
     assert (resumed["decision"], resumed["decidedBy"]) == ("approved", "desktop")
@@ -200,7 +210,7 @@ def test_an_input_gate_takes_a_payload_and_reject_fails_the_run(
     second = pause_with_cli(cli_env, wf, project)
     _window, view = open_paused_run(make_window, qtbot, first)
     panel = view.gate_panel
-    assert panel.title.text() == "Waiting at ask (input)"
+    assert panel.title.text() == "The ask step waits for your input"
     assert panel.payload.isVisibleTo(panel)
     panel.payload.setPlainText('{"name": "Zed"}')
     with qtbot.waitSignal(view.resumed, timeout=30_000) as blocker:
@@ -211,11 +221,15 @@ def test_an_input_gate_takes_a_payload_and_reject_fails_the_run(
 
     with qtbot.waitSignal(view.gate_shown, timeout=30_000):  # a resumed run's engine: slow on a loaded box
         view.open_run(second)
+    assert panel.reject_button.text() == "Reject…" and not panel.comment.isVisibleTo(panel)
+    panel.reject_button.click()  # "Reject…" first asks why (optional)
+    assert panel.comment.isVisibleTo(panel) and panel.reject_button.text() == "Reject"
+    panel.comment.setText("wrong signer")
     with qtbot.waitSignal(view.resumed, timeout=30_000) as blocker:
         panel.reject_button.click()
     assert blocker.args[0].status == "failed"
     qtbot.waitUntil(lambda: view.shown_run == second and view.events[-1]["type"] == "run:failed", timeout=10_000)
-    assert view.cell(view.row_of(second), "Status") == "failed"
+    assert view.cell(view.row_of(second), "Status") == "Failed"
     assert view.events[-1]["error"]["reason"] == "user_rejected"
 
 
@@ -268,16 +282,16 @@ def test_a_run_whose_process_died_reads_interrupted(make_window, qtbot, relavium
     view = window.runs_view
     qtbot.waitUntil(lambda: len(view.runs) == 2, timeout=10_000)
     dead, live = view.row_of("run-dead"), view.row_of("run-live")
-    assert (view.cell(dead, "Status"), view.cell(live, "Status")) == ("interrupted", "running")
-    tip = view.table.item(dead, 1).toolTip()
+    assert (view.cell(dead, "Status"), view.cell(live, "Status")) == ("Interrupted", "Running")
+    tip = view.table.item(dead, COLUMNS.index("Status")).toolTip()
     assert tip.startswith(f"Interrupted: the process running it (pid {me.pid} on ")
     assert tip.endswith("continue it with relavium run --resume run-dead (finished steps are kept); "
                         "otherwise run the workflow again.")
-    assert view.table.item(live, 1).toolTip() == ""
+    assert view.table.item(live, COLUMNS.index("Status")).toolTip() == ""
 
     with qtbot.waitSignal(view.log_shown, timeout=10_000):
         view.open_run("run-dead")
-    assert view.log_title.text().startswith("Run run-dead — interrupted: the process running it (pid ")
+    assert view.log_title.text().startswith("Slow steps — Interrupted: the process running it (pid ")
     assert view.log_title.text().endswith(" · 1 events")
     assert not view.gate_panel.isVisibleTo(view)  # nothing to answer
 
@@ -298,11 +312,11 @@ def test_a_killed_relavium_run_reads_interrupted_in_a_fresh_window(
     view = window.runs_view
     qtbot.waitUntil(lambda: run_id in [r["id"] for r in view.runs], timeout=10_000)
     row = view.row_of(run_id)
-    assert view.cell(row, "Status") == "interrupted"
-    assert view.cell(row, "Workflow") == "Slow steps  (" + str(wf) + ")"
+    assert view.cell(row, "Status") == "Interrupted"
+    assert view.cell(row, "Workflow") == "Slow steps"
     with qtbot.waitSignal(view.log_shown, timeout=10_000):
         view.open_run(run_id)
-    assert view.log_title.text().startswith(f"Run {run_id} — interrupted: the process running it (pid {proc.pid} ")
+    assert view.log_title.text().startswith(f"Slow steps — Interrupted: the process running it (pid {proc.pid} ")
     assert [e["type"] for e in view.events][:1] == ["run:started"]
 
 
@@ -342,6 +356,6 @@ def test_refreshing_runs_and_workflows_opens_no_new_history_connection(
             view.refresh()
         with qtbot.waitSignal(wf.refreshed, timeout=10_000):
             wf.refresh()
-    assert view.cell(0, "Status") == "completed"
+    assert view.cell(0, "Status") == "Done"
     assert wf.entries[0].last_status == "completed"
     assert opened == []

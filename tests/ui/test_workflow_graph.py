@@ -33,6 +33,7 @@ workflow:
 def open_graph(make_window, qtbot, project: Path, rel: str = "branchy.relavium.yaml", text: str = BRANCHY):
     (project / rel).write_text(text)
     window = make_window()
+    window.resize(1440, 900)  # the design's reference size
     window.show()
     qtbot.waitExposed(window)
     window.context.set_project(str(project))
@@ -136,24 +137,65 @@ def test_node_colours_follow_state_and_theme(make_window, qtbot, project: Path) 
     theme.set_choice("light")
     graph = view.graph
 
-    def fill(node: str) -> str:
-        return graph.boxes[node].brush().color().name()
+    def mark(node: str) -> str:
+        return graph.fill_of(node).name()
 
-    assert fill("start") == QColor(LIGHT["node_idle"]).name()
+    def words(node: str) -> str:
+        return graph.boxes[node].state_label.text()
+
+    assert mark("start") == QColor(LIGHT["muted"]).name() and words("start") == "Not started"
+    assert graph.boxes["start"].opacity() < 1  # not run yet: faded
     view.inputs.set_value("n", "3")
     with qtbot.waitSignal(view.run_finished, timeout=RUN_TIMEOUT_MS):
         view.run_button.click()
-    assert fill("start") == QColor(LIGHT[STATE_ROLES["completed"]]).name()
-    assert fill("hi") == QColor(LIGHT[STATE_ROLES["skipped"]]).name()
-    assert fill("start") != fill("hi")
+    assert mark("start") == QColor(LIGHT[STATE_ROLES["completed"]]).name() == QColor(LIGHT["success"]).name()
+    assert words("start") == "Done" and graph.boxes["start"].opacity() == 1
+    assert words("hi") == "Skipped" and graph.boxes["hi"].opacity() < 1
+    assert mark("start") != mark("hi")
+    # Cards are the surface with the strong border; the state is the bar and the words.
+    assert graph.boxes["start"].brush().color().name() == QColor(LIGHT["surface"]).name()
+    assert graph.boxes["start"].pen().color().name() == QColor(LIGHT["border_strong"]).name()
     text = graph.boxes["start"].title.brush().color().name()
     assert text == QColor(LIGHT["node_text"]).name()
     with qtbot.waitSignal(theme.changed):
         theme.set_choice("dark")
-    assert fill("start") == QColor(DARK["node_done"]).name()
-    assert fill("hi") == QColor(DARK["node_skipped"]).name()
+    assert mark("start") == QColor(DARK["success"]).name()
+    assert graph.boxes["start"].brush().color().name() == QColor(DARK["surface"]).name()
     assert graph.boxes["start"].title.brush().color().name() == QColor(DARK["node_text"]).name()
     assert graph.arrows[0].head.brush().color().name() == QColor(DARK["edge"]).name()
+
+
+def test_each_state_shows_its_words_and_colour(make_window, qtbot, project: Path) -> None:
+    """Colour is never the only sign: every state a node can be in says so in words."""
+    window, view = open_graph(make_window, qtbot, project)
+    window.context.theme.set_choice("light")
+    graph = view.graph
+    expected = {
+        "completed": ("Done", "success"),
+        "running": ("Running", "accent"),
+        "waiting": ("Waiting for you", "warning"),
+        "failed": ("Failed", "danger"),
+        "pending": ("Not started", "muted"),
+        "skipped": ("Skipped", "muted"),
+    }
+    for state, (words, role) in expected.items():
+        graph.set_state("start", state)
+        box = graph.boxes["start"]
+        assert box.state_label.text() == words
+        assert graph.fill_of("start").name() == QColor(LIGHT[role]).name()
+    graph.set_state("start", "waiting")
+    box = graph.boxes["start"]
+    assert box.look.halo and box.pen().color().name() == QColor(LIGHT["warning"]).name()  # warning ring and halo
+    graph.set_state("start", "failed")
+    assert graph.boxes["start"].pen().color().name() == QColor(LIGHT["danger"]).name()
+
+
+def test_the_canvas_is_dotted(make_window, qtbot, project: Path) -> None:
+    window, view = open_graph(make_window, qtbot, project)
+    window.context.theme.set_choice("light")
+    tile = view.graph.backgroundBrush().texture().toImage()
+    colours = {tile.pixelColor(x, y).name() for x in range(tile.width()) for y in range(tile.height())}
+    assert QColor(LIGHT["window"]).name() in colours and len(colours) > 1  # the window colour with dots on it
 
 
 def test_a_running_agent_node_shows_its_latest_words(

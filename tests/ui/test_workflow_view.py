@@ -17,11 +17,13 @@ import pytest
 from relavium_desktop.engine.tools.tooldef import ActionClass, ApprovalRequest
 from relavium_desktop.store.runs import RunStore
 from relavium_desktop.ui import app_settings as keys
-from relavium_desktop.ui.qt import QGuiApplication, QLabel, QPlainTextEdit
+from relavium_desktop.ui.qt import QFont, QFontMetrics, QGuiApplication, QLabel, QPlainTextEdit
 from relavium_desktop.ui.shell import NAV_WORKFLOWS
 from relavium_desktop.ui.theme.palette import LIGHT
+from relavium_desktop.ui.theme.tokens import EDGE_MIN
 from relavium_desktop.ui.workflows.gate import NOTIFICATION_TITLE, GateDialog
-from relavium_desktop.ui.workflows.list_row import STATUS_ROLE, status_words
+from relavium_desktop.ui.workflows.list_row import STATUS_ROLE, elide_path, path_font, status_words
+from relavium_desktop.ui.workflows.view import LIST_WIDTH, PANEL_WIDTH
 from tests.fixtures.desktop_bus import desktop_bus  # noqa: F401
 from tests.fixtures.notifications import NotificationDaemon, notification_daemon, notifications  # noqa: F401
 from tests.ui.workflow_samples import BRANCHY, RUN_TIMEOUT_MS
@@ -111,8 +113,7 @@ def test_lists_workflows_by_file_with_last_run_status(make_window, qtbot, projec
                     "flows/clipboard-note.relavium.yaml", "flows/release-gate.relavium.yaml",
                     "flows/sleepy.relavium.yaml"]
     labels = [view.workflow_list.item(i).text() for i in range(view.workflow_list.count())]
-    assert labels[0] == "Branch and write · flows/branchy.relavium.yaml"
-    assert all("\n" not in label for label in labels)  # one line per workflow
+    assert labels[0] == "Branch and write · flows/branchy.relavium.yaml"  # what a screen reader and search read
     assert status_of(view, 0) == "never run" and status_of(view, 1) == "invalid: open it to see why"
     assert not view.workflow_list.item(1).icon().isNull()  # the status is an icon, not a mark in the text
 
@@ -187,12 +188,12 @@ def test_invalid_workflow_shows_file_line_column_instead_of_crashing(
 ) -> None:
     _window, view = open_view(make_window, qtbot, project)
     view.open_workflow("flows/broken.relavium.yaml")
-    assert view.error_view.isVisibleTo(view) and not view.body.isVisibleTo(view)
+    assert view.error_view.isVisibleTo(view) and not view.graph_pane.isVisibleTo(view)
     assert view.error_view.toPlainText() == "flows/broken.relavium.yaml:5:33: unknown key 'colour'"
     assert not view.run_button.isEnabled()
     # A valid one still opens afterwards.
     view.open_workflow("flows/branchy.relavium.yaml")
-    assert view.body.isVisibleTo(view) and not view.error_view.isVisibleTo(view)
+    assert view.graph_pane.isVisibleTo(view) and not view.error_view.isVisibleTo(view)
 
 
 def test_stop_cancels_a_running_tool_node(make_window, qtbot, project: Path, flows: Path) -> None:
@@ -382,51 +383,71 @@ def test_an_unanswered_gate_times_out_while_the_window_is_open(
     assert view.timeline.records["approve"].decision == "approved by timeout"
 
 
-def test_splitter_sizes_survive_a_restart(make_window, qtbot, project: Path, flows: Path) -> None:
+def shown_at_reference_size(make_window, qtbot, project: Path):
     window, view = open_view(make_window, qtbot, project)
+    window.resize(1440, 900)  # the design's reference size
     window.show()
     qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: view.workflow_list.viewport().width() > 0)
+    return window, view
+
+
+def areas(view) -> list[tuple[int, int, int, int]]:
+    """Where the list, the graph canvas and the run panel are in the window."""
+    top = view.window()
+    out = []
+    for widget in (view.left, view.canvas, view.right):
+        corner = widget.mapTo(top, widget.rect().topLeft())
+        out.append((corner.x(), corner.y(), widget.width(), widget.height()))
+    return out
+
+
+def test_choosing_a_workflow_never_moves_the_columns(make_window, qtbot, project: Path, flows: Path) -> None:
+    _window, view = shown_at_reference_size(make_window, qtbot, project)
+    before = areas(view)
+    assert before[0][2] == LIST_WIDTH and before[2][2] == PANEL_WIDTH  # list and panel at the design's widths
+    assert before[1][2] > before[0][2]  # the canvas takes the rest
+    for entry in view.entries:  # valid, broken, with and without inputs
+        view.open_workflow(entry.rel)
+        qtbot.wait(50)  # let a queued re-layout happen, if any would
+        assert areas(view) == before, entry.rel
+
+
+def test_nothing_sits_within_8_px_of_the_window_edge(make_window, qtbot, project: Path, flows: Path) -> None:
+    window, view = shown_at_reference_size(make_window, qtbot, project)
     view.open_workflow("flows/branchy.relavium.yaml")
-    qtbot.waitUntil(lambda: view.body.sizes()[0] > 0)
-    # The user drags both handles: a narrower list, a wider graph.
-    view.split.moveSplitter(180, 1)
-    view.body.moveSplitter(view.body.width() - 300, 1)
-    list_sizes, body_sizes = view.split.sizes(), view.body.sizes()
-    assert body_sizes[1] <= 310 and list_sizes[0] <= 200
-    window.close()
-
-    again = make_window()
-    again.resize(window.size())  # the same window size (the offscreen platform restores geometry loosely)
-    again.show()
-    qtbot.waitExposed(again)
-    again.context.set_project(str(project))
-    again.nav.setCurrentRow(NAV_WORKFLOWS)
-    view2 = again.workflows_view
-    qtbot.waitUntil(lambda: len(view2.entries) == 5, timeout=10_000)
-    view2.open_workflow("flows/branchy.relavium.yaml")
-    qtbot.waitUntil(lambda: view2.body.sizes()[0] > 0)
-    assert view2.split.sizes() == list_sizes
-    assert view2.body.sizes() == body_sizes
+    edge = window.rect().adjusted(EDGE_MIN, EDGE_MIN, -EDGE_MIN, -EDGE_MIN)
+    for widget in (view.workflow_list, view.title, view.canvas, view.run_button, view.refresh_button, view.right):
+        where = widget.rect().translated(widget.mapTo(window, widget.rect().topLeft()))
+        assert edge.contains(where), widget.objectName()
 
 
-def test_list_rows_are_one_elided_line_without_a_horizontal_scrollbar(
+def test_list_rows_show_the_whole_name_and_the_paths_file_name(
     make_window, qtbot, project: Path, flows: Path
 ) -> None:
-    window, view = open_view(make_window, qtbot, project)
-    window.show()
-    qtbot.waitExposed(window)
-    view.split.moveSplitter(150, 1)
-    qtbot.waitUntil(lambda: view.workflow_list.width() <= 160)
+    _window, view = shown_at_reference_size(make_window, qtbot, project)
     listing = view.workflow_list
     assert not listing.horizontalScrollBar().isVisible()
+    room = view.row_delegate.text_width(listing.viewport().width())
+    for row, entry in enumerate(view.entries):
+        index = listing.model().index(row, 0)
+        name, path = view.row_delegate.shown_texts(index, room, listing.font())
+        assert name == entry.title  # the example names read whole at 1440
+        assert path.endswith(entry.rel.rsplit("/", 1)[1])  # the file name is never cut
+        # Two lines: the name over the path.
+        assert listing.visualRect(index).height() >= 2 * listing.fontMetrics().height()
     row = [e.rel for e in view.entries].index("flows/release-gate.relavium.yaml")
-    index = listing.model().index(row, 0)
-    name, path = view.row_delegate.shown_texts(index, listing.viewport().width() - 40, listing.font())
-    assert name.endswith("…") or path.endswith("…") or "…" in path  # cut to fit, not wrapped or scrolled
-    assert name.startswith("Appro")
-    height = listing.visualRect(index).height()
-    assert height < 2 * listing.fontMetrics().height()  # one line per workflow
     assert view.workflow_list.item(row).toolTip().startswith("Approve a release note\nflows/release-gate.relavium.yaml")
+
+
+def test_a_long_path_is_cut_in_the_middle_keeping_its_file_name(qtbot) -> None:
+    metrics = QFontMetrics(path_font(QFont()))
+    path = "work/clients/acme/pipelines/nightly/clipboard-to-data.relavium.yaml"
+    room = metrics.horizontalAdvance("work/…/clipboard-to-data.relavium.yaml") + 2
+    assert elide_path(path, metrics, room) == "work/…/clipboard-to-data.relavium.yaml"
+    tighter = metrics.horizontalAdvance("…/clipboard-to-data.relavium.yaml") + 2
+    assert elide_path(path, metrics, tighter) == "…/clipboard-to-data.relavium.yaml"
+    assert elide_path("flows/x.yaml", metrics, 1000) == "flows/x.yaml"
 
 
 def test_an_empty_project_offers_the_example_workflows(make_window, qtbot, project: Path) -> None:

@@ -1,10 +1,11 @@
-"""The pending human gate of a paused run, answered from Runs / History.
+"""The pending human gate of a paused run, answered where the run is shown (Workflows, Activity).
 
 A run paused at a gate is durable (its checkpoint is in history.db), so it can
 be answered here after the app restarts, or when ``relavium run`` paused it:
 the panel shows the gate's message first, then what it approves (the output
 of the step before it, as readable text -- never raw JSON, never the run id),
-a payload box when the kind takes one (input, review), and Approve / Reject.  Answering goes through the same
+a payload box when the kind takes one (input, review), then one primary
+Approve and a secondary "Reject…" that asks for an optional reason first.  Answering goes through the same
 engine ``resume`` as ``relavium run --resume`` (:class:`WorkflowRunner`).
 """
 
@@ -28,56 +29,88 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.runs.local_time import full_local, short_local
-from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import SPACE_2, SPACE_4
 from relavium_desktop.ui.untrusted import fill_shown, set_shown
+
+REVIEW_HEIGHT = 160
+PAYLOAD_HEIGHT = 90
+REJECT_ASK = "Reject…"
+REJECT_SEND = "Reject"
+
+
+GATE_KIND_WORDS = {
+    "approval": "waits for your approval",
+    "input": "waits for your input",
+    "review": "waits for your review",
+}
 
 
 class GatePanel(QWidget):
+    """The gate as a card on the warning surface: the question, what it approves, Approve / Reject…."""
+
     # run id, gate id, GateDecision
     decided = Signal(str, str, object)
+    shown_changed = Signal()  # shown or cleared: the page decides which button is its primary
 
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("gatePanel")
+        set_surface(self, "banner-warning")
         self.run_id: str | None = None
         self.gate: JsonDict | None = None
-        self.title = QLabel("")
-        self.title.setObjectName("gateTitle")
-        self.title.setWordWrap(True)
-        set_tone(self.title, "muted")
-        self.message = QLabel("")
+        self.message = QLabel("")  # the author's question: the card's title
         self.message.setObjectName("gateMessage")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        set_tone(self.message, "heading")
+        set_variant(self.message, "title")
+        self.title = QLabel("")  # which step waits, and until when
+        self.title.setObjectName("gateTitle")
+        self.title.setWordWrap(True)
+        set_tone(self.title, "muted")
         self.review_heading = QLabel("What you are approving")
+        set_variant(self.review_heading, "caption")
         set_tone(self.review_heading, "muted")
         self.review = QPlainTextEdit()
         self.review.setObjectName("gateReview")
+        self.review.setAccessibleName("What you are approving")
         self.review.setReadOnly(True)
-        self.review.setMaximumHeight(160)
+        self.review.setMaximumHeight(REVIEW_HEIGHT)
         set_surface(self.review, "card")
         self.payload = QPlainTextEdit()
         self.payload.setObjectName("gatePayload")
+        self.payload.setAccessibleName("Your input")
         self.payload.setPlaceholderText("Your input (JSON, or plain text)")
-        self.payload.setMaximumHeight(90)
-        self.comment = QLineEdit()
-        self.comment.setPlaceholderText("Comment (optional, kept in the run's history)")
+        self.payload.setMaximumHeight(PAYLOAD_HEIGHT)
+        self.comment = QLineEdit()  # the reason for a rejection, asked for only after "Reject…"
+        self.comment.setObjectName("gateReason")
+        self.comment.setAccessibleName("Reason for rejecting")
+        self.comment.setPlaceholderText("Why? (optional, kept in the run's history)")
+        self.comment.returnPressed.connect(lambda: self._answer(False))
         self.approve_button = QPushButton("Approve")
-        self.reject_button = QPushButton("Reject")
+        self.approve_button.setObjectName("gateApprove")
+        self.approve_button.setToolTip("Continue the run from this gate")
+        self.reject_button = QPushButton(REJECT_ASK)
+        self.reject_button.setObjectName("gateReject")
+        self.reject_button.setToolTip("Stop the run at this gate; you may say why")
         for b in (self.approve_button, self.reject_button):
             b.setAutoDefault(False)
+        set_variant(self.approve_button, "primary")
+        set_variant(self.reject_button, "secondary")
         self.approve_button.clicked.connect(lambda: self._answer(True))
-        self.reject_button.clicked.connect(lambda: self._answer(False))
+        self.reject_button.clicked.connect(self._reject_clicked)
         self.status = QLabel("")
         self.status.setObjectName("gateStatus")
         self.status.setWordWrap(True)
+        set_tone(self.status, "muted")
         row = QHBoxLayout()
-        row.addWidget(self.approve_button)
+        row.setSpacing(SPACE_2)
         row.addWidget(self.reject_button)
-        row.addWidget(self.status, 1)
+        row.addStretch(1)
+        row.addWidget(self.approve_button)
         col = QVBoxLayout(self)
-        col.setContentsMargins(0, 0, 0, 0)
+        col.setContentsMargins(SPACE_4, SPACE_4, SPACE_4, SPACE_4)
+        col.setSpacing(SPACE_2)
         col.addWidget(self.message)
         col.addWidget(self.title)
         col.addWidget(self.review_heading)
@@ -85,6 +118,7 @@ class GatePanel(QWidget):
         col.addWidget(self.payload)
         col.addWidget(self.comment)
         col.addLayout(row)
+        col.addWidget(self.status)
         self.hide()
 
     def show_gate(self, run_id: str, gate: JsonDict, review: str = "") -> None:
@@ -95,25 +129,38 @@ class GatePanel(QWidget):
         expires = gate.get("expiresAtEpoch")
         when = f" · times out {short_local(expires).replace('Today ', 'today at ')}" \
             if isinstance(expires, int | float) else ""
-        self.title.setText(f"Waiting at {show_line(str(gate.get('nodeId')))} ({show_line(kind)}){when}")
-        if isinstance(expires, int | float):
-            self.title.setToolTip(f"Times out {full_local(expires)}")
+        waits = GATE_KIND_WORDS.get(kind, f"waits for you ({show_line(kind)})")
+        self.title.setText(f"The {show_line(str(gate.get('nodeId')))} step {waits}{when}")
+        self.title.setToolTip(f"Times out {full_local(expires)}" if isinstance(expires, int | float) else "")
         # The author's message and the run's data: shown by the display rule, markers styled.
-        set_shown(self.message, show(mask_text(str(gate.get("message") or "Approve to continue.")), "block"))
+        set_shown(self.message, show(mask_text(str(gate.get("message") or "Approve to continue?")), "block"))
         fill_shown(self.review, review)
         self.review.setVisible(bool(review))
         self.review_heading.setVisible(bool(review))
         self.payload.clear()
         self.payload.setVisible(kind in ("input", "review"))
         self.comment.clear()
+        self.comment.hide()
+        self.reject_button.setText(REJECT_ASK)
         self.status.setText("")
         self.set_busy(False)
         self.show()
+        self.shown_changed.emit()
+
+    def _reject_clicked(self) -> None:
+        """The first click asks for an optional reason; the second (or Enter in it) rejects."""
+        if self.comment.isHidden():
+            self.comment.show()
+            self.comment.setFocus()
+            self.reject_button.setText(REJECT_SEND)
+            return
+        self._answer(False)
 
     def clear_gate(self) -> None:
         self.run_id = None
         self.gate = None
         self.hide()
+        self.shown_changed.emit()
 
     def set_busy(self, busy: bool) -> None:
         self.approve_button.setEnabled(not busy)

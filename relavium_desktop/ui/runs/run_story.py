@@ -110,7 +110,7 @@ def _summary_words(summary: Any) -> str:
 
 
 def _result_line(tool_id: str, summary: Any) -> str:
-    """A successful call in the chat tool card's words ("read_file · 2 files", "write_file notes.md · 12 B").
+    """A successful call in the chat tool card's words ("Read · 2 files", "Wrote notes.md · 12 B").
 
     The card's summaries are pure functions of the result; a result they say
     nothing about falls back to its own words, "key: value" for an object.
@@ -123,7 +123,7 @@ def _result_line(tool_id: str, summary: Any) -> str:
     path = data.get("path") if isinstance(data, dict) else None
     line = summary_line(Outcome(tool_id, {"path": path} if isinstance(path, str) else {}, ok=True, text=text,
                                 data=data, clipped=clipped))
-    if line != tool_id:
+    if line not in (tool_id, f"Used {tool_id}"):  # the card said more than the tool's name
         return line
     return f"{tool_id}: {one_line(_summary_words(summary) or 'done', 120)}"
 

@@ -37,6 +37,7 @@ from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QFontDatabase,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QIcon,
@@ -60,8 +61,9 @@ from relavium_desktop.ui.runs.run_story import dollars, format_ms, node_spans, s
 from relavium_desktop.ui.runs.story_view import StoryView
 from relavium_desktop.ui.runs.waterfall import Waterfall
 from relavium_desktop.ui.tasks import spawn
-from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
 from relavium_desktop.ui.theme.icons import icon
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2, SPACE_3, SPACE_4, SPACE_6
 from relavium_desktop.ui.workflows.gate_payload import under_review
 from relavium_desktop.ui.workflows.list_row import STATUS_ICONS
 from relavium_desktop.ui.workflows.splitter_memory import remember_sizes
@@ -73,10 +75,56 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.gate_board import GateBoard
     from relavium_desktop.ui.workflows.runner import WorkflowRunner
 
-COLUMNS = ["Workflow", "Status", "Started", "Duration", "Tokens (in / out)", "Cost"]
+COLUMNS = ["Started", "Workflow", "Status", "Duration", "Tokens (in / out)", "Cost"]
+# A run's recorded status as a person says it (the stored word stays in the run's details).
+STATUS_WORDS = {
+    "completed": "Done",
+    "failed": "Failed",
+    "paused": "Waiting for you",
+    "running": "Running",
+    "pending": "Starting",
+    "cancelled": "Cancelled",
+    "interrupted": "Interrupted",
+}
+EMPTY_TEXT = "No workflow runs yet. Runs you start from Workflows, or with relavium run, show up here."
 PAGE_SIZE = 200  # rows read at a time; "Load more" reads the next page
 INTERRUPTED_HINT = ("It did not finish. If it was cut off between steps, continue it with "
                     "relavium run --resume {run_id} (finished steps are kept); otherwise run the workflow again.")
+
+
+def status_text(status: str) -> str:
+    """``completed`` -> "Done", ``paused`` -> "Waiting for you": the words a row shows."""
+    return STATUS_WORDS.get(status, status.replace("_", " ").capitalize())
+
+
+def run_name(run: JsonDict) -> str:
+    """The workflow's name as its author wrote it (its id when it has none), safe to show."""
+    return show_line(str(run.get("workflow_name") or run.get("workflow_id") or "A workflow"))
+
+
+def run_headline(run: JsonDict | None, events: int) -> str:
+    """The selected run in words: "Double it — Done · Today 14:03 · 8 events" (no ids, no codes)."""
+    if run is None:
+        return f"A run that is no longer in the history · {events} events"
+    status = str(run["status"])
+    words = status_text(status)
+    error = run.get("error")
+    if isinstance(error, dict) and error.get("message"):
+        words += f": {error.get('message')}"
+    return show_line(f"{run_name(run)} — {words} · {short_local(run['started_at'])} · {events} events")
+
+
+def run_details(run_id: str, run: JsonDict | None) -> str:
+    """What a bug report needs and a person does not read first: the id, stored status, error code."""
+    parts = [f"Run ID {run_id}"]
+    if run is not None:
+        parts.append(f"status {run['status']}")
+        error = run.get("error")
+        if isinstance(error, dict) and error.get("code"):
+            parts.append(f"error {error.get('code')}")
+        parts.append(f"started {full_local(run['started_at'])}")
+        parts.append(f"source {run.get('source')}")
+    return show_line(" · ".join(parts))
 
 
 def format_duration(ms: int | None) -> str:
@@ -121,6 +169,7 @@ class RunsView(QWidget):
     log_shown = Signal(str)  # run id
     gate_shown = Signal(str)  # run id whose pending gate the panel shows
     resumed = Signal(object)  # RunResult of a run resumed from this page
+    go_to_workflows = Signal()  # the empty page's "Run a workflow": the shell shows Workflows
 
     def __init__(self, context: AppContext) -> None:
         super().__init__()
@@ -141,91 +190,146 @@ class RunsView(QWidget):
         self.shown_run: str | None = None
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("runsTable")
+        self.table.setAccessibleName("Workflow runs, newest first")
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
+        self.table.setShowGrid(False)  # rows, not a spreadsheet
+        self.table.setFrameShape(QFrame.Shape.NoFrame)
+        self.table.setWordWrap(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, len(COLUMNS)):  # headers such as "Tokens (in / out)" are never cut
-            self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        for column in range(len(COLUMNS)):  # headers such as "Tokens (in / out)" are never cut
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(COLUMNS.index("Workflow"), QHeaderView.ResizeMode.Stretch)
         self.table.itemSelectionChanged.connect(self._selected)
+        set_surface(self.table, "card")
         self.empty_label = QLabel("")
+        self.empty_label.setObjectName("runsEmpty")
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        set_tone(self.empty_label, "muted")
+        self.empty_button = QPushButton("Run a workflow")
+        self.empty_button.setObjectName("runsGoToWorkflows")
+        self.empty_button.setToolTip("Open Workflows to pick one and run it")
+        self.empty_button.setAutoDefault(False)
+        set_variant(self.empty_button, "primary")
+        self.empty_button.clicked.connect(self.go_to_workflows)
+        self.empty_state = QWidget()
+        self.empty_state.setObjectName("runsEmptyState")
+        empty_col = QVBoxLayout(self.empty_state)
+        empty_col.setContentsMargins(SPACE_6, SPACE_6, SPACE_6, SPACE_6)
+        empty_col.setSpacing(SPACE_3)
+        empty_col.addStretch(1)
+        empty_col.addWidget(self.empty_label)
+        empty_col.addWidget(self.empty_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        empty_col.addStretch(1)
+        self.empty_state.hide()
         self.total_runs = 0
         self._wanted = PAGE_SIZE  # how many rows the list shows; grows with "Load more"
         self.count_label = QLabel("")
         self.count_label.setObjectName("runsCount")
+        set_variant(self.count_label, "caption")
         set_tone(self.count_label, "muted")
         self.more_button = QPushButton("Load more")
         self.more_button.setObjectName("runsLoadMore")
         self.more_button.setAutoDefault(False)
+        set_variant(self.more_button, "secondary")
         self.more_button.setVisible(False)
         self.more_button.clicked.connect(self.load_more)
         self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setToolTip("Read the run history again (F5)")
+        self.refresh_button.setShortcut("F5")
         self.refresh_button.setAutoDefault(False)
+        set_variant(self.refresh_button, "ghost")
         self.refresh_button.clicked.connect(self.refresh)
         self.log_title = QLabel("Select a run to see what it did.")
         self.log_title.setObjectName("runTitle")
         self.log_title.setWordWrap(True)
-        set_tone(self.log_title, "heading")
+        set_variant(self.log_title, "title")
         palette = context.theme.palette
         self.story_view = StoryView(palette)
         self.waterfall = Waterfall(palette)
         waterfall_scroll = QScrollArea()
         waterfall_scroll.setObjectName("waterfallScroll")
         waterfall_scroll.setWidgetResizable(True)
+        waterfall_scroll.setFrameShape(QFrame.Shape.NoFrame)
         waterfall_scroll.setWidget(self.waterfall)
         self.log_view = QPlainTextEdit()
         self.log_view.setObjectName("eventLog")
         self.log_view.setReadOnly(True)
         self.log_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.log_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # The run's id, stored status and error code: details for a bug report, not the primary text.
+        self.details = QLabel("")
+        self.details.setObjectName("runDetails")
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        set_variant(self.details, "mono")
+        set_tone(self.details, "muted")
+        raw = QWidget()
+        raw_col = QVBoxLayout(raw)
+        raw_col.setContentsMargins(0, SPACE_2, 0, 0)
+        raw_col.setSpacing(SPACE_2)
+        raw_col.addWidget(self.details)
+        raw_col.addWidget(self.log_view, 1)
         self.detail_tabs = QTabWidget()
         self.detail_tabs.setObjectName("runDetailTabs")
+        self.detail_tabs.setDocumentMode(True)
         self.detail_tabs.addTab(self.story_view, "Timeline")
         self.detail_tabs.addTab(waterfall_scroll, "Waterfall")
-        self.detail_tabs.addTab(self.log_view, "Raw events")
-        self.detail_tabs.setTabToolTip(2, "Every recorded event, one JSON object per line (NDJSON)")
+        self.detail_tabs.addTab(raw, "Details")
+        self.detail_tabs.setTabToolTip(2, "The run's id and every recorded event, one JSON object per line (NDJSON)")
         context.theme.changed.connect(self._retheme)
 
         top = QWidget()
         top_col = QVBoxLayout(top)
         top_col.setContentsMargins(0, 0, 0, 0)
-        row = QHBoxLayout()
-        heading = QLabel("Past workflow runs")
-        set_tone(heading, "heading")
-        row.addWidget(heading)
-        row.addStretch(1)
-        row.addWidget(self.refresh_button)
-        top_col.addLayout(row)
+        top_col.setSpacing(SPACE_2)
         top_col.addWidget(self.table, 1)
-        top_col.addWidget(self.empty_label)
+        top_col.addWidget(self.empty_state, 1)
         count_row = QHBoxLayout()
         count_row.addWidget(self.count_label)
         count_row.addStretch(1)
         count_row.addWidget(self.more_button)
         top_col.addLayout(count_row)
         bottom = QWidget()
+        self.run_detail = bottom
         bottom_col = QVBoxLayout(bottom)
-        bottom_col.setContentsMargins(0, 0, 0, 0)
+        bottom_col.setContentsMargins(0, SPACE_3, 0, 0)
+        bottom_col.setSpacing(SPACE_3)
         bottom_col.addWidget(self.log_title)
         bottom_col.addWidget(self.gate_panel)
         bottom_col.addWidget(self.detail_tabs, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.setObjectName("runsSplit")
+        split.setChildrenCollapsible(False)
         split.addWidget(top)
         split.addWidget(bottom)
         split.setStretchFactor(1, 2)
         remember_sizes(split, context.settings, "runs/split", [260, 640])
+        heading_row = QHBoxLayout()
+        heading = QLabel("Activity")
+        heading.setObjectName("runsHeading")
+        set_variant(heading, "title")
+        heading_row.addWidget(heading)
+        heading_row.addStretch(1)
+        heading_row.addWidget(self.refresh_button)
         page = QVBoxLayout(self)
-        page.addWidget(split)
+        page.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
+        page.setSpacing(SPACE_4)
+        page.addLayout(heading_row)
+        page.addWidget(split, 1)
 
     def _retheme(self) -> None:
         palette = self.context.theme.palette
         self.story_view.set_palette(palette)
         self.waterfall.set_palette(palette)
         for row, run in enumerate(self.runs):
-            item = self.table.item(row, 1)
+            item = self.table.item(row, COLUMNS.index("Status"))
             if item is not None:
                 item.setIcon(self._status_icon(str(run["status"])))
 
@@ -248,35 +352,39 @@ class RunsView(QWidget):
         keep = self.shown_run
         self.runs = runs
         self.total_runs = total
-        self.count_label.setText(f"showing {len(runs)} of {total} runs" if runs else "")
+        self.count_label.setText(f"Showing {len(runs)} of {total} runs" if runs else "")
         self.more_button.setVisible(len(runs) < total)
         if len(runs) < total:
             self.more_button.setText(f"Load {min(PAGE_SIZE, total - len(runs))} more")
         self.table.blockSignals(True)
         self.table.setRowCount(len(runs))
         for i, run in enumerate(runs):
-            cells = [
-                show_line(f"{run.get('workflow_name') or run['workflow_id']}  ({run['source']})"),
-                str(run["status"]),
-                short_local(run["started_at"]),
-                format_duration(run.get("duration_ms")),
-                f"{run['input_tokens']} / {run['output_tokens']}",
-                format_cost(int(run["cost_microcents"] or 0)),
-            ]
-            for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if col == 0:
-                    item.setToolTip(str(run["id"]))
-                elif col == 1:
-                    item.setIcon(self._status_icon(str(run["status"])))
+            status = str(run["status"])
+            cells = {
+                "Started": short_local(run["started_at"]),
+                "Workflow": run_name(run),
+                "Status": status_text(status),
+                "Duration": format_duration(run.get("duration_ms")),
+                "Tokens (in / out)": f"{run['input_tokens']} / {run['output_tokens']}",
+                "Cost": format_cost(int(run["cost_microcents"] or 0)),
+            }
+            for col, name in enumerate(COLUMNS):
+                item = QTableWidgetItem(cells[name])
+                if name == "Workflow":
+                    item.setToolTip(show_line(str(run["source"])))
+                elif name == "Status":
+                    item.setIcon(self._status_icon(status))
                     if tip := status_tooltip(run):
                         item.setToolTip(tip)
-                elif col == 2:
+                elif name == "Started":
                     item.setToolTip(full_local(run["started_at"]))
                 self.table.setItem(i, col, item)
         self.table.clearSelection()
         self.table.blockSignals(False)
-        self.empty_label.setText("" if runs else "No workflow runs yet. Run one from Workflows or `relavium run`.")
+        self.empty_label.setText("" if runs else EMPTY_TEXT)
+        self.table.setVisible(bool(runs))
+        self.empty_state.setVisible(not runs)
+        self.run_detail.setVisible(bool(runs))
         ids = [r["id"] for r in runs]
         if keep in ids:
             self.table.selectRow(ids.index(keep))
@@ -317,14 +425,8 @@ class RunsView(QWidget):
             error = run.get("error")
             state = state.with_recorded_status(str(run["status"]), error if isinstance(error, dict) else None)
         self.run_state = state
-        status = f" — {run['status']}" if run else ""
-        error = run.get("error") if run else None
-        if isinstance(error, dict) and error.get("message"):
-            if run is not None and run.get("status") == "interrupted":
-                status += f": {error.get('message')}"  # the code adds nothing to "interrupted"
-            else:
-                status += f": {error.get('code')}: {error.get('message')}"
-        self.log_title.setText(show_line(f"Run {run_id}{status} · {len(events)} events"))
+        self.log_title.setText(run_headline(run, len(events)))
+        self.details.setText(run_details(run_id, run))
         # JSON escapes controls but not bidi or invisible characters: the display rule marks those.
         self.log_view.setPlainText(show_block("\n".join(json.dumps(e, ensure_ascii=False, default=str)
                                                         for e in events)))

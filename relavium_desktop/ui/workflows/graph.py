@@ -3,9 +3,12 @@
 Each node sits in the layer after its deepest predecessor (a longest-path
 layering of the acyclic plan), nodes of a layer in authored order, so the
 drawing reads top to bottom the way the run flows.  Edges are arrows from
-border to border; branch edges carry their ``when`` key.  Node boxes take the
-palette colour of their state as node events arrive, and a running agent's
-box shows its latest streamed words (repainted on a timer, not per token).
+border to border; branch edges carry their ``when`` key.  Nodes are cards
+(kind, name, state in words); as node events arrive a card shows its state by
+colour *and* words (:data:`STATE_LOOKS`: "Done" with a success bar, "Waiting
+for you" with a warning ring and halo, ...), and a running agent's card shows
+its latest streamed words (repainted on a timer, not per token).  The canvas
+is the window colour with a dotted grid, as in the design.
 
 The drawing is fitted to the view when it opens and whenever the pane is
 resized, until the user zooms (Ctrl+wheel or the buttons) -- from then on
@@ -18,24 +21,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from relavium_desktop.ui.qt import (
+    QBrush,
     QColor,
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
     QPainter,
+    QPen,
+    QPixmap,
     QResizeEvent,
     Qt,
     QTimer,
     QWheelEvent,
     QWidget,
 )
-from relavium_desktop.ui.workflows.graph_items import BOX_H, BOX_W, EdgeItem, NodeItem
+from relavium_desktop.ui.workflows.graph_items import BOX_H, BOX_W, EdgeItem, NodeItem, NodeLook
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.plan import RunPlan
     from relavium_desktop.ui.theme.palette import Palette
 
-GAP_X, GAP_Y = 30.0, 46.0
+GAP_X, GAP_Y = 32.0, 32.0
 MARGIN = 12.0
 ZOOM_STEP = 1.25
 MIN_SCALE, MAX_SCALE = 0.2, 4.0
@@ -45,16 +51,32 @@ STREAM_KEEP = 400  # characters of streamed text kept per node (the face shows f
 # Wide enough for one box plus margins and a scrollbar: nodes are never clipped by the splitter.
 MIN_PANE_WIDTH = int(BOX_W + 2 * MARGIN + 40)
 
-STATE_ROLES = {
-    "pending": "node_idle",
-    "running": "node_running",
-    "retrying": "node_running",
-    "waiting": "node_waiting",
-    "completed": "node_done",
-    "failed": "node_failed",
-    "skipped": "node_skipped",
-    "cancelled": "node_skipped",
+# A node's state -> how its card shows it: words a person reads, and the palette role of its mark.
+STATE_LOOKS: dict[str, NodeLook] = {
+    "pending": NodeLook("Not started", "muted", faded=True),
+    "running": NodeLook("Running", "accent", bar=True, ring=True),
+    "retrying": NodeLook("Trying again", "accent", bar=True, ring=True),
+    "waiting": NodeLook("Waiting for you", "warning", ring=True, halo=True),
+    "completed": NodeLook("Done", "success", bar=True),
+    "failed": NodeLook("Failed", "danger", bar=True, ring=True),
+    "skipped": NodeLook("Skipped", "muted", faded=True),
+    "cancelled": NodeLook("Cancelled", "muted", faded=True),
 }
+STATE_ROLES = {state: look.role for state, look in STATE_LOOKS.items()}  # the colour half of each state
+# The text colour of a mark's words: the tuned text roles, not the graphic ones.
+TEXT_ROLES = {"accent": "link", "success": "success", "warning": "warning", "danger": "danger", "muted": "muted"}
+DOT_STEP = 16  # the canvas's dotted grid
+
+
+def dotted_brush(background: QColor, dot: QColor) -> QBrush:
+    """A tile of the canvas background with one dot: the design's dotted canvas."""
+    tile = QPixmap(DOT_STEP, DOT_STEP)
+    tile.fill(background)
+    painter = QPainter(tile)
+    painter.setPen(QPen(dot, 1.2))
+    painter.drawPoint(DOT_STEP // 2, DOT_STEP // 2)
+    painter.end()
+    return QBrush(tile)
 
 
 def layers(plan: RunPlan) -> list[list[str]]:
@@ -148,14 +170,29 @@ class WorkflowGraph(QGraphicsView):
             tag.setBrush(QColor(palette["muted"]))
         for node_id in self.boxes:
             self._paint_node(node_id)
-        self.setBackgroundBrush(QColor(palette["surface"]))
+        self.setBackgroundBrush(dotted_brush(QColor(palette["window"]), QColor(palette["border_strong"])))
+
+    def look_of(self, node_id: str) -> NodeLook:
+        """How ``node_id``'s card shows its state now (its words are what a person reads)."""
+        return STATE_LOOKS.get(self.states[node_id], STATE_LOOKS["pending"])
 
     def fill_of(self, node_id: str) -> QColor:
-        return QColor(self.palette_now[STATE_ROLES.get(self.states[node_id], "node_idle")])
+        """The colour that marks ``node_id``'s state (bar, ring or halo)."""
+        return QColor(self.palette_now[self.look_of(node_id).role])
 
     def _paint_node(self, node_id: str) -> None:
         p = self.palette_now
-        self.boxes[node_id].paint_with(self.fill_of(node_id), QColor(p["border"]), QColor(p["node_text"]))
+        look = self.look_of(node_id)
+        colours = {
+            "surface": QColor(p["surface"]),
+            "border": QColor(p["border_strong"]),
+            "text": QColor(p["node_text"]),
+            "muted": QColor(p["muted"]),
+            "mark": QColor(p[look.role]),
+            "mark_text": QColor(p[TEXT_ROLES.get(look.role, "muted")]),
+            "halo": QColor(p["warning_bg"]),
+        }
+        self.boxes[node_id].paint_with(look, colours)
 
     def set_state(self, node_id: str, state: str) -> None:
         if node_id not in self.boxes:

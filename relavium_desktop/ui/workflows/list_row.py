@@ -1,10 +1,13 @@
-"""One row of the workflows list: status icon, bold name, muted path -- one elided line.
+"""One row of the workflows list: status icon, the name on one line, the path under it.
 
-Two-line items with a horizontal scrollbar made the list hard to scan; here
-each workflow takes one line, the name keeps up to most of the width and the
-path gets the rest, both cut with an ellipsis, and the full name, path and
-last run are in the tooltip.  The last run's status is an icon from the
-theme (never an emoji), so it reads at a glance.
+The design's list reads name first: the workflow's name in semibold on the
+first line (cut at the right only when the list is really too narrow, full
+name in the tooltip), the file's path on the second in the mono face, small
+and muted, cut in the *middle* so the file name always stays readable
+("flows/…/release-gate.relavium.yaml", never "flows/rel…").  A run waiting at
+a gate adds a third line, "Waiting for you", in the warning colour.  The
+last run's status is an icon from the theme (never an emoji), and the
+selected row is the soft accent with rounded corners, as in the picture.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ from typing import TYPE_CHECKING
 from relavium_desktop.ui.qt import (
     QColor,
     QFont,
+    QFontDatabase,
     QFontMetrics,
     QListWidgetItem,
     QModelIndex,
     QPainter,
     QPersistentModelIndex,
     QRect,
+    QRectF,
     QSize,
     QStyle,
     QStyledItemDelegate,
@@ -27,6 +32,7 @@ from relavium_desktop.ui.qt import (
     Qt,
 )
 from relavium_desktop.ui.theme.icons import icon
+from relavium_desktop.ui.theme.tokens import RADIUS_CONTROL, SPACE_1, SPACE_2, SPACE_3, TYPE_CAPTION_PX
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.theme.palette import Palette
@@ -36,8 +42,10 @@ PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
 TITLE_ROLE = Qt.ItemDataRole.UserRole + 3
 ICON_SIZE = 16
-GAP = 8
-NAME_SHARE = 0.6  # the name may take this much of the text width when the path needs room
+GAP = SPACE_2
+PAD_X = SPACE_3  # the row's inner padding left and right (10-12 px in the design)
+PAD_Y = SPACE_2 + 2  # and top and bottom: the design's 10 px
+ROW_GAP = SPACE_1  # space between two rows, so the selected row's corners show
 
 # The last run's status -> (icon name, palette role tinting it).
 STATUS_ICONS = {
@@ -50,6 +58,7 @@ STATUS_ICONS = {
     "invalid": ("warning", "danger"),
     None: ("play", "muted"),
 }
+WAITING_WORDS = "Waiting for you"
 
 
 def status_of(entry: WorkflowEntry) -> str | None:
@@ -75,57 +84,110 @@ def fill_item(item: QListWidgetItem, entry: WorkflowEntry, palette: Palette) -> 
     item.setToolTip(f"{entry.title}\n{entry.rel}\n{status_words(status)}")
 
 
+def path_font(base: QFont) -> QFont:
+    """The mono face at the caption size: how a path is set under a name."""
+    mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    mono.setPixelSize(TYPE_CAPTION_PX)
+    mono.setStyleStrategy(base.styleStrategy())
+    return mono
+
+
+def name_font(base: QFont) -> QFont:
+    semibold = QFont(base)
+    semibold.setWeight(QFont.Weight.DemiBold)
+    return semibold
+
+
+def caption_font(base: QFont) -> QFont:
+    small = QFont(base)
+    small.setPixelSize(TYPE_CAPTION_PX)
+    small.setWeight(QFont.Weight.DemiBold)
+    return small
+
+
 class WorkflowRowDelegate(QStyledItemDelegate):
-    """Paints a row as [icon] **name**  path, eliding each part to fit."""
+    """Paints a row as [icon] **name** / path (mono, muted) / "Waiting for you" when paused."""
 
     def __init__(self, palette: Palette, parent: object = None) -> None:
         super().__init__(parent)  # type: ignore[arg-type]
         self.palette_now = palette
 
+    @staticmethod
+    def _lines(index: QModelIndex | QPersistentModelIndex) -> int:
+        return 3 if index.data(STATUS_ROLE) == "paused" else 2
+
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        height = max(ICON_SIZE, QFontMetrics(option.font).height()) + 10
+        name_h = QFontMetrics(name_font(option.font)).height()
+        path_h = QFontMetrics(path_font(option.font)).height()
+        extra = QFontMetrics(caption_font(option.font)).height() if self._lines(index) == 3 else 0
+        height = 2 * PAD_Y + name_h + SPACE_1 // 2 + path_h + extra + ROW_GAP
         return QSize(0, height)  # width 0: the row never asks for a horizontal scrollbar
+
+    def text_width(self, row_width: int) -> int:
+        """The room the name and path get in a row ``row_width`` pixels wide."""
+        return max(0, row_width - 2 * PAD_X - ICON_SIZE - GAP)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        widget = opt.widget
-        style = widget.style() if widget is not None else None
-        if style is not None:
-            style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, opt, painter, widget)
+        p = self.palette_now
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
-        rect = opt.rect.adjusted(GAP, 0, -GAP, 0)
+        hovered = bool(opt.state & QStyle.StateFlag.State_MouseOver)
+        card = QRectF(opt.rect.adjusted(0, 0, 0, -ROW_GAP))
         painter.save()
-        icon_rect = QRect(rect.left(), rect.center().y() - ICON_SIZE // 2, ICON_SIZE, ICON_SIZE)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if selected or hovered:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(p["accent_soft"] if selected else p["surface_alt"]))
+            painter.drawRoundedRect(card, RADIUS_CONTROL, RADIUS_CONTROL)
+        rect = card.toRect().adjusted(PAD_X, PAD_Y, -PAD_X, -PAD_Y)
+        name_f, path_f, cap_f = name_font(opt.font), path_font(opt.font), caption_font(opt.font)
+        name_h = QFontMetrics(name_f).height()
+        icon_rect = QRect(rect.left(), rect.top() + (name_h - ICON_SIZE) // 2, ICON_SIZE, ICON_SIZE)
         opt.icon.paint(painter, icon_rect)
-        left = icon_rect.right() + GAP
+        left = icon_rect.right() + 1 + GAP
         width = max(0, rect.right() - left)
-        bold = QFont(opt.font)
-        bold.setBold(True)
         name_text, path_text = self.shown_texts(index, width, opt.font)
-        name_w = QFontMetrics(bold).horizontalAdvance(name_text)
-        text_colour = opt.palette.highlightedText().color() if selected else opt.palette.text().color()
-        muted = text_colour if selected else QColor(self.palette_now["muted"])
-        painter.setFont(bold)
-        painter.setPen(text_colour)
         align = Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft
-        painter.drawText(QRect(left, rect.top(), name_w, rect.height()), align, name_text)
-        path_left = left + name_w + GAP
-        path_room = max(0, rect.right() - path_left)
-        painter.setFont(opt.font)
-        painter.setPen(muted)
-        painter.drawText(QRect(path_left, rect.top(), path_room, rect.height()), align, path_text)
+        painter.setFont(name_f)
+        painter.setPen(QColor(p["text"]))
+        painter.drawText(QRect(left, rect.top(), width, name_h), align, name_text)
+        top = rect.top() + name_h + SPACE_1 // 2
+        path_h = QFontMetrics(path_f).height()
+        painter.setFont(path_f)
+        painter.setPen(QColor(p["muted"]))
+        painter.drawText(QRect(left, top, width, path_h), align, path_text)
+        if self._lines(index) == 3:
+            top += path_h
+            painter.setFont(cap_f)
+            painter.setPen(QColor(p["warning"]))
+            painter.drawText(QRect(left, top, width, QFontMetrics(cap_f).height()), align, WAITING_WORDS)
         painter.restore()
 
     @staticmethod
     def shown_texts(index: QModelIndex | QPersistentModelIndex, width: int, font: QFont) -> tuple[str, str]:
-        """The name and path as painted in ``width`` pixels of text room (what a person sees)."""
-        bold = QFont(font)
-        bold.setBold(True)
-        bold_metrics, metrics = QFontMetrics(bold), QFontMetrics(font)
+        """The name and path as painted in ``width`` pixels of text room (what a person sees).
+
+        The name is cut at the right, the path in the middle so its file name stays.
+        """
         title = str(index.data(TITLE_ROLE) or "")
         path = str(index.data(PATH_ROLE) or "")
-        name_room = max(int(width * NAME_SHARE), width - metrics.horizontalAdvance(path) - GAP)
-        name_text = bold_metrics.elidedText(title, Qt.TextElideMode.ElideRight, name_room)
-        path_room = max(0, width - bold_metrics.horizontalAdvance(name_text) - GAP)
-        return name_text, metrics.elidedText(path, Qt.TextElideMode.ElideMiddle, path_room)
+        name_text = QFontMetrics(name_font(font)).elidedText(title, Qt.TextElideMode.ElideRight, width)
+        return name_text, elide_path(path, QFontMetrics(path_font(font)), width)
+
+
+def elide_path(path: str, metrics: QFontMetrics, width: int) -> str:
+    """``path`` cut in the middle to ``width`` pixels, keeping the file name whole while it fits.
+
+    "flows/deep/nested/x.yaml" becomes "flows/…/x.yaml", then "…/x.yaml"; only a
+    file name wider than the room is itself cut in its middle.
+    """
+    if metrics.horizontalAdvance(path) <= width:
+        return path
+    head, _, name = path.rpartition("/")
+    if head:
+        first = head.split("/", 1)[0]
+        for shown in (f"{first}/…/{name}", f"…/{name}"):
+            if metrics.horizontalAdvance(shown) <= width:
+                return shown
+    return metrics.elidedText(path, Qt.TextElideMode.ElideMiddle, width)

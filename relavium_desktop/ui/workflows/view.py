@@ -25,13 +25,17 @@ from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QFontDatabase,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
+    QScrollArea,
+    QSize,
+    QSizePolicy,
+    QStackedWidget,
     Qt,
     QVBoxLayout,
     QWidget,
@@ -40,7 +44,8 @@ from relavium_desktop.ui.qt import (
 from relavium_desktop.ui.readable import readable
 from relavium_desktop.ui.runs.gate_panel import GatePanel
 from relavium_desktop.ui.tasks import spawn
-from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2, SPACE_3, SPACE_4
 from relavium_desktop.ui.workflows.catalog import WorkflowEntry, last_statuses, scan_project
 from relavium_desktop.ui.workflows.examples import add_examples
 from relavium_desktop.ui.workflows.gate import GatePrompter
@@ -50,7 +55,6 @@ from relavium_desktop.ui.workflows.inputs_form import InputsForm
 from relavium_desktop.ui.workflows.list_row import WorkflowRowDelegate, fill_item
 from relavium_desktop.ui.workflows.run_notice import RunNotifier
 from relavium_desktop.ui.workflows.runner import WorkflowRunner
-from relavium_desktop.ui.workflows.splitter_memory import remember_sizes
 from relavium_desktop.ui.workflows.timeline import RunTimeline
 
 if TYPE_CHECKING:
@@ -60,10 +64,36 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.gate_board import GateBoard
 
 
-KEY_LIST_SPLIT = "workflows/list_split"
-KEY_BODY_SPLIT = "workflows/body_split"
-DEFAULT_LIST_SIZES = [260, 900]
-DEFAULT_BODY_SIZES = [520, 480]
+LIST_WIDTH = 300  # the design's list column: names read whole, paths keep their file name
+PANEL_WIDTH = 380  # the run panel beside the canvas: the gate, inputs, this run's steps
+LIST_LEAST, PANEL_LEAST = 220, 300  # how far the two give way in a small window (the canvas first keeps its least)
+OUTPUTS_HEIGHT = 160
+
+
+class Column(QWidget):
+    """A page column whose wanted width is fixed, whatever it holds.
+
+    The layout gives it ``width`` when the window has the room and narrows it
+    (never below ``least``) when not; its contents never change that, so
+    choosing another workflow cannot move the columns.
+    """
+
+    def __init__(self, width: int, least: int) -> None:
+        super().__init__()
+        self._width = width
+        self.setMinimumWidth(least)
+        self.setMaximumWidth(width)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def sizeHint(self) -> QSize:
+        return QSize(self._width, super().sizeHint().height())
+
+
+def group_label(text: str) -> QLabel:
+    """An uppercase caption over a group of the run panel ("INPUTS", "THIS RUN")."""
+    label = QLabel(text.upper())
+    set_variant(label, "group-label")
+    return label
 
 
 def workflow_project(file: Path, current: str | None) -> Path:
@@ -108,16 +138,23 @@ class WorkflowsView(QWidget):
         # -- left: the project's workflows -------------------------------------
         self.workflow_list = QListWidget()
         self.workflow_list.setObjectName("workflowList")
+        self.workflow_list.setAccessibleName("Workflows in this project")
         self.row_delegate = WorkflowRowDelegate(palette, self.workflow_list)
         self.workflow_list.setItemDelegate(self.row_delegate)
         self.workflow_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.workflow_list.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.workflow_list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.workflow_list.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.workflow_list.setUniformItemSizes(True)
         self.workflow_list.setWordWrap(False)
+        self.workflow_list.setMouseTracking(True)  # the hovered row is painted softly
+        self.workflow_list.setFrameShape(QFrame.Shape.NoFrame)
+        set_surface(self.workflow_list, "sunken")
         self.workflow_list.currentRowChanged.connect(self._picked)
         self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setToolTip("Read the project's workflow files again (F5)")
+        self.refresh_button.setShortcut("F5")
         self.refresh_button.setAutoDefault(False)
+        set_variant(self.refresh_button, "ghost")
         self.refresh_button.clicked.connect(self.refresh)
         self.empty_label = QLabel("")
         self.empty_label.setWordWrap(True)
@@ -126,38 +163,60 @@ class WorkflowsView(QWidget):
         self.examples_button.setObjectName("addExamplesButton")
         self.examples_button.setToolTip("Copy the bundled example workflows into this project's workflows folder")
         self.examples_button.setAutoDefault(False)
+        set_variant(self.examples_button, "primary")  # the empty page's one next step
         self.examples_button.clicked.connect(self.add_examples)
         self.examples_button.hide()
-        heading = QLabel("Workflows in this project")
-        heading.setWordWrap(True)  # the list may be narrowed below the heading's one-line width
-        set_tone(heading, "heading")
-        left = QWidget()
+        left = Column(LIST_WIDTH, LIST_LEAST)
+        left.setObjectName("workflowListColumn")
         left_col = QVBoxLayout(left)
         left_col.setContentsMargins(0, 0, 0, 0)
-        left_col.addWidget(heading)
+        left_col.setSpacing(SPACE_2)
         left_col.addWidget(self.workflow_list, 1)
         left_col.addWidget(self.empty_label)
         left_col.addWidget(self.examples_button)
-        left_col.addWidget(self.refresh_button)
+        self.left = left
 
-        # -- right: the open workflow ------------------------------------------
+        # -- middle: the open workflow's graph (or why it does not load) --------
         self.title = QLabel("Open a workflow to see its graph and run it.")
         self.title.setObjectName("workflowTitle")
-        set_tone(self.title, "title")
+        set_variant(self.title, "title")
+        # One line whatever the name's length: a long title never pushes the columns around.
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.error_view = QPlainTextEdit()
         self.error_view.setObjectName("workflowErrors")
         self.error_view.setReadOnly(True)
         self.error_view.setFont(mono)
-        self.error_view.hide()
         self.graph_pane = GraphPane(palette)
         self.graph = self.graph_pane.graph
+        self.canvas_hint = QLabel("Pick a workflow on the left to see its steps here.")
+        self.canvas_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.canvas_hint.setWordWrap(True)
+        set_tone(self.canvas_hint, "muted")
+        self.canvas = QStackedWidget()
+        self.canvas.setObjectName("workflowCanvas")
+        for shown in (self.canvas_hint, self.graph_pane, self.error_view):
+            self.canvas.addWidget(shown)
+        middle = QWidget()
+        middle.setObjectName("workflowCanvasColumn")
+        middle_col = QVBoxLayout(middle)
+        middle_col.setContentsMargins(0, 0, 0, 0)
+        middle_col.setSpacing(SPACE_2)
+        middle_col.addWidget(self.title)
+        middle_col.addWidget(self.canvas, 1)
+        self.middle = middle
+
+        # -- right: inputs, run, the gate, this run's steps, outputs -------------
         self.inputs = InputsForm()
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("runButton")
-        self.stop_button = QPushButton("Stop")
+        self.run_button.setToolTip("Run this workflow with these inputs (Ctrl+Enter)")
+        self.run_button.setShortcut("Ctrl+Return")
+        self.stop_button = QPushButton("Stop this run")
         self.stop_button.setObjectName("stopButton")
         for b in (self.run_button, self.stop_button):
             b.setAutoDefault(False)
+        set_variant(self.run_button, "primary")
+        set_variant(self.stop_button, "secondary")
         self.run_button.setEnabled(False)
         self.stop_button.setEnabled(False)
         self.run_button.clicked.connect(self.run_current)
@@ -166,56 +225,69 @@ class WorkflowsView(QWidget):
         self.message.setObjectName("runMessage")
         self.message.setWordWrap(True)
         buttons = QHBoxLayout()
+        buttons.setSpacing(SPACE_2)
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.stop_button)
-        buttons.addWidget(self.message, 1)
+        buttons.addStretch(1)
         self.timeline = RunTimeline(palette)
         # A paused run's gate, answered right here (the same panel Runs / History shows).
         self.gate_panel = GatePanel()
         self.gate_panel.setObjectName("workflowGatePanel")
         self.gate_panel.decided.connect(self._gate_decided)
+        self.gate_panel.shown_changed.connect(self._primary_now)
         self.outputs_view = QPlainTextEdit()
         self.outputs_view.setObjectName("finalOutputs")
         self.outputs_view.setReadOnly(True)
         self.outputs_view.setFont(mono)
         self.outputs_view.setPlaceholderText("The run's final outputs appear here.")
+        self.outputs_view.setMaximumHeight(OUTPUTS_HEIGHT)
 
         controls = QWidget()
         controls_col = QVBoxLayout(controls)
-        controls_col.setContentsMargins(0, 0, 0, 0)
-        controls_col.addWidget(QLabel("Inputs"))
+        controls_col.setContentsMargins(0, 0, SPACE_2, 0)  # room for the scroll bar
+        controls_col.setSpacing(SPACE_3)
+        controls_col.addWidget(self.gate_panel)
+        controls_col.addWidget(group_label("Inputs"))
         controls_col.addWidget(self.inputs)
         controls_col.addLayout(buttons)
-        controls_col.addWidget(self.gate_panel)
+        controls_col.addWidget(self.message)
+        controls_col.addWidget(group_label("This run"))
         controls_col.addWidget(self.timeline, 1)
-        controls_col.addWidget(QLabel("Final outputs"))
+        controls_col.addWidget(group_label("Final outputs"))
         controls_col.addWidget(self.outputs_view)
-
-        self.body = QSplitter(Qt.Orientation.Horizontal)
-        self.body.setObjectName("workflowBodySplit")
-        self.body.setChildrenCollapsible(False)
-        self.body.addWidget(self.graph_pane)
-        self.body.addWidget(controls)
-        self.body.setStretchFactor(0, 1)
-        self.body.setStretchFactor(1, 1)
-        remember_sizes(self.body, context.settings, KEY_BODY_SPLIT, DEFAULT_BODY_SIZES)
-        right = QWidget()
+        scroll = QScrollArea()
+        scroll.setObjectName("workflowPanelScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(controls)
+        right = Column(PANEL_WIDTH, PANEL_LEAST)
+        right.setObjectName("workflowRunPanel")
         right_col = QVBoxLayout(right)
         right_col.setContentsMargins(0, 0, 0, 0)
-        right_col.addWidget(self.title, 0, Qt.AlignmentFlag.AlignTop)
-        right_col.addWidget(self.error_view, 1)
-        right_col.addWidget(self.body, 4)
-        self.body.hide()
+        right_col.addWidget(scroll)
+        self.right = right
+        self.controls = controls
 
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.setObjectName("workflowListSplit")
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setStretchFactor(1, 1)
-        remember_sizes(split, context.settings, KEY_LIST_SPLIT, DEFAULT_LIST_SIZES)
-        self.split = split
+        # The three columns have fixed widths (the canvas takes the rest), so choosing
+        # another workflow never moves them: only their contents change.
+        header = QHBoxLayout()
+        heading = QLabel("Workflows")
+        set_variant(heading, "title")
+        header.addWidget(heading)
+        header.addStretch(1)
+        header.addWidget(self.refresh_button)
+        columns = QHBoxLayout()
+        columns.setSpacing(SPACE_4)
+        columns.addWidget(left)
+        columns.addWidget(middle, 1)
+        columns.addWidget(right)
         page = QVBoxLayout(self)
-        page.addWidget(split)
+        page.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
+        page.setSpacing(SPACE_4)
+        page.addLayout(header)
+        page.addLayout(columns, 1)
+        self._show_nothing()
 
         # -- running -------------------------------------------------------------
         self.runner = WorkflowRunner(
@@ -355,9 +427,17 @@ class WorkflowsView(QWidget):
     def _close_current(self) -> None:
         self.current = None
         self.title.setText("Open a workflow to see its graph and run it.")
-        self.body.hide()
-        self.error_view.hide()
+        self._show_nothing()
         self.run_button.setEnabled(False)
+
+    def _show_nothing(self) -> None:
+        """No workflow open: the canvas says what to do, the run panel waits (its width stays)."""
+        self.canvas.setCurrentWidget(self.canvas_hint)
+        self.controls.setEnabled(False)
+
+    def _primary_now(self) -> None:
+        """One primary button on the page: Approve while a gate waits, else Run."""
+        set_variant(self.run_button, "secondary" if self.gate_panel.isVisibleTo(self) else "primary")
 
     def show_entry(self, entry: WorkflowEntry) -> None:
         if self.current is not None and self.current.rel == entry.rel and self.current.loaded is entry.loaded:
@@ -382,12 +462,12 @@ class WorkflowsView(QWidget):
         self.outputs_view.clear()
         if entry.loaded is None:
             self.error_view.setPlainText(entry.error or "")
-            self.error_view.show()
-            self.body.hide()
+            self.canvas.setCurrentWidget(self.error_view)
+            self.controls.setEnabled(False)
             self.run_button.setEnabled(False)
             return
-        self.error_view.hide()
-        self.body.show()
+        self.canvas.setCurrentWidget(self.graph_pane)
+        self.controls.setEnabled(True)
         plan = entry.loaded.plan
         self.graph.show_plan(plan)
         self.inputs.set_inputs(entry.loaded.file.workflow.inputs)

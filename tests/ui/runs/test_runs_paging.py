@@ -27,7 +27,7 @@ def test_runs_history_says_showing_n_of_m_and_loads_more(make_window, qtbot, rel
     window.nav.setCurrentRow(NAV_RUNS)
     view = window.runs_view
     qtbot.waitUntil(lambda: len(view.runs) == PAGE_SIZE, timeout=10_000)
-    assert view.count_label.text() == f"showing {PAGE_SIZE} of {TOTAL} runs"
+    assert view.count_label.text() == f"Showing {PAGE_SIZE} of {TOTAL} runs"
     assert view.more_button.isVisibleTo(window) and view.more_button.text() == f"Load {PAGE_SIZE} more"
     assert view.cell(0, "Workflow").startswith(f"Flow {TOTAL - 1}")  # newest first
     view.open_run(f"run-{TOTAL - 5:05d}")
@@ -35,14 +35,14 @@ def test_runs_history_says_showing_n_of_m_and_loads_more(make_window, qtbot, rel
 
     view.more_button.click()
     qtbot.waitUntil(lambda: len(view.runs) == 2 * PAGE_SIZE, timeout=10_000)
-    assert view.count_label.text() == f"showing {2 * PAGE_SIZE} of {TOTAL} runs"
+    assert view.count_label.text() == f"Showing {2 * PAGE_SIZE} of {TOTAL} runs"
     assert view.more_button.text() == "Load 37 more"
     assert view.table.rowCount() == 2 * PAGE_SIZE
     assert view.table.selectionModel().selectedRows()[0].row() == 4  # the open run stays selected
 
     view.more_button.click()
     qtbot.waitUntil(lambda: len(view.runs) == TOTAL, timeout=10_000)
-    assert view.count_label.text() == f"showing {TOTAL} of {TOTAL} runs"
+    assert view.count_label.text() == f"Showing {TOTAL} of {TOTAL} runs"
     assert not view.more_button.isVisibleTo(window)
     assert view.cell(TOTAL - 1, "Workflow").startswith("Flow 0")  # the oldest run is reachable
 
@@ -56,5 +56,5 @@ def test_a_short_history_has_nothing_more_to_load(make_window, qtbot, relavium_h
     window.nav.setCurrentRow(NAV_RUNS)
     view = window.runs_view
     qtbot.waitUntil(lambda: len(view.runs) == 1, timeout=10_000)
-    assert view.count_label.text() == "showing 1 of 1 runs"
+    assert view.count_label.text() == "Showing 1 of 1 runs"
     assert not view.more_button.isVisibleTo(window)

@@ -48,8 +48,10 @@ from relavium_desktop.ui.qt import (
     QHBoxLayout,
     QKeyEvent,
     QLabel,
+    QPalette,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     Qt,
     QTextBrowser,
     QVBoxLayout,
@@ -105,11 +107,13 @@ class ActionTiles(QWidget):
                 tile.setAccessibleName(f"{title} (key {number})")
                 hint = QLabel(str(number))
                 hint.setObjectName("quickActionKey")
+                hint.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+                hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)  # a click is the tile's
                 set_variant(hint, "kbd")
                 row = QHBoxLayout(tile)
                 row.setContentsMargins(0, 0, SPACE_3, 0)
                 row.addStretch(1)
-                row.addWidget(hint)
+                row.addWidget(hint, 0, Qt.AlignmentFlag.AlignVCenter)
             else:
                 tile.setAccessibleName(title)
             tile.clicked.connect(lambda _checked=False, i=index: self._clicked(i))
@@ -214,8 +218,12 @@ class QuickPanel(QDialog):
             else "Copy some text, then open this panel again."
         )
         set_surface(self.preview, "sunken")
+        self.preview.ensurePolished()  # the sheet's padding is in the contents margins once polished
+        margins = self.preview.contentsMargins()
         line = self.preview.fontMetrics().lineSpacing()
-        self.preview.setFixedHeight(line * PREVIEW_LINES + 2 * int(self.preview.document().documentMargin()) + 2)
+        self.preview.setFixedHeight(
+            line * PREVIEW_LINES + int(self.preview.document().documentMargin()) + margins.top() + margins.bottom()
+        )
         clip_column = QVBoxLayout()
         clip_column.setSpacing(SPACE_1)
         clip_column.addWidget(self.kind_label)
@@ -425,10 +433,18 @@ def markdown_html(text: str) -> str:
     parts: list[str] = []
     for piece in segments(show_block(text)):
         if isinstance(piece, Prose):
-            parts.append(piece.html)
+            parts.append(_task_boxes(piece.html))
         else:
             parts.append(f"<pre>{html.escape(piece.code)}</pre>")
     return "".join(parts)
+
+
+def _task_boxes(prose: str) -> str:
+    """GitHub-style task items ("- [ ] Ship", what a checklist action returns) as boxes, not brackets."""
+    for opening in ("<li>", "<li>\n<p>"):
+        prose = prose.replace(f"{opening}[ ] ", f"{opening}☐ ").replace(f"{opening}[x] ", f"{opening}☑ ")
+        prose = prose.replace(f"{opening}[X] ", f"{opening}☑ ")
+    return prose
 
 
 def _open_link(url: object) -> None:
@@ -442,4 +458,5 @@ def _rule() -> QFrame:
     line = QFrame()
     line.setFrameShape(QFrame.Shape.HLine)
     line.setFrameShadow(QFrame.Shadow.Plain)
+    line.setForegroundRole(QPalette.ColorRole.Mid)  # the palette's border colour, not the text's
     return line

@@ -92,6 +92,14 @@ def _heading(text: str) -> QLabel:
     return label
 
 
+def _page_layout(page: QWidget) -> QVBoxLayout:
+    """A step's column: flush with the title above it, on the 4 px grid."""
+    layout = QVBoxLayout(page)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(SPACE_2)
+    return layout
+
+
 def _text(text: str) -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
@@ -147,12 +155,15 @@ class WelcomeView(QWidget):
 
         column = QVBoxLayout()
         column.setSpacing(SPACE_3)
+        column.addStretch(1)
         column.addWidget(_heading("Welcome to Relavium"))
         column.addWidget(_text("Three short steps and you are chatting: connect a model, pick it, done."))
         column.addSpacing(SPACE_2)
         column.addLayout(top)
-        column.addWidget(self.steps, 1)
+        column.addWidget(self.steps)
+        column.addSpacing(SPACE_2)
         column.addLayout(nav)
+        column.addStretch(2)
         frame = QWidget()
         frame.setObjectName("welcomeColumn")
         frame.setMaximumWidth(READING_WIDTH)
@@ -170,7 +181,7 @@ class WelcomeView(QWidget):
 
     def _provider_step(self) -> QWidget:
         page = QWidget()
-        layout = QVBoxLayout(page)
+        layout = _page_layout(page)
         layout.addWidget(_text("Chat needs a model. Use a cloud provider with your API key, or a model "
                                "server running on this computer (Ollama, LM Studio)."))
         self.cloud_buttons: dict[str, QPushButton] = {}
@@ -207,7 +218,7 @@ class WelcomeView(QWidget):
 
     def _key_step(self) -> QWidget:
         page = QWidget()
-        layout = QVBoxLayout(page)
+        layout = _page_layout(page)
         self.key_help = _text("")
         layout.addWidget(self.key_help)
         self.key_edit = QLineEdit()
@@ -233,7 +244,7 @@ class WelcomeView(QWidget):
 
     def _model_step(self) -> QWidget:
         page = QWidget()
-        layout = QVBoxLayout(page)
+        layout = _page_layout(page)
         self.model_status = _text("")
         self.model_status.setObjectName("welcomeModelStatus")
         layout.addWidget(self.model_status)
@@ -248,7 +259,7 @@ class WelcomeView(QWidget):
 
     def _project_step(self) -> QWidget:
         page = QWidget()
-        layout = QVBoxLayout(page)
+        layout = _page_layout(page)
         layout.addWidget(_text("Agents read and change files only inside the project folder you choose. "
                                "Without one, chat still works, with file and command tools off."))
         self.project_button = QPushButton("Choose a project folder…")
@@ -271,7 +282,7 @@ class WelcomeView(QWidget):
         self.steps.setCurrentIndex(step)
         number, title = STEP_TITLES[step]
         self.step_label.setText(f"Step {number} of {STEP_COUNT} · {title}")
-        self.back_button.setEnabled(step > STEP_PROVIDER)
+        self.back_button.setVisible(step > STEP_PROVIDER)  # nothing to go back to on the first step
         self.next_button.setText("Start chatting" if step == STEP_PROJECT else "Next")
         # One primary per step: on the key step it is "Save and test"; elsewhere it is Next.
         set_variant(self.next_button, "secondary" if step == STEP_KEY else "primary")

@@ -73,6 +73,14 @@ def test_the_result_is_rendered_markdown_in_a_tall_area(qtbot, qloop) -> None:
     assert QApplication.clipboard().text() == MARKDOWN  # Copy gives what the model wrote
 
 
+def test_a_checklist_shows_boxes_not_brackets(qtbot, qloop) -> None:
+    panel, _ran = _panel(qtbot, _actions(1), answer="- [ ] Ship on Friday\n- [x] Ana: pricing\n")
+    panel.action_list.item(0).click()
+    qtbot.waitUntil(panel.copy_button.isEnabled, timeout=5_000)
+    shown = panel.result_view.toPlainText()
+    assert "☐ Ship on Friday" in shown and "☑ Ana: pricing" in shown and "[ ]" not in shown
+
+
 def test_escape_closes_the_panel(qtbot, qloop) -> None:
     panel, ran = _panel(qtbot, _actions(2))
     qtbot.keyClick(panel, Qt.Key.Key_Escape)

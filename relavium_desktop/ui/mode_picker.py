@@ -1,15 +1,15 @@
-"""The header's mode picker: each mode with the one line that says what it lets the agent do.
+"""The top bar's mode chip: each mode with the one line that says what it lets the agent do.
 
 A bare "Ask / Plan / Accept edits / Auto" list left users guessing; the menu
-shows every mode's title and description, the button shows the current
-mode's title with its description as the tooltip.  Titles and descriptions
+shows every mode's title and description, the chip shows the current mode in
+words ("Ask before acting") with its description as the tooltip.  Titles and descriptions
 come from ``engine.agent.mode_ids`` -- the picker only lists them.
 """
 
 from __future__ import annotations
 
 from relavium_desktop.engine.agent.mode_ids import MODE_DESCRIPTIONS, MODE_IDS, MODE_TITLES, ChatMode
-from relavium_desktop.ui.qt import QAction, QActionGroup, QMenu, QToolButton, Signal
+from relavium_desktop.ui.qt import QAction, QActionGroup, QMenu, Qt, QToolButton, Signal
 
 
 class ModePicker(QToolButton):
@@ -18,6 +18,7 @@ class ModePicker(QToolButton):
     def __init__(self, mode: str) -> None:
         super().__init__()
         self.setObjectName("modePicker")
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.menu_ = QMenu(self)
         self.menu_.setToolTipsVisible(True)
@@ -40,8 +41,9 @@ class ModePicker(QToolButton):
     def show_mode(self, mode: str) -> None:
         """Reflect ``mode`` (set elsewhere: a stored session, the refusal bar's switch)."""
         mode_enum = ChatMode(mode)
-        self.setText(f"Mode: {MODE_TITLES[mode_enum]}")
+        self.setText(MODE_TITLES[mode_enum])
         self.setToolTip(MODE_DESCRIPTIONS[mode_enum])
+        self.setAccessibleName(f"Mode: {MODE_TITLES[mode_enum]}. Change mode")
         self.actions_by_mode[mode].setChecked(True)
 
     def current_mode(self) -> str:

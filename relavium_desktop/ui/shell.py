@@ -1,9 +1,11 @@
 """The main window shell on a qasync loop.
 
-Left navigation (Chat, Workflows, Runs / History, Settings -- each page built
-when first shown, Chat too when the welcome flow comes first), a header that
-always shows the active project and chat mode, the tray, the single-instance
-socket and "Process what I copied".  Startup stays fast: only the widgets of
+One sidebar on the left (ui/sidebar.py: New chat, the places Chats,
+Workflows, Activity, the chat list, Settings at its foot -- each page built
+when first shown, Chats too when the welcome flow comes first), a top bar
+over the main area (ui/top_bar.py: what is open, the project and mode chips,
+always in view), the tray, the single-instance socket and "Process what I
+copied".  Startup stays fast: only the widgets of
 the first screen are built before the first paint; the grant store, notifier,
 tray, provider readiness and the settings-file check come afterwards
 (``after_first_paint``) or on first use.  bench/startup.py measures it and
@@ -27,18 +29,14 @@ from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui import startup_probe
 from relavium_desktop.ui.context import AppContext, FolderPicker
 from relavium_desktop.ui.identity import APP_ID, app_icon
-from relavium_desktop.ui.mode_picker import ModePicker
 from relavium_desktop.ui.qt import (
     QApplication,
     QCloseEvent,
     QHBoxLayout,
     QKeySequence,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QPaintEvent,
-    QPushButton,
     QSettings,
     QShortcut,
     QStackedWidget,
@@ -48,8 +46,11 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.sidebar import Sidebar
 from relavium_desktop.ui.storage_state import FolderOpener, SettingsProblems, StorageState
 from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2
+from relavium_desktop.ui.top_bar import TopBar
 
 if TYPE_CHECKING:
     import threading
@@ -71,8 +72,9 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.workflows.view import WorkflowsView
 
 NAV_CHAT, NAV_WORKFLOWS, NAV_RUNS, NAV_SETTINGS = range(4)
-# The navigation's icons (ui.theme.icons names), added after the first paint: the icon font loads then.
-NAV_ICONS = ("chat", "workflow", "history", "settings")
+# What the top bar says is open, per page (the Chats page says the open chat's title instead).
+PAGE_TITLES = ("Chats", "Workflows", "Activity", "Settings")
+WELCOME_TITLE = "Set up Relavium"
 TRAY_NOTICE_TITLE = "Relavium is still running in the tray"
 TRAY_NOTICE_BODY = "Closing the window keeps it running: quit from the tray icon's menu, or change this in Settings."
 
@@ -80,6 +82,7 @@ TRAY_NOTICE_BODY = "Closing the window keeps it running: quit from the tray icon
 def _placeholder(title: str, text: str) -> QWidget:
     page = QWidget()
     layout = QVBoxLayout(page)
+    layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
     heading = QLabel(title)
     heading.setObjectName("pageTitle")
     set_tone(heading, "title")
@@ -131,40 +134,24 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.resize(1100, 700)
 
-        # -- header: project + mode, always visible ---------------------------
-        header = QWidget()
-        header.setObjectName("header")
-        row = QHBoxLayout(header)
-        row.setContentsMargins(8, 6, 8, 6)
-        project_label = QLabel("Project:")
-        set_tone(project_label, "muted")
-        row.addWidget(project_label)
-        self.project_button = QPushButton()
-        self.project_button.setObjectName("projectButton")
-        self.project_button.setAutoDefault(False)
+        # -- top bar: what is open, project + mode chips, always visible ------------
+        self.top_bar = TopBar(self.context.mode)
+        self.project_button = self.top_bar.project_button
+        self.project_note = self.top_bar.project_note  # "No project · tools off", shown while there is none
         self.project_button.clicked.connect(self.choose_project)
-        row.addWidget(self.project_button)
-        self.project_note = QLabel("No project — tools are off")
-        self.project_note.setObjectName("projectNote")
-        set_tone(self.project_note, "muted")
-        self.project_note.setToolTip("Chat works without a project; choose a folder to let agents read and "
-                                     "change files and run commands in it.")
-        row.addWidget(self.project_note)
-        row.addStretch(1)
-        self.mode_picker = ModePicker(self.context.mode)
+        self.mode_picker = self.top_bar.mode_picker
         self.mode_picker.picked.connect(self.context.set_mode)
         self.context.mode_changed.connect(self.mode_picker.show_mode)
-        row.addWidget(self.mode_picker)
         self.context.project_changed.connect(lambda _project: self._show_project())
         self._show_project()
+        self._chat_title = ""  # the open chat's title ("" for none), for the top bar on Chats
 
-        # -- navigation + pages ----------------------------------------------
-        self.nav = QListWidget()
-        self.nav.setObjectName("nav")
-        self.nav.setFixedWidth(170)
-        for label in ("Chat", "Workflows", "Runs / History", "Settings"):
-            self.nav.addItem(QListWidgetItem(label))
+        # -- sidebar + pages ------------------------------------------------------
+        self.sidebar = Sidebar()
+        self.sidebar.new_chat.connect(self.new_chat)
+        self.nav = self.sidebar.places  # rows NAV_CHAT..NAV_SETTINGS, as the pages' indices
         self.pages = QStackedWidget()
+        self.pages.setObjectName("pages")
         startup_probe.mark("window-chrome")
         # The Chat page is built when first shown or asked for (``chat_view``): behind the
         # welcome flow it would only delay the first paint and hold memory.
@@ -187,26 +174,35 @@ class MainWindow(QMainWindow):
         if self.clipboard_runner is None:
             self.clipboard_runner = self._run_clipboard_in_chat
         self.pages.addWidget(_placeholder("Workflows", ""))
-        self.pages.addWidget(_placeholder("Runs / History", "No runs yet."))
+        self.pages.addWidget(_placeholder("Activity", "No runs yet."))
         self._settings_slot = QWidget()
         self.pages.addWidget(self._settings_slot)
         self.nav.currentRowChanged.connect(self._navigate)
+        self.pages.currentChanged.connect(lambda _index: self._show_title())
         self.context.theme.changed.connect(self._theme_changed)
 
-        body = QWidget()
-        body_row = QHBoxLayout(body)
-        body_row.setContentsMargins(0, 0, 0, 0)
-        body_row.addWidget(self.nav)
-        body_row.addWidget(self.pages, 1)
-
-        root = QWidget()
-        column = QVBoxLayout(root)
+        main = QWidget()
+        main.setObjectName("mainArea")
+        column = QVBoxLayout(main)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
-        column.addWidget(header)
-        column.addWidget(self.storage_state)
-        column.addWidget(self.settings_problems)
-        column.addWidget(body, 1)
+        column.addWidget(self.top_bar)
+        # The storage and settings-file banners, above the pages; off the window's edge.  An empty
+        # box (both hidden) takes no room, margins included.
+        banners = QVBoxLayout()
+        banners.setContentsMargins(PAD_MAIN, SPACE_2, PAD_MAIN, 0)
+        banners.setSpacing(SPACE_2)
+        banners.addWidget(self.storage_state)
+        banners.addWidget(self.settings_problems)
+        column.addLayout(banners)
+        column.addWidget(self.pages, 1)
+
+        root = QWidget()
+        row = QHBoxLayout(root)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self.sidebar)
+        row.addWidget(main, 1)
         self.setCentralWidget(root)
         if self.first_run_certain():
             self.show_welcome()
@@ -217,6 +213,8 @@ class MainWindow(QMainWindow):
         shortcut = self.context.settings.value(keys.KEY_SHORTCUT_CLIPBOARD, keys.DEFAULT_CLIPBOARD_SHORTCUT)
         self.clipboard_shortcut = QShortcut(QKeySequence(str(shortcut)), self)
         self.clipboard_shortcut.activated.connect(self.process_clipboard)
+        self.new_chat_shortcut = QShortcut(QKeySequence("Ctrl+N"), self)
+        self.new_chat_shortcut.activated.connect(self.new_chat)
 
         geometry = self.context.settings.value(keys.KEY_GEOMETRY)
         if geometry is not None:
@@ -236,6 +234,14 @@ class MainWindow(QMainWindow):
             view.send_blocked = self.storage_blocked
             view.storage_failed.connect(self.show_storage_problem)
             self._chat_view = view
+            # The chat list lives in the sidebar; moving it there takes it out of the view's layout.
+            self.sidebar.set_chat_list(view.sessions)
+            title_changed = getattr(view, "title_changed", None)
+            if title_changed is not None:
+                title_changed.connect(self._chat_title_changed)
+            else:  # a chat view that does not say its title: the selected row's
+                view.sessions.list.currentItemChanged.connect(
+                    lambda item, _old: self._chat_title_changed(item.text() if item is not None else ""))
             self.replace_page(NAV_CHAT, view)
             if self.tray_status is not None:
                 self.tray_status.watch_chat(view)
@@ -267,6 +273,7 @@ class MainWindow(QMainWindow):
         self.start_spill_sweep()
         self.check_first_run()
         self.show_nav_icons()
+        self.refresh_readiness()
         if self.tray is None:
             from relavium_desktop.ui.tray import Tray
 
@@ -368,14 +375,52 @@ class MainWindow(QMainWindow):
             self.show_nav_icons()
 
     def show_nav_icons(self) -> None:
-        """Navigation icons in the current palette (first drawn after the first paint)."""
-        from relavium_desktop.ui.theme.icons import icon
-
+        """The sidebar's and top bar's icons in the current palette (first drawn after the first paint)."""
         palette = self.context.theme.palette
-        for row, name in enumerate(NAV_ICONS):
-            item = self.nav.item(row)
-            if item is not None:
-                item.setIcon(icon(name, palette, "muted"))
+        self.sidebar.show_icons(palette, app_icon())
+        self.top_bar.show_icons(palette)
+
+    def refresh_readiness(self) -> None:
+        """Say at the sidebar's foot which providers can answer ("Ollama · ready"); after the first paint only.
+
+        Reads providers.yaml and asks the keyring from a child process (the
+        welcome flow's check), in a worker thread: never before the paint.
+        """
+        from relavium_desktop.ui.tasks import spawn
+
+        if self._painted or self.isHidden():
+            spawn(self._refresh_readiness())
+
+    async def _refresh_readiness(self) -> None:
+        from relavium_desktop.ui.welcome import usable_providers
+
+        self.sidebar.set_readiness(await usable_providers(self.context))
+
+    # -- the top bar's title and New chat -----------------------------------------
+
+    def _chat_title_changed(self, title: str) -> None:
+        self._chat_title = title
+        self._show_title()
+
+    def _show_title(self) -> None:
+        """The top bar names what is open: the chat's title on Chats, else the page."""
+        current = self.pages.currentWidget()
+        if current is not None and current is self.welcome_view:
+            self.top_bar.set_title(WELCOME_TITLE)
+        elif current is not None and current is self._chat_view:
+            self.top_bar.set_title(self._chat_title or PAGE_TITLES[NAV_CHAT])
+        else:
+            index = self.pages.currentIndex()
+            self.top_bar.set_title(PAGE_TITLES[index] if 0 <= index < len(PAGE_TITLES) else "")
+
+    def new_chat(self) -> None:
+        """The sidebar's New chat and Ctrl+N: the Chats page with an empty chat, cursor in the composer."""
+        if self.nav.currentRow() != NAV_CHAT:
+            self.nav.setCurrentRow(NAV_CHAT)
+        view = self.chat_view
+        self.pages.setCurrentWidget(view)
+        view.new_session()
+        view.composer.setFocus()
 
     def start_spill_sweep(self) -> None:
         """Remove spilled tool output older than the retention, in a worker thread, once.
@@ -431,10 +476,7 @@ class MainWindow(QMainWindow):
             self.welcome_view.finished.connect(self._welcome_finished)
             self.welcome_view.choose_project.connect(self.choose_project)
             self.pages.addWidget(self.welcome_view)
-        self.nav.blockSignals(True)
-        self.nav.clearSelection()
-        self.nav.setCurrentRow(-1)
-        self.nav.blockSignals(False)
+        self.nav.show_row(-1)  # none of the places: the flow has the main area
         self.pages.setCurrentWidget(self.welcome_view)
         return self.welcome_view
 
@@ -447,17 +489,11 @@ class MainWindow(QMainWindow):
             self.pages.removeWidget(view)
             view.deleteLater()
         self.chat_view.refresh_models()  # the provider and model picked in the flow
+        self.refresh_readiness()
         self.chat_view.composer.setFocus()
 
     def _show_project(self) -> None:
-        project = self.context.project
-        self.project_note.setVisible(not project)
-        if project:
-            self.project_button.setText(Path(project).name or project)
-            self.project_button.setToolTip(project)
-        else:
-            self.project_button.setText("Choose a project folder…")
-            self.project_button.setToolTip("The folder agents work in")
+        self.top_bar.show_project(self.context.project or "")
 
     def choose_project(self) -> None:
         start = self.context.project or str(Path.home())
@@ -468,6 +504,8 @@ class MainWindow(QMainWindow):
     # -- navigation -----------------------------------------------------------
 
     def _navigate(self, row: int) -> None:
+        if self._painted and self.settings_view is not None and self.pages.currentWidget() is self.settings_view:
+            self.refresh_readiness()  # leaving Settings: a provider may have been added or removed
         if row == NAV_SETTINGS:
             self.show_settings()
             return
@@ -644,8 +682,11 @@ class MainWindow(QMainWindow):
         if self._gate_board is None:
             from relavium_desktop.ui.gate_board import GateBoard
 
-            self._gate_board = GateBoard(self.context.app.runs, self)
-            self._gate_board.start()
+            board = GateBoard(self.context.app.runs, self)
+            self._gate_board = board
+            board.changed.connect(lambda: self.sidebar.set_waiting(board.pending_count))
+            board.start()
+            self.sidebar.set_waiting(board.pending_count)
         return self._gate_board
 
     def _tray_watch_workflows(self) -> None:

@@ -20,8 +20,10 @@ def test_window_shows_navigation_project_and_mode(make_window, qtbot) -> None:
     window.show()
     qtbot.waitExposed(window)
     nav = [window.nav.item(i) for i in range(window.nav.count())]
-    assert [i.text() for i in nav if not i.isHidden()] == ["Chat", "Workflows", "Runs / History", "Settings"]
-    assert window.project_button.text() == "Choose a project folder…"
+    assert [i.text() for i in nav if not i.isHidden()] == ["Chats", "Workflows", "Activity", "Settings"]
+    assert window.project_note.isVisible() and window.project_note.text() == "No project · tools off"
+    assert not window.top_bar.tools_on.isVisible()
+    assert window.mode_picker.text() == "Ask before acting"
     assert window.context.mode == keys.DEFAULT_MODE
     assert window.project_button.isVisible() and window.mode_picker.isVisible()
     window.nav.setCurrentRow(NAV_WORKFLOWS)
@@ -46,7 +48,8 @@ def test_project_geometry_and_mode_are_restored_on_the_next_start(
     with qtbot.waitSignal(window.context.project_changed):
         qtbot.mouseClick(window.project_button, Qt.MouseButton.LeftButton)
     assert folder_picker.calls == 1
-    assert window.project_button.text() == "project"
+    assert window.top_bar.project_name.text() == "project"
+    assert window.top_bar.tools_on.isVisible() and not window.project_note.isVisible()
     assert window.project_button.toolTip() == os.path.realpath(project)
     window.context.set_mode("plan")  # an upstream id: stored as the mode it names
     window.resize(QSize(712, 534))
@@ -54,7 +57,7 @@ def test_project_geometry_and_mode_are_restored_on_the_next_start(
 
     again = make_window()
     assert again.context.project == os.path.realpath(project)
-    assert again.project_button.text() == "project"
+    assert again.top_bar.project_name.text() == "project"
     assert again.context.mode == "read-only"
     assert again.size() == QSize(712, 534)
 
@@ -231,3 +234,125 @@ def test_views_take_the_context_and_ask_the_window_through_intents(
     with qtbot.waitSignal(window.context.mode_changed) as mode:
         window.context.set_mode("plan")
     assert mode.args == ["read-only"] and window.mode_picker.current_mode() == "read-only"
+
+
+# -- one sidebar, the top bar, New chat (issue 23) -----------------------------------------
+
+
+def _is_inside(widget, ancestor) -> bool:
+    parent = widget
+    while parent is not None:
+        if parent is ancestor:
+            return True
+        parent = parent.parentWidget()
+    return False
+
+
+def test_one_sidebar_holds_new_chat_the_places_the_chat_list_and_settings(make_window, qtbot) -> None:
+    from relavium_desktop.ui.theme.tokens import SIDEBAR_WIDTH, TOP_BAR_HEIGHT
+
+    window = make_window()
+    window.resize(1440, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    sidebar = window.sidebar
+    assert sidebar.width() == SIDEBAR_WIDTH and sidebar.property("surface") == "sidebar"
+    assert sidebar.brand.text() == "Relavium"
+    assert sidebar.new_chat_button.text() == "New chat" and sidebar.new_chat_hint.text() == "Ctrl N"
+    # The chat list is the sidebar's, not a second panel on the chat page.
+    sessions = window.chat_view.sessions
+    assert _is_inside(sessions, sidebar) and not _is_inside(sessions, window.pages)
+    assert sessions.isVisible() and sessions.search_box.isVisible()
+    # Icons come after the first paint; the places are top to bottom, Settings at the foot.
+    qtbot.waitUntil(lambda: not window.nav.item(NAV_CHAT).icon().isNull())
+    tops = [window.nav.item(i).mapTo(sidebar, window.nav.item(i).rect().topLeft()).y() for i in range(4)]
+    assert tops == sorted(tops) and tops[NAV_SETTINGS] > sessions.mapTo(sidebar, sessions.rect().topLeft()).y()
+    assert window.top_bar.height() == TOP_BAR_HEIGHT
+    # The top bar names the page; clicking a place (a real click) shows it and checks only it.
+    assert window.top_bar.title.full_text() == "Chats"
+    for row, title in ((NAV_WORKFLOWS, "Workflows"), (NAV_RUNS, "Activity"), (NAV_SETTINGS, "Settings")):
+        qtbot.mouseClick(window.nav.item(row), Qt.MouseButton.LeftButton)
+        assert window.nav.currentRow() == row
+        assert [window.nav.item(i).isChecked() for i in range(4)] == [i == row for i in range(4)]
+        assert window.top_bar.title.full_text() == title
+    assert window.pages.currentWidget() is window.settings_view
+    qtbot.mouseClick(window.nav.item(NAV_CHAT), Qt.MouseButton.LeftButton)
+    assert window.pages.currentWidget() is window.chat_view
+
+
+def test_new_chat_and_ctrl_n_start_an_empty_chat_and_the_top_bar_shows_the_open_chats_title(
+    chat, qtbot, llm_server
+) -> None:
+    from tests.fixtures.llm_server import Reply
+    from tests.ui.chat_driver import type_and_enter
+
+    window = chat.window()
+    llm_server.script(Reply.say("Hi."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "Plan the release")
+    first = chat.session_id
+    assert first is not None
+    qtbot.waitUntil(lambda: window.top_bar.title.full_text() == "Plan the release")
+    window.nav.setCurrentRow(NAV_WORKFLOWS)
+    assert window.top_bar.title.full_text() == "Workflows"
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert window.pages.currentWidget() is chat and window.nav.currentRow() == NAV_CHAT
+    assert chat.session_id is None and window.top_bar.title.full_text() == "Chats"
+    qtbot.waitUntil(chat.composer.hasFocus)
+    chat.sessions.select(first)
+    qtbot.waitUntil(lambda: window.top_bar.title.full_text() == "Plan the release")
+    qtbot.mouseClick(window.sidebar.new_chat_button, Qt.MouseButton.LeftButton)
+    assert chat.session_id is None and window.top_bar.title.full_text() == "Chats"
+
+
+def test_the_sidebar_foot_says_which_providers_are_ready_after_the_first_paint(
+    make_window, qtbot, providers: None
+) -> None:
+    window = make_window()
+    assert window.sidebar.readiness.text() == ""  # nothing read before the paint
+    window.show()
+    qtbot.waitUntil(lambda: window.sidebar.readiness.text() == "scripted-openai · ready", timeout=15_000)
+    assert window.sidebar.settings_button.accessibleName() == "Settings, scripted-openai · ready"
+
+
+def test_with_no_provider_the_sidebar_foot_says_no_model_yet(make_window, qtbot) -> None:
+    window = make_window()
+    window.show()
+    qtbot.waitUntil(lambda: window.sidebar.readiness.text() == "No model yet", timeout=15_000)
+
+
+def test_readiness_words() -> None:
+    from relavium_desktop.ui.sidebar import readiness_words
+
+    assert readiness_words([]) == "No model yet"
+    assert readiness_words(["ollama"]) == "Ollama · ready"
+    assert readiness_words(["openai"]) == "OpenAI · ready"
+    assert readiness_words(["ollama", "anthropic"]) == "2 providers ready"
+
+
+def test_workflows_says_how_many_gates_wait_for_an_answer(
+    make_window, qtbot, project: Path, cli_env: dict[str, str]
+) -> None:
+    import shutil
+
+    from tests.conftest import relavium_cmd
+
+    examples = Path(__file__).resolve().parents[2] / "resources" / "examples"
+    (project / "flows").mkdir()
+    shutil.copy(examples / "release-gate.relavium.yaml", project / "flows" / "gate.relavium.yaml")
+    proc = subprocess.run([*relavium_cmd(), "run", "flows/gate.relavium.yaml", "--input", "version=2.0"],
+                          env=cli_env, cwd=project, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 3, proc.stderr  # paused at its gate
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    waiting = window.sidebar.waiting
+    qtbot.waitUntil(lambda: waiting.isVisible() and waiting.text() == "1 waiting", timeout=15_000)
+    assert window.nav.item(NAV_WORKFLOWS).accessibleName() == "Workflows, 1 waiting"
+    run_id = window.gate_board().pending()[0][0]
+    approved = subprocess.run([*relavium_cmd(), "gate", "approve", run_id], env=cli_env, cwd=project,
+                              capture_output=True, text=True, timeout=120, check=False)
+    assert approved.returncode == 0, approved.stderr
+    qtbot.waitUntil(lambda: not waiting.isVisible(), timeout=15_000)

@@ -66,6 +66,7 @@ from relavium_desktop.ui.untrusted import fill_shown
 if TYPE_CHECKING:
     from relavium_desktop.application.desktop_os import DesktopOs
     from relavium_desktop.ui.clipboard_image_run import ImageRunner, ImageSupport
+    from relavium_desktop.ui.theme import Theme
 
 log = logging.getLogger(__name__)
 PREVIEW_CHARS = 2_000
@@ -169,6 +170,7 @@ class QuickPanel(QDialog):
         notifier: DesktopOs | None = None,
         has_image: bool = False,
         image_runner: ImageRunner | None = None,
+        theme: Theme | None = None,
     ) -> None:
         super().__init__(parent)
         self._notifier = notifier
@@ -178,7 +180,7 @@ class QuickPanel(QDialog):
         # A floating sheet: no title bar; the sheet inside draws the rounded card.
         self.setWindowFlag(Qt.WindowType.FramelessWindowHint, True)
         self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground, True)
-        self.setFixedWidth(PANEL_WIDTH)
+        self.setFixedWidth(PANEL_WIDTH + 2 * SPACE_4)  # the sheet, and room around it for its shadow
         self.text = text
         self.has_image = has_image
         self._runner = runner
@@ -301,8 +303,12 @@ class QuickPanel(QDialog):
         column.addWidget(_rule())
         column.addLayout(foot)
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setContentsMargins(SPACE_4, SPACE_4, SPACE_4, SPACE_4)
         outer.addWidget(sheet)
+        self.sheet = sheet
+        theme = theme or _theme_of(parent)
+        if theme is not None:
+            theme.elevate(sheet, "overlay")  # floats over whatever is behind it
 
         if self.clip_actions:
             self.action_list.setCurrentRow(0)
@@ -451,6 +457,15 @@ def _open_link(url: object) -> None:
     from relavium_desktop.ui.chat.rich_text import open_web_link
 
     open_web_link(url)  # type: ignore[arg-type]
+
+
+def _theme_of(parent: QWidget | None) -> Theme | None:
+    """The window's theme (``MainWindow.context.theme``) when the panel has a window for a parent."""
+    context = getattr(parent, "context", None)
+    theme = getattr(context, "theme", None)
+    from relavium_desktop.ui.theme import Theme
+
+    return theme if isinstance(theme, Theme) else None
 
 
 def _rule() -> QFrame:

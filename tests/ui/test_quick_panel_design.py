@@ -47,7 +47,7 @@ def test_the_actions_are_numbered_tiles_and_each_number_key_runs_its_tile(qtbot,
     # Two columns: the second tile sits beside the first, the third below it.
     assert tiles[1].y() == tiles[0].y() and tiles[1].x() > tiles[0].x() and tiles[2].y() > tiles[0].y()
     assert panel.kind_label.text() == "You copied · 3 lines of text"
-    assert panel.width() == 640
+    assert panel.sheet.width() == 640
 
     for key, expected in ((Qt.Key.Key_3, "a3"), (Qt.Key.Key_9, "a9"), (Qt.Key.Key_1, "a1")):
         done = len(ran)

@@ -68,7 +68,7 @@ class TopBar(QWidget):
         self.title.setObjectName("pageTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         set_variant(self.title, "title")
-        row.addWidget(self.title, 1)
+        row.addWidget(self.title, 1, Qt.AlignmentFlag.AlignVCenter)
 
         self.project_button = Chip()
         self.project_button.setObjectName("projectButton")

@@ -50,3 +50,19 @@ def test_has_on_a_fresh_desktop_creates_no_keyring(fresh_keyring: FreshKeyring) 
     with pytest.raises(SecretStoreError):
         SecretStore().get("ANTHROPIC_API_KEY")
     assert any("CreateCollection" in call for call in fresh_keyring.calls())
+
+
+def test_readiness_of_keyless_providers_does_not_touch_the_keyring(fresh_keyring: FreshKeyring) -> None:
+    from relavium_desktop.providers.config import ProviderEntry
+    from relavium_desktop.providers.readiness import provider_statuses
+
+    entries = {"ollama": ProviderEntry(kind="openai", base_url="http://127.0.0.1:11434/v1", allow_local=True)}
+    for in_child in (True, False):
+        assert [s.key_state for s in provider_statuses(entries, keyring_in_child=in_child)] == ["none_needed"]
+    assert fresh_keyring.service_calls() == []
+    # The monitor does see calls: a key that is needed is looked up (a search, nothing created).
+    keyed = {"openai": ProviderEntry(kind="openai", base_url="https://api.openai.com/v1",
+                                     api_key="secret:OPENAI_API_KEY")}
+    assert [s.key_state for s in provider_statuses(keyed)] == ["missing"]
+    assert any("member=SearchItems" in call for call in fresh_keyring.service_calls())
+    assert fresh_keyring.calls() == [] and fresh_keyring.default_collection() == "/"

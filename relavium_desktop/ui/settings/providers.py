@@ -19,6 +19,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from relavium_desktop.application.providers import (
     DEFAULT_ENTRIES,
@@ -32,7 +33,7 @@ from relavium_desktop.ui.qt import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QGroupBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -44,7 +45,8 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.tasks import spawn
-from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2, SPACE_3, SPACE_4
 
 if TYPE_CHECKING:
     from relavium_desktop.application.providers import ConnectionResult, ProviderStore
@@ -62,7 +64,10 @@ def key_ref_for(name: str) -> str:
 @dataclass
 class ProviderRow:
     name: str
-    box: QGroupBox
+    box: QWidget  # the provider's card
+    state: QLabel  # its state in words: "Ready", "Needs a key", "Can't reach localhost:11434"
+    edit_button: QPushButton  # opens the card's editor
+    editor: QWidget  # key, endpoint, removal: collapsed until asked for
     status: QLabel
     key_edit: QLineEdit
     save_key: QPushButton
@@ -74,6 +79,21 @@ class ProviderRow:
     test_button: QPushButton
     test_status: QLabel
     remove_provider: QPushButton
+
+
+def state_words(result: ConnectionResult, base_url: str) -> tuple[str, str]:
+    """A tested provider's state in a few words, and its tone: "Ready", "Needs a key", "Can't reach HOST"."""
+    if result.ok:
+        return "Ready", "success"
+    if result.outcome == "auth" or result.next_step == "set_key":
+        return "Needs a key", "warning"
+    if result.outcome == "opt_in" or result.next_step == "allow_local":
+        return "Needs “Allow a local endpoint”", "warning"
+    if result.outcome == "unreachable":
+        return f"Can't reach {urlsplit(base_url.strip()).netloc or base_url.strip()}", "danger"
+    if result.outcome == "rate_limited":
+        return "Busy: rate-limited", "warning"
+    return "Not working: see the test result", "danger"
 
 
 class ProvidersPage(QWidget):
@@ -89,6 +109,7 @@ class ProvidersPage(QWidget):
         self._hints: dict[str, str] | None = None  # secret name -> hint; None until read
         self._keyring_error: str | None = None
         self.rows: dict[str, ProviderRow] = {}
+        self._tested: dict[str, tuple[str, str]] = {}  # provider -> its last test's state words and tone
 
         self.banner = QLabel()
         self.banner.setObjectName("keyringBanner")
@@ -106,26 +127,45 @@ class ProvidersPage(QWidget):
             "folder, which the relavium command line reads too. Keys stay in your system keyring."
         )
         intro.setWordWrap(True)
+        set_tone(intro, "muted")
         self.setup_button = QPushButton("Run the setup guide again")
         self.setup_button.setAutoDefault(False)
+        set_variant(self.setup_button, "ghost")
         self.setup_button.clicked.connect(self.setup_requested)
+        self.add_toggle = QPushButton("Add provider…")
+        self.add_toggle.setObjectName("addProviderToggle")
+        self.add_toggle.setCheckable(True)
+        self.add_toggle.setAutoDefault(False)
+        set_variant(self.add_toggle, "secondary")
+        heading = QLabel("Providers")
+        set_variant(heading, "group-label")
         top = QHBoxLayout()
-        top.addWidget(intro, 1)
+        top.setSpacing(SPACE_2)
+        top.addWidget(heading, 1)
         top.addWidget(self.setup_button)
+        top.addWidget(self.add_toggle)
 
         self._list = QWidget()
         self._list_layout = QVBoxLayout(self._list)
         self._list_layout.setContentsMargins(0, 0, 0, 0)
+        self._list_layout.setSpacing(SPACE_3)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self._list)
 
+        # The list is the page; the add form opens on demand under the heading, not beside the list.
+        self.add_box = self._add_form()
+        self.add_box.setVisible(False)
+        self.add_toggle.toggled.connect(self._show_add_form)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
+        layout.setSpacing(SPACE_3)
         layout.addWidget(self.banner)
         layout.addLayout(top)
+        layout.addWidget(intro)
+        layout.addWidget(self.add_box)
         layout.addWidget(self.file_error)
         layout.addWidget(scroll, 1)
-        layout.addWidget(self._add_form())
         context.providers_changed.connect(self.rebuild)
         self.rebuild()
         # No keyring call until the tab is shown: probing the keyring is slow
@@ -152,7 +192,7 @@ class ProvidersPage(QWidget):
             if item is not None and item.widget() is not None:
                 item.widget().deleteLater()  # type: ignore[union-attr]
         if not entries:
-            empty = QLabel("No providers yet. Add one below, or run the setup guide.")
+            empty = QLabel("No providers yet. Add one with “Add provider…”, or run the setup guide.")
             empty.setObjectName("providersEmpty")
             self._list_layout.addWidget(empty)
         for name, entry in entries.items():
@@ -163,36 +203,70 @@ class ProvidersPage(QWidget):
         self._show_key_states()
 
     def _build_row(self, name: str, entry: ProviderEntry) -> ProviderRow:
-        box = QGroupBox(f"{name} — {KIND_TITLES[entry.kind]}")
+        """A card: the name, its kind and state in words, Test and Edit; the editor opens on demand."""
+        box = QFrame()
         box.setObjectName(f"provider_{name}")
+        set_surface(box, "card")
+        title = QLabel(name)
+        title.setTextFormat(Qt.TextFormat.PlainText)
+        set_variant(title, "title")
+        kind = QLabel(KIND_TITLES[entry.kind])
+        set_variant(kind, "caption")
+        state = QLabel("…")
+        state.setObjectName(f"{name}State")
+        state.setTextFormat(Qt.TextFormat.PlainText)
+        edit_button = QPushButton("Edit")
+        edit_button.setCheckable(True)
+        edit_button.setAccessibleName(f"Edit {name}")
+        set_variant(edit_button, "ghost")
         key_edit = QLineEdit()
         key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         key_edit.setPlaceholderText("Paste an API key to add or replace it")
+        key_edit.setAccessibleName(f"API key for {name}")
         key_edit.setObjectName(f"{name}KeyEdit")
         base_url = QLineEdit(entry.base_url)
+        base_url.setAccessibleName(f"Base URL of {name}")
         allow_local = QCheckBox("Allow a local endpoint (http://localhost, LAN address)")
         allow_local.setChecked(entry.allow_local)
         row = ProviderRow(
-            name=name, box=box, status=QLabel("…"), key_edit=key_edit, save_key=QPushButton("Save key"),
+            name=name, box=box, state=state, edit_button=edit_button, editor=QWidget(), status=QLabel("…"),
+            key_edit=key_edit, save_key=QPushButton("Save key"),
             remove_key=QPushButton("Remove key"), base_url=base_url, allow_local=allow_local,
             save_endpoint=QPushButton("Save endpoint"), endpoint_status=QLabel(),
             test_button=QPushButton("Test connection"), test_status=QLabel(),
             remove_provider=QPushButton("Remove provider"),
         )
         row.test_button.setObjectName(f"{name}TestConnection")
+        row.test_button.setAccessibleName(f"Test the connection to {name}")
+        set_variant(row.test_button, "secondary")
+        set_variant(row.remove_provider, "danger")
         for label in (row.test_status, row.endpoint_status):
             label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.PlainText)
+        row.test_status.setVisible(False)
         row.test_button.clicked.connect(lambda: self.test_connection(name))
         row.save_key.clicked.connect(lambda: self.save_key(name))
         row.remove_key.clicked.connect(lambda: spawn(self.remove_key(name)))
         row.save_endpoint.clicked.connect(lambda: self.save_endpoint(name))
         row.remove_provider.clicked.connect(lambda: self.remove_provider(name))
+        edit_button.toggled.connect(lambda shown: self._show_editor(name, shown))
         key_edit.returnPressed.connect(lambda: self.save_key(name))
-        for b in (row.save_key, row.remove_key, row.save_endpoint, row.test_button, row.remove_provider):
+        for b in (row.save_key, row.remove_key, row.save_endpoint, row.test_button, row.remove_provider, edit_button):
             b.setAutoDefault(False)
 
-        form = QFormLayout(box)
+        header = QHBoxLayout()
+        header.setSpacing(SPACE_3)
+        names = QVBoxLayout()
+        names.setSpacing(0)
+        names.addWidget(title)
+        names.addWidget(kind)
+        header.addLayout(names)
+        header.addWidget(state, 1)
+        header.addWidget(row.test_button)
+        header.addWidget(edit_button)
+
+        form = QFormLayout(row.editor)
+        form.setContentsMargins(0, SPACE_2, 0, 0)
         form.addRow("API key:", row.status)
         keys = QHBoxLayout()
         keys.addWidget(row.key_edit, 1)
@@ -205,12 +279,29 @@ class ProvidersPage(QWidget):
         form.addRow("Base URL:", endpoint)
         form.addRow("", row.allow_local)
         form.addRow("", row.endpoint_status)
-        test = QHBoxLayout()
-        test.addWidget(row.test_button)
-        test.addWidget(row.test_status, 1)
-        test.addWidget(row.remove_provider)
-        form.addRow("", test)
+        removal = QHBoxLayout()
+        removal.addStretch(1)
+        removal.addWidget(row.remove_provider)
+        form.addRow("", removal)
+        row.editor.setVisible(False)
+
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(SPACE_4, SPACE_3, SPACE_4, SPACE_3)
+        layout.setSpacing(SPACE_2)
+        layout.addLayout(header)
+        layout.addWidget(row.test_status)
+        layout.addWidget(row.editor)
         return row
+
+    def _show_editor(self, name: str, shown: bool) -> None:
+        row = self.rows.get(name)
+        if row is not None:
+            row.editor.setVisible(shown)
+            row.edit_button.setText("Done" if shown else "Edit")
+
+    def _set_state(self, row: ProviderRow, words: str, tone: str | None) -> None:
+        row.state.setText(words)
+        set_tone(row.state, tone)
 
     # -- keys ---------------------------------------------------------------------------
 
@@ -224,18 +315,26 @@ class ProvidersPage(QWidget):
             row.remove_key.setEnabled(False)
             if ref is None:
                 row.status.setText("No key needed (local server)")
+                words, tone = "Local server · not tested yet", "muted"
             elif ref.startswith("env:"):
                 var = ref[4:]
-                row.status.setText(f"From the environment variable {var}: "
-                                   + ("set" if os.environ.get(var) else "not set"))
+                present = bool(os.environ.get(var))
+                row.status.setText(f"From the environment variable {var}: " + ("set" if present else "not set"))
+                words, tone = ("Ready", "success") if present else ("Needs a key", "warning")
             elif self._keyring_error is not None:
                 row.status.setText("Unavailable (no keyring)")
+                words, tone = "Keys can't be stored right now", "warning"
             elif self._hints is None:
                 row.status.setText("…")
+                words, tone = "…", "muted"
             else:
                 hint = self._hints.get(parse_ref(ref))
                 row.status.setText(f"Stored in the keyring: {hint}" if hint else "Not set")
                 row.remove_key.setEnabled(hint is not None)
+                words, tone = ("Ready", "success") if hint else ("Needs a key", "warning")
+            if name in self._tested:  # a test's outcome says more than the key's presence
+                words, tone = self._tested[name]
+            self._set_state(row, words, tone)
 
     def _unavailable(self, exc: SecretStoreError) -> None:
         self._keyring_error = error_text(exc)
@@ -264,6 +363,7 @@ class ProvidersPage(QWidget):
         row = self.rows[name]
         value = row.key_edit.text().strip()
         row.key_edit.clear()  # never keep the key in a widget longer than needed
+        self._tested.pop(name, None)  # a new key: the last test says nothing about it
         if value:
             spawn(self._store_key(name, value))
 
@@ -318,6 +418,7 @@ class ProvidersPage(QWidget):
         except ProviderConfigError as exc:
             row.endpoint_status.setText(error_text(exc))
             return
+        self._tested.pop(name, None)  # a new endpoint: the last test says nothing about it
         error = self._edit(lambda store: store.update(name, base_url=url, allow_local=allow_local))
         row = self.rows.get(name, row)  # the page may have been rebuilt from the saved file
         row.endpoint_status.setText(error or "Saved.")
@@ -331,8 +432,15 @@ class ProvidersPage(QWidget):
 
     # -- adding -----------------------------------------------------------------------
 
-    def _add_form(self) -> QGroupBox:
-        box = QGroupBox("Add a provider")
+    def _show_add_form(self, shown: bool) -> None:
+        self.add_box.setVisible(shown)
+        if shown:
+            self.add_name.setFocus()
+
+    def _add_form(self) -> QWidget:
+        box = QFrame()
+        box.setObjectName("addProviderForm")
+        set_surface(box, "card")
         self.add_name = QLineEdit()
         self.add_name.setObjectName("addProviderName")
         self.add_name.setPlaceholderText("a short name, e.g. openrouter or ollama")
@@ -345,12 +453,14 @@ class ProvidersPage(QWidget):
         self.add_button = QPushButton("Add provider")
         self.add_button.setObjectName("addProviderButton")
         self.add_button.setAutoDefault(False)
+        set_variant(self.add_button, "primary")  # the page's one primary button, shown with its form
         self.add_status = QLabel()
         self.add_status.setWordWrap(True)
         self.add_status.setTextFormat(Qt.TextFormat.PlainText)
         self.add_kind.currentIndexChanged.connect(self._kind_picked)
         self.add_button.clicked.connect(self.add_provider)
         form = QFormLayout(box)
+        form.setContentsMargins(SPACE_4, SPACE_3, SPACE_4, SPACE_3)
         form.addRow("Name:", self.add_name)
         form.addRow("Kind:", self.add_kind)
         form.addRow("Base URL:", self.add_url)
@@ -383,7 +493,7 @@ class ProvidersPage(QWidget):
         if error:
             self.add_status.setText(error)
             return
-        self.add_status.setText(f"Added {name}. Paste its key above, then test the connection.")
+        self.add_status.setText(f"Added {name}. Open its Edit to paste a key, then test the connection.")
         self.add_name.clear()
         self.changed.emit()
 
@@ -394,6 +504,7 @@ class ProvidersPage(QWidget):
         row = self.rows[name]
         row.test_button.setEnabled(False)
         row.test_status.setText("Testing…")
+        row.test_status.setVisible(True)
         set_tone(row.test_status, "muted")
         spawn(self._test_connection(name, row.base_url.text(), row.allow_local.isChecked()))
 
@@ -415,4 +526,6 @@ class ProvidersPage(QWidget):
             row.test_status.setText(shown_text(result))  # what happened, then what to do on this page
             set_tone(row.test_status, "success" if result.ok else "danger")
             row.test_button.setEnabled(True)
+            self._tested[name] = state_words(result, base_url)
+            self._set_state(row, *self._tested[name])
         self.connection_tested.emit(name, result)

@@ -284,9 +284,15 @@ def _properties(p: Palette, font_pt: int) -> str:
             f'*[surface="{surface}"] {{ background: {p[background]}; color: {p[text]}; '
             f"{edge} border-radius: {_SURFACE_RADIUS[surface]}px;{padding} }}"
         )
+    # The mono face on the surface and on the text views inside it (a sheet's font does not
+    # reach children by itself); the code block's header labels keep the interface face.
+    mono_targets = ", ".join(
+        f'*[surface="{surface}"]{inner}'
+        for surface in ("code", "terminal")
+        for inner in ("", " QPlainTextEdit", " QTextEdit")
+    )
     rules.append(
-        f'*[surface="code"], *[surface="terminal"] {{ font-family: "{MONO_FAMILY}"; '
-        f"font-size: {_pt(font_pt, tokens.TYPE_MONO_PX)}; }}"
+        f'{mono_targets} {{ font-family: "{MONO_FAMILY}"; font-size: {_pt(font_pt, tokens.TYPE_MONO_PX)}; }}'
     )
     # Lists in the sidebar sit on it (no card around them); a selected row is the soft accent.
     side = '*[surface="sidebar"]'

@@ -43,6 +43,21 @@ def test_inter_is_the_application_face_and_mono_surfaces_use_jetbrains_mono(them
         widget.ensurePolished()
     assert face(label) == fonts.UI_FAMILY
     assert face(path) == face(code) == face(terminal) == fonts.MONO_FAMILY
+    from relavium_desktop.ui.qt import QPlainTextEdit, QVBoxLayout
+
+    well = QWidget()
+    set_surface(well, "terminal")
+    header = QLabel("Output")
+    output = QPlainTextEdit("$ pytest -q\n3 passed")
+    layout = QVBoxLayout(well)
+    layout.addWidget(header)
+    layout.addWidget(output)
+    qtbot.addWidget(well)
+    for widget in (header, output):
+        widget.ensurePolished()
+    assert face(output) == fonts.MONO_FAMILY  # the text inside a terminal well is mono
+    assert face(header) == fonts.UI_FAMILY  # its header is not
+    assert output.font().featureValue(QFont.Tag("calt")) == 0  # and no ligatures reach it
     assert fonts.mono_font().family() == fonts.MONO_FAMILY
 
 

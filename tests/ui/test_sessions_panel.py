@@ -304,3 +304,35 @@ def test_rename_and_delete_are_on_the_right_click_menu_and_keys_and_ctrl_k_finds
     qtbot.keyClick(editor, Qt.Key.Key_Escape)
     qtbot.keyClick(panel.list, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(panel.search_box.hasFocus)
+
+
+def test_the_open_chat_is_marked_with_the_soft_accent(
+    qtbot, store: SqliteSessionStore, clock: Clock, tmp_path: Path, qloop,
+) -> None:
+    from relavium_desktop.ui.qt import QSettings
+    from relavium_desktop.ui.theme import Theme
+
+    theme = Theme(QSettings(str(tmp_path / "look.ini"), QSettings.Format.IniFormat))
+    theme.set_choice("light")
+    first = chat_at(store, clock, tokyo(2026, 12, 1, 9, 0), "first", "hello")
+    chat_at(store, clock, tokyo(2026, 12, 1, 10, 0), "second", "hello")
+    widget = SessionsPanel(store.search, theme=theme, clock=clock)
+    qtbot.addWidget(widget)
+    widget.resize(240, 400)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.fill(store.list_sessions(), first)
+    assert widget.list.currentItem().text() == "first"
+
+    def colour_under(row: int):
+        rect = widget.list.visualItemRect(widget.list.item(row))
+        image = widget.list.viewport().grab().toImage()
+        return image.pixelColor(rect.center().x(), rect.bottom() - 2)
+
+    try:
+        assert colour_under(1) == theme.qcolor("accent_soft")  # "first" is the older, second row
+        assert colour_under(0) != theme.qcolor("accent_soft")
+        theme.set_choice("dark")
+        assert colour_under(1) == theme.qcolor("accent_soft")
+    finally:
+        theme.set_choice("light")

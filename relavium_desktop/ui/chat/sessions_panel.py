@@ -24,6 +24,7 @@ from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.ui.elided_label import ElidedLabel
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
+    QColor,
     QHBoxLayout,
     QKeySequence,
     QLabel,
@@ -31,9 +32,11 @@ from relavium_desktop.ui.qt import (
     QListWidget,
     QListWidgetItem,
     QMenu,
+    QPainter,
     QPushButton,
     QShortcut,
     QSize,
+    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     Qt,
@@ -43,14 +46,13 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.theme import set_tone, set_variant
-from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3
+from relavium_desktop.ui.theme.tokens import RADIUS_CONTROL, SPACE_1, SPACE_2, SPACE_3
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.agent.session import SessionInfo
     from relavium_desktop.ui.qt import (
         QAction,
         QModelIndex,
-        QPainter,
         QPaintEvent,
         QPersistentModelIndex,
         QPoint,
@@ -153,15 +155,32 @@ class RowBackground(QStyledItemDelegate):
     The item keeps its title as text, which is what the in-place editor edits.
     """
 
+    def __init__(self, parent: QWidget, theme: Theme | None = None) -> None:
+        super().__init__(parent)
+        self._theme = theme
+
     def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         super().initStyleOption(option, index)
         option.text = ""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem,
               index: QModelIndex | QPersistentModelIndex) -> None:
-        """The selection sits under the title only, never under a group label above it."""
+        """The selection sits under the title only, never under a group label above it.
+
+        With a theme, the open chat is marked the design's way: a rounded
+        soft-accent fill (``accent_soft``), hand-painted from the palette.
+        """
         below = QStyleOptionViewItem(option)
         below.rect = option.rect.adjusted(0, int(index.data(HEADER_ROLE) or 0), 0, 0)
+        selected = QStyle.StateFlag.State_Selected
+        if self._theme is not None and below.state & selected:
+            below.state = below.state & ~selected
+            painter.save()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(self._theme.palette["accent_soft"]))
+            painter.drawRoundedRect(below.rect, RADIUS_CONTROL, RADIUS_CONTROL)
+            painter.restore()
         super().paint(painter, below, index)
 
     def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem,
@@ -203,7 +222,7 @@ class SessionsPanel(QWidget):
         # A row is a widget; the list's own editor opens only once it is lifted (see _edit).
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.list.setItemDelegate(RowBackground(self.list))
+        self.list.setItemDelegate(RowBackground(self.list, theme))
         self.list.setAccessibleName("Chats")
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)

@@ -286,6 +286,8 @@ class WelcomeView(QWidget):
         self.next_button.setText("Start chatting" if step == STEP_PROJECT else "Next")
         # One primary per step: on the key step it is "Save and test"; elsewhere it is Next.
         set_variant(self.next_button, "secondary" if step == STEP_KEY else "primary")
+        if step == STEP_KEY:
+            self.check_stored_key()
         if step == STEP_MODEL:
             self.load_models()
         if step == STEP_PROJECT:
@@ -401,6 +403,36 @@ class WelcomeView(QWidget):
     def _needs_key(self) -> bool:
         entry = self.context.provider_entry(self.provider) if self.provider else None
         return entry is not None and entry.api_key is not None
+
+    def check_stored_key(self) -> None:
+        """Whether the provider's key is already in the keyring (the flow run again): then Next is on.
+
+        The first keyring contact of the flow, and only a search (``SecretStore.has``): it creates
+        no keyring and unlocks none, so reaching this step pops no dialog either.
+        """
+        from relavium_desktop.ui.tasks import spawn
+
+        entry = self.context.provider_entry(self.provider) if self.provider else None
+        if entry is None or not entry.api_key or not entry.api_key.startswith("secret:"):
+            return
+        self._task = spawn(self._check_stored_key(entry.api_key))
+
+    async def _check_stored_key(self, ref: str) -> None:
+        import asyncio
+
+        from relavium_desktop.application.secrets import SecretStore, SecretStoreError, parse_ref
+
+        try:
+            name = parse_ref(ref)
+            stored = await asyncio.to_thread(lambda: SecretStore().has(name))
+        except SecretStoreError:
+            return  # saving says what is wrong with the keyring, in its own words
+        if stored and not self._key_saved and self.steps.currentIndex() == STEP_KEY:
+            self._key_saved = True
+            self.key_status.setText("A key is already stored for this provider. Paste a new one to replace it, "
+                                    "or go on.")
+            set_tone(self.key_status, "muted")
+            self._update_next()
 
     def save_and_test(self) -> None:
         from relavium_desktop.ui.tasks import spawn

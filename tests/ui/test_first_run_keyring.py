@@ -67,6 +67,33 @@ def test_the_pasted_key_goes_to_the_keyring_and_is_tested(
     assert welcome.steps.currentIndex() == STEP_MODEL
 
 
+def test_running_the_flow_again_with_a_stored_key_lets_the_user_go_on(
+    desktop_bus_env: dict[str, str],  # noqa: F811
+    make_window, qtbot, relavium_home: Path, llm_server: ScriptedLLMServer,
+) -> None:
+    import keyring.backend
+
+    from relavium_desktop.host.secrets import SecretStore
+
+    if "saved_result" in vars(keyring.backend.get_all_keyring):
+        keyring.backend.get_all_keyring.reset()
+    SecretStore().set("AGAIN_API_KEY", KEY)
+    try:
+        (relavium_home / "providers.yaml").write_text(json.dumps({"providers": {"work": {
+            "kind": "openai", "base_url": llm_server.base_url + "/v1", "api_key": "secret:AGAIN_API_KEY",
+            "allow_local": True}}}))
+        window = make_window()
+        welcome = window.show_welcome()  # Settings → Providers → "Run the setup guide again"
+        welcome.provider = "work"
+        welcome.go(STEP_KEY)
+        qtbot.waitUntil(welcome.next_button.isEnabled, timeout=15_000)
+        assert welcome.key_status.text().startswith("A key is already stored")
+        assert KEY not in welcome.key_status.text()
+        welcome.next_button.click()
+        assert welcome.steps.currentIndex() == STEP_MODEL
+    finally:
+        SecretStore().delete("AGAIN_API_KEY")
+
 def test_a_fresh_desktop_keyring_is_not_created_by_launch_or_the_local_server_path(
     fresh_keyring: FreshKeyring,  # noqa: F811
     make_window, qtbot, relavium_home: Path, llm_server: ScriptedLLMServer,

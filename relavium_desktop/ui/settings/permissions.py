@@ -1,4 +1,8 @@
-"""Settings → Permissions: the "always allow in this project" grants, and revoking them."""
+"""Settings → Permissions: the "always allow in this project" grants, and revoking them.
+
+When a grant was made reads as a person says it ("Today 14:02", "3 Dec 09:10") in local time;
+the full local timestamp is the cell's tooltip.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +20,9 @@ from relavium_desktop.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
-from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.runs.local_time import full_local, parse_wire_time, short_local
+from relavium_desktop.ui.theme import set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_3
 
 if TYPE_CHECKING:
     from relavium_desktop.application.stores import FolderGrant, Grant
@@ -37,6 +43,7 @@ class PermissionsPage(QWidget):
             "Protected paths always ask and never appear here."
         )
         intro.setWordWrap(True)
+        set_tone(intro, "muted")
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("grantsTable")
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -51,10 +58,16 @@ class PermissionsPage(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.revoke_button = QPushButton("Revoke")
         self.revoke_button.setAutoDefault(False)
+        set_variant(self.revoke_button, "danger")
         self.revoke_button.clicked.connect(self.revoke_selected)
         self.empty = QLabel("No permanent permissions yet.")
         set_tone(self.empty, "muted")
+        heading = QLabel("Always allowed")
+        set_variant(heading, "group-label")
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
+        layout.setSpacing(SPACE_3)
+        layout.addWidget(heading)
         layout.addWidget(intro)
         layout.addWidget(self.table, 1)
         row = QHBoxLayout()
@@ -73,9 +86,13 @@ class PermissionsPage(QWidget):
         ] + [(f.project, "file tools", f.describe(), f.created_at, f.id) for f in self.folder_grants]
         self.table.setRowCount(len(rows))
         for row, (project, tool, allows, created, ident) in enumerate(rows):
-            for col, text in enumerate((project, tool, allows, created.replace("T", " "))):
+            epoch = parse_wire_time(created)
+            when = short_local(epoch) if epoch is not None else created.replace("T", " ")
+            for col, text in enumerate((project, tool, allows, when)):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, ident)
+                if col == 3 and epoch is not None:
+                    item.setToolTip(full_local(epoch))
                 self.table.setItem(row, col, item)
         self.empty.setVisible(not rows)
         self.revoke_button.setEnabled(bool(rows))

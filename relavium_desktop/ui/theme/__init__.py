@@ -43,6 +43,7 @@ from relavium_desktop.ui.qt import (
     QPalette,
     QSettings,
     Qt,
+    QTableWidget,
     QWidget,
     Signal,
 )
@@ -57,7 +58,7 @@ from relavium_desktop.ui.theme.stylesheet import (
     indicator_svgs,
 )
 
-__all__ = ["ELEVATIONS", "Theme", "set_surface", "set_tone", "set_variant", "to_qpalette"]
+__all__ = ["ELEVATIONS", "Theme", "set_surface", "set_table_look", "set_tone", "set_variant", "to_qpalette"]
 
 TONE_NAMES = frozenset(TONES) | frozenset(HEADING_SCALE)
 SURFACE_NAMES = frozenset(SURFACES)
@@ -113,6 +114,21 @@ def set_variant(widget: QWidget, variant: str | None) -> None:
     elif variant == "list-row":
         widget.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)  # a plain row widget paints it
     _repolish(widget)
+
+
+def set_table_look(table: QTableWidget) -> None:
+    """The design's table: no grid, a hairline under each row, headers left-aligned, no row numbers.
+
+    What a style sheet cannot say (the grid switch, the header's alignment)
+    is set here, so every table of the app reads the same.
+    """
+    table.setShowGrid(False)
+    table.setAlternatingRowColors(False)
+    table.verticalHeader().hide()
+    header = table.horizontalHeader()
+    header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    header.setHighlightSections(False)
+    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
 
 
 def _repolish(widget: QWidget) -> None:

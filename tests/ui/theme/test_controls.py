@@ -195,3 +195,22 @@ def test_a_list_in_the_sidebar_sits_on_it_with_a_soft_selected_row(theme, qtbot)
     assert image.pixelColor(image.width() // 2, below_rows).name() == LIGHT["sidebar"]  # no white card
     first = chats.visualItemRect(chats.item(0)).translated(viewport)
     assert image.pixelColor(first.right() - 4, first.center().y()).name() == LIGHT["accent_soft"]
+
+
+def test_a_table_given_the_design_look_has_no_grid_and_left_headers(theme, qtbot) -> None:
+    from relavium_desktop.ui.theme import set_table_look
+
+    table = QTableWidget(2, 2)
+    table.setHorizontalHeaderLabels(["Project", "Granted"])
+    qtbot.addWidget(table)
+    set_table_look(table)
+    assert not table.showGrid() and not table.verticalHeader().isVisible()
+    header = table.horizontalHeader()
+    assert header.defaultAlignment() & Qt.AlignmentFlag.AlignLeft
+    table.resize(400, 150)
+    table.show()
+    qtbot.waitExposed(table)
+    image = header.grab().toImage()
+    inked = [x for x in range(header.sectionSize(0)) for y in range(image.height())
+             if image.pixelColor(x, y).name() != LIGHT["surface"] and y < image.height() - 2]
+    assert inked and max(inked) < header.sectionSize(0) // 2  # "Project" sits at the left of its column

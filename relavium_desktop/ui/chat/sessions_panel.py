@@ -185,9 +185,14 @@ class RowBackground(QStyledItemDelegate):
 
     def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem,
                              index: QModelIndex | QPersistentModelIndex) -> None:
-        """The rename editor opens over the title, leaving the group label in place."""
+        """The rename editor opens over the title, leaving the group label in place.
+
+        Row widgets are placed through here too (the list keeps them as index
+        widgets): they take the whole row, group label included.
+        """
         super().updateEditorGeometry(editor, option, index)
-        editor.setGeometry(option.rect.adjusted(0, int(index.data(HEADER_ROLE) or 0), 0, 0))
+        if not isinstance(editor, SessionRow):
+            editor.setGeometry(option.rect.adjusted(0, int(index.data(HEADER_ROLE) or 0), 0, 0))
 
 
 class SessionsPanel(QWidget):

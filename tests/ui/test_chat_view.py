@@ -51,9 +51,9 @@ def test_message_streams_text_and_shows_a_tool_card(chat, qtbot, llm_server: Scr
     cards = chat.transcript.cards()
     assert [c.tool_id for c in cards] == ["read_file"]
     assert cards[0].status == "done"
-    # One line says what happened: the path, the size the host read, the time it took.
-    summary = cards[0].summary.text()
-    assert summary.startswith("read_file src/app.py · 15 B · ") and summary.endswith(" ms"), summary
+    # One line says what happened: the path, the lines the host read, the time it took.
+    summary = cards[0].summary_text
+    assert summary.startswith("Read src/app.py · 1 line · ") and summary.endswith(" ms"), summary
     assert not cards[0].expanded
     cards[0].chevron.click()
     assert cards[0].expanded and "print('hello')" in cards[0].result_view.toPlainText()

@@ -82,10 +82,10 @@ def test_a_long_model_name_is_elided_in_the_middle_with_the_whole_route_as_toolt
     picker.set_route(f"local/{LONG}")
     picker.resize(220, picker.height())
     shown = picker.shown_text()
-    assert "…" in shown and shown.startswith("local/") and shown.endswith("20250514")
+    assert "…" in shown and shown.startswith("local · ") and shown.endswith("20250514")
     assert picker.toolTip() == f"local/{LONG}"
     picker.resize(900, picker.height())
-    assert picker.shown_text() == f"local/{LONG}"
+    assert picker.shown_text() == f"local · {LONG}"  # the chip names provider and model apart
 
 
 def test_the_refresh_entry_asks_again_and_keeps_the_choice(loaded, qtbot, llm_server: ScriptedLLMServer) -> None:

@@ -6,6 +6,11 @@ being inserted as text: the composer only recognises what arrived, the
 strip publishes and checks it.  Clipboard content that carries plain text
 too (a spreadsheet copy offers both) pastes as text, which is what the user
 most likely meant.
+
+:class:`ComposerCard` is the design's composer: the message box on a card
+with a row of controls under it (attach, the agent, the model chip, the round
+send button that Stop replaces while a turn runs), and :class:`HintRow` the
+line beneath it (keyboard hints on the left, the chat's usage on the right).
 """
 
 from __future__ import annotations
@@ -16,13 +21,23 @@ from relavium_desktop.ui.qt import (
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
+    QFrame,
+    QHBoxLayout,
     QImage,
     QKeyEvent,
+    QLabel,
     QMimeData,
     QPlainTextEdit,
     Qt,
+    QVBoxLayout,
+    QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme import set_surface, set_variant
+from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3
+
+PLACEHOLDER = "Reply, or drop a file or screenshot…"
+SEND_PX = 32  # the round send (and stop) button
 
 _ENTER = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 
@@ -46,8 +61,9 @@ class Composer(QPlainTextEdit):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("composer")
-        self.setPlaceholderText("Message the agent — Enter to send, Shift+Enter for a new line, "
-                                "paste or drop an image to attach it")
+        self.setPlaceholderText(PLACEHOLDER)
+        self.setAccessibleName("Message")
+        self.setAccessibleDescription("Enter sends, Shift+Enter starts a new line; paste or drop an image to attach it")
         self.setMaximumHeight(110)
         self.setTabChangesFocus(True)
         # True when attachments wait to be sent: Enter then sends even without text.
@@ -114,3 +130,66 @@ class Composer(QPlainTextEdit):
             event.acceptProposedAction()
             return
         super().dropEvent(event)
+
+
+class ComposerCard(QFrame):
+    """The message box on the composer surface, its controls in one row beneath it.
+
+    ``controls`` sit left (attach, agent, model chip); ``trailing`` sit right
+    (an MCP resource button, then send and stop).  The card only lays them out:
+    the chat view owns what they do.
+    """
+
+    def __init__(self, composer: Composer, controls: list[QWidget], trailing: list[QWidget]) -> None:
+        super().__init__()
+        self.setObjectName("composerCard")
+        set_surface(self, "composer")
+        # The text box sits on the card with no box of its own (no colour here: the card gives it).
+        self.setStyleSheet("QPlainTextEdit#composer { background: transparent; border: none; }")
+        self.composer = composer
+        column = QVBoxLayout(self)
+        column.setContentsMargins(SPACE_3, SPACE_2, SPACE_2, SPACE_2)
+        column.setSpacing(SPACE_1)
+        column.addWidget(composer)
+        self.row = QHBoxLayout()
+        self.row.setSpacing(SPACE_2)
+        for widget in controls:
+            self.row.addWidget(widget)
+        self.row.addStretch(1)
+        self._trailing_at = self.row.count()
+        for widget in trailing:
+            self.row.addWidget(widget)
+        column.addLayout(self.row)
+
+    def add_trailing(self, widget: QWidget) -> None:
+        """A control that arrives later (the MCP resource button), placed before send and stop."""
+        self.row.insertWidget(self._trailing_at, widget)
+        self._trailing_at += 1
+
+
+class HintRow(QWidget):
+    """Under the composer: "Enter send · Shift Enter new line" on the left, ``usage`` on the right."""
+
+    def __init__(self, usage: QLabel) -> None:
+        super().__init__()
+        self.setObjectName("composerHints")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(SPACE_1, 0, SPACE_1, 0)
+        row.setSpacing(SPACE_1)
+        self.keys: list[QLabel] = []
+        for key, does in (("Enter", "send ·"), ("Shift Enter", "new line")):
+            kbd = QLabel(key)
+            set_variant(kbd, "kbd")
+            words = QLabel(does)
+            set_variant(words, "caption")
+            row.addWidget(kbd)
+            row.addWidget(words)
+            self.keys.append(kbd)
+        row.addStretch(1)
+        set_variant(usage, "caption")
+        row.addWidget(usage)
+        self.usage = usage
+
+    def text(self) -> str:
+        """The row as read aloud (tests)."""
+        return " ".join(label.text() for label in self.findChildren(QLabel))

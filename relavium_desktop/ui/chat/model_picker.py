@@ -4,8 +4,8 @@ A flat list of ``provider/model`` strings hid which providers can answer at
 all; here each provider is a heading that says whether it is ready (key
 present, list fetched live), has no key yet, or is offline -- with the reason
 in its tooltip -- and its models sit underneath.  The headings cannot be
-picked.  The closed picker shows the chosen route elided in the middle
-(``anthropic/claude-…-20250514``) so both the provider and the model's
+picked.  Closed, the picker is the composer's chip and shows the chosen route
+as "provider · model", elided in the middle (``anthropic · claude-…-20250514``) so both the provider and the model's
 distinguishing tail stay readable however narrow the header is; the full
 route is the tooltip.
 """
@@ -19,6 +19,7 @@ from relavium_desktop.ui.qt import (
     QComboBox,
     QFont,
     QPaintEvent,
+    QSize,
     QStandardItem,
     QStandardItemModel,
     QStyle,
@@ -27,11 +28,19 @@ from relavium_desktop.ui.qt import (
     Qt,
     Signal,
 )
+from relavium_desktop.ui.theme import set_variant
+from relavium_desktop.ui.theme.tokens import READING_WIDTH
 
 ROUTE_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 ACTION_ROLE = int(Qt.ItemDataRole.UserRole) + 2
 REFRESH_LABEL = "Refresh the model lists"
 OTHER_GROUP = "other"
+
+
+def chip_text(route: str) -> str:
+    """``ollama · qwen2.5-coder:14b`` for ``ollama/qwen2.5-coder:14b``: how the closed picker names a route."""
+    provider, slash, model = route.partition("/")
+    return f"{provider} · {model}" if slash else route
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +61,8 @@ class ModelPicker(QComboBox):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("modelCombo")
+        set_variant(self, "chip")
+        self.setAccessibleName("Model")
         self._model = QStandardItemModel(self)
         self.setModel(self._model)
         self.setMinimumContentsLength(14)  # narrow windows still fit: the route elides in the middle
@@ -139,6 +150,7 @@ class ModelPicker(QComboBox):
         self.blockSignals(False)
         self._last_index = index
         self.setToolTip(route)
+        self.updateGeometry()
 
     def _index_of(self, route: str) -> int:
         for i in range(self._model.rowCount()):
@@ -159,6 +171,7 @@ class ModelPicker(QComboBox):
         if isinstance(route, str):
             self._last_index = index
             self.setToolTip(route)
+            self.updateGeometry()
             self.route_changed.emit(route)
 
     # -- painting: the closed picker elides in the middle ------------------------------
@@ -170,9 +183,18 @@ class ModelPicker(QComboBox):
         field_rect = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
                                                  QStyle.SubControl.SC_ComboBoxEditField, self)
         option.currentText = self.fontMetrics().elidedText(
-            self.route() or option.currentText.strip(), Qt.TextElideMode.ElideMiddle, field_rect.width())
+            chip_text(self.route()) or option.currentText.strip(), Qt.TextElideMode.ElideMiddle, field_rect.width())
         painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
         painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
+
+    def sizeHint(self) -> QSize:
+        """As wide as the chip's text (within half the reading column), not as the longest entry."""
+        hint = super().sizeHint()
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        text = QSize(self.fontMetrics().horizontalAdvance(chip_text(self.route())), hint.height())
+        wanted = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, text, self)
+        return QSize(max(self.minimumSizeHint().width(), min(wanted.width(), READING_WIDTH // 2)), hint.height())
 
     def shown_text(self) -> str:
         """What the closed picker displays at its current width (tests and screenshots read it)."""
@@ -180,4 +202,4 @@ class ModelPicker(QComboBox):
         self.initStyleOption(option)
         field_rect = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
                                                  QStyle.SubControl.SC_ComboBoxEditField, self)
-        return self.fontMetrics().elidedText(self.route(), Qt.TextElideMode.ElideMiddle, field_rect.width())
+        return self.fontMetrics().elidedText(chip_text(self.route()), Qt.TextElideMode.ElideMiddle, field_rect.width())

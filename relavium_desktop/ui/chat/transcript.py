@@ -27,7 +27,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui.chat.history_pages import HistoryPage, Recipe
-from relavium_desktop.ui.qt import QEvent, QObject, QScrollArea, QTimer, QVBoxLayout, QWidget, Signal
+from relavium_desktop.ui.qt import QEvent, QFrame, QObject, QScrollArea, QTimer, QVBoxLayout, QWidget, Signal
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, READING_WIDTH, SPACE_2, SPACE_3, SPACE_5
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.llm.messages import Message
@@ -82,8 +83,10 @@ class Transcript(QScrollArea):
         self._inner = QWidget()
         self._inner.setObjectName("transcriptColumn")
         self._column = QVBoxLayout(self._inner)
-        self._column.setContentsMargins(12, 8, 12, 8)
-        self._column.setSpacing(8)
+        # The top stays at the grid's smallest step: the place-holding while pages go in above is tuned to it.
+        self._column.setContentsMargins(PAD_MAIN, SPACE_2, PAD_MAIN, SPACE_5)
+        self._column.setSpacing(SPACE_3)
+        self.setFrameShape(QFrame.Shape.NoFrame)
         self._column.addStretch(1)
         self.setWidget(self._inner)
         self._live: list[QWidget] = []  # blocks of this sitting, after the history pages
@@ -114,6 +117,33 @@ class Transcript(QScrollArea):
         changed = getattr(theme, "changed", None)
         if changed is not None:
             changed.connect(self.repaint_theme)
+
+    # -- the reading column ---------------------------------------------------------
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self._centre_column()
+        return super().viewportEvent(event)
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._centre_column()
+
+    def _centre_column(self) -> None:
+        """Keep the blocks in a column of at most ``READING_WIDTH``, centred on the whole page.
+
+        Centred on the scroll area's full width (not the viewport's), so the
+        column lines up with the composer below whether or not the scrollbar
+        shows: the scrollbar takes its width from the right-hand gap.
+        """
+        full = self.width()
+        left = max(PAD_MAIN, (full - READING_WIDTH) // 2)
+        right = max(PAD_MAIN, left - (full - self.viewport().width()))
+        if self.viewport().width() - left - right > READING_WIDTH:  # an odd pixel: never wider than the column
+            right = self.viewport().width() - left - READING_WIDTH
+        margins = self._column.contentsMargins()
+        if (margins.left(), margins.right()) != (left, right):
+            self._column.setContentsMargins(left, margins.top(), right, margins.bottom())
 
     # -- blocks -----------------------------------------------------------------
 

@@ -1,4 +1,9 @@
-"""The Chat page: sessions, transcript, composer, pickers, Stop and usage.
+"""The Chat page: transcript, composer, pickers, Stop and usage, in one reading column.
+
+The transcript, the banners and the composer card sit in a centred column of
+at most ``tokens.READING_WIDTH`` whatever the window's width (the transcript
+centres its own blocks; the rest sits in ``self.column``).  The sessions list
+is built and wired here but shown by the window's sidebar.
 
 Every engine call is a coroutine awaited on the qasync loop (a turn is one
 task; Stop cancels it, which cancels the provider stream and any running
@@ -24,8 +29,9 @@ from relavium_desktop.ui.chat.banner import (
     ACTION_RETRY,
     ErrorBanner,
 )
-from relavium_desktop.ui.chat.composer import Composer
+from relavium_desktop.ui.chat.composer import SEND_PX, Composer, ComposerCard, HintRow
 from relavium_desktop.ui.chat.folder_access import FolderAccessOffer
+from relavium_desktop.ui.chat.look import themed_icon as look_icon
 from relavium_desktop.ui.chat.look import tone as look_tone
 from relavium_desktop.ui.chat.mode_offer import ModeSwitchOffer
 from relavium_desktop.ui.chat.model_choice import ModelChoice
@@ -38,10 +44,13 @@ from relavium_desktop.ui.qt import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.theme import set_variant
+from relavium_desktop.ui.theme.tokens import EDGE_MIN, PAD_MAIN, READING_WIDTH, SPACE_2, SPACE_4
 
 # The engine, asyncio and pydantic load on first use (after the first paint):
 # this module is imported while the window is built, before it shows.
@@ -73,6 +82,7 @@ class ChatView(QWidget):
     open_settings = Signal(str)  # the Settings tab to show
     choose_project = Signal()
     storage_failed = Signal(object)  # a StorageError while saving: the window shows the storage state
+    title_changed = Signal(str)  # the open chat's title, "" when none is open (the window's top bar shows it)
     # Set by the window: why nothing can be saved now (history.db unusable), or None; Send then keeps the text.
     send_blocked: Any = staticmethod(lambda: None)
 
@@ -97,19 +107,20 @@ class ChatView(QWidget):
 
         self.agent_combo = QComboBox()
         self.agent_combo.setObjectName("agentCombo")
+        self.agent_combo.setAccessibleName("Agent")
+        self.agent_combo.setToolTip("The agent: its instructions and tools")
+        set_variant(self.agent_combo, "chip")
         self.agent_combo.currentIndexChanged.connect(self._agent_picked)
+        self.agent_label = QLabel("Agent:")
+        self.agent_label.setBuddy(self.agent_combo)
+        set_variant(self.agent_label, "caption")
+        self._show_agent_choice()
         self.models = ModelChoice(context)
         self.model_combo = self.models.picker
         self.model_combo.route_changed.connect(self._model_picked)
         context.providers_changed.connect(self.refresh_models)
         self.usage_label = QLabel("0 tokens")
         self.usage_label.setObjectName("usageLabel")
-        top = QHBoxLayout()
-        self.agent_combo.setToolTip("The agent: its instructions and tools")
-        top.addWidget(self.agent_combo)
-        top.addWidget(QLabel("Model:"))
-        top.addWidget(self.model_combo, 1)
-        top.addStretch(1)
 
         self.transcript = Transcript(context.theme)
         self.transcript.edit_requested.connect(self.edit_last)
@@ -134,15 +145,31 @@ class ChatView(QWidget):
         self.composer.has_attachments = lambda: bool(self.attachments.items)
         self.model_combo.route_changed.connect(lambda _route: self.attachments.refresh_note())
         self.transcript.load_media = self._load_media
-        self.send_button = QPushButton("Send")
+        self.attach_files_button = QToolButton()
+        self.attach_files_button.setObjectName("attachFilesButton")
+        self.attach_files_button.setAccessibleName("Attach a file or image")
+        self.attach_files_button.setToolTip("Attach a file or image (or paste or drop one)")
+        set_variant(self.attach_files_button, "ghost")
+        self.attach_files_button.clicked.connect(self.pick_files)
+        self._file_dialog: Any = None
+        self.send_button = QPushButton()
         self.send_button.setObjectName("sendButton")
+        self.send_button.setAccessibleName("Send")
+        self.send_button.setToolTip("Send (Enter)")
         self.send_button.setAutoDefault(False)
         self.send_button.clicked.connect(lambda: self.send(self.composer.toPlainText().strip()))
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton()
         self.stop_button.setObjectName("stopButton")
+        self.stop_button.setAccessibleName("Stop")
+        self.stop_button.setToolTip("Stop the answer and any running tool")
         self.stop_button.setAutoDefault(False)
         self.stop_button.setEnabled(False)
+        self.stop_button.setVisible(False)  # it takes the send button's place while a turn runs
         self.stop_button.clicked.connect(self.stop)
+        for button in (self.send_button, self.stop_button):
+            set_variant(button, "send")
+            button.setFixedSize(SEND_PX, SEND_PX)
+        self.send_button.setText("↑")  # a glyph of the font: the icon font loads after the first paint
         self.status = QLabel()
         self.status.setObjectName("chatStatus")
         self.status.setWordWrap(True)
@@ -152,36 +179,111 @@ class ChatView(QWidget):
         self.mcp_status.setObjectName("mcpStatus")
         self.mcp_status.hide()
         self._mcp_row = QHBoxLayout()
-        buttons = QVBoxLayout()
-        buttons.addWidget(self.send_button)
-        buttons.addWidget(self.stop_button)
-        self._buttons = buttons  # the MCP "Attach" button joins them once the servers are known
-        compose_row = QHBoxLayout()
-        compose_row.addWidget(self.composer, 1)
-        compose_row.addLayout(buttons)
+        self.composer_card = ComposerCard(
+            self.composer,
+            [self.attach_files_button, self.agent_label, self.agent_combo, self.model_combo],
+            [self.send_button, self.stop_button],
+        )
+        elevate = getattr(context.theme, "elevate", None)  # a theme that floats surfaces with a shadow
+        if elevate is not None:
+            elevate(self.composer_card, "raised")
+        self.hints = HintRow(self.usage_label)
 
-        main = QVBoxLayout()
-        main.addLayout(top)
-        main.addWidget(self.transcript, 1)
-        main.addWidget(self.banner)
-        main.addWidget(self.folder_offer)
-        main.addWidget(self.mode_offer)
+        # The reading column under the transcript: what went wrong, what to do, and the composer.
+        self.column = QWidget()
+        self.column.setObjectName("chatColumn")
+        self.column.setMaximumWidth(READING_WIDTH)
+        below = QVBoxLayout(self.column)
+        below.setContentsMargins(0, 0, 0, 0)
+        below.setSpacing(SPACE_2)
+        below.addWidget(self.banner)
+        below.addWidget(self.folder_offer)
+        below.addWidget(self.mode_offer)
         status_row = QHBoxLayout()
         status_row.addWidget(self.status, 1)
         status_row.addWidget(self.mcp_status, 2)
-        status_row.addWidget(self.usage_label)
-        main.addLayout(status_row)
-        main.addLayout(self._mcp_row)
-        main.addLayout(compose_row)
-        main.addWidget(self.attachments)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.sessions)
-        row.addLayout(main, 1)
+        below.addLayout(status_row)
+        below.addLayout(self._mcp_row)
+        below.addWidget(self.attachments)
+        below.addWidget(self.composer_card)
+        below.addWidget(self.hints)
+        centred = QHBoxLayout()
+        centred.setContentsMargins(PAD_MAIN, 0, PAD_MAIN, SPACE_4)
+        centred.addWidget(self.column, 1)
+        self._centred = centred  # its side margins centre the column (resizeEvent)
+
+        self.empty_state: QWidget | None = self._make_empty_state()
+        self._title = ""
+        page = QVBoxLayout(self)
+        # The transcript's scrollbar keeps the least distance from the window's right edge.
+        page.setContentsMargins(0, 0, EDGE_MIN, 0)
+        page.setSpacing(0)
+        page.addWidget(self.transcript, 1)
+        if self.empty_state is not None:
+            page.addWidget(self.empty_state, 1)
+        page.addLayout(centred)
+        self._update_empty()
 
         context.mode_changed.connect(self._mode_changed)
         # Another project has other grants and another "inside": a new regime from the next turn on.
         context.project_changed.connect(self._forget_approvals)
+
+    # -- the reading column and the empty state -----------------------------------------
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        area = self.width() - EDGE_MIN  # what the transcript spans too: both centre on the same width
+        left = max(PAD_MAIN, (area - READING_WIDTH) // 2)
+        right = max(PAD_MAIN, area - left - READING_WIDTH)
+        self._centred.setContentsMargins(left, 0, right, SPACE_4)
+
+    def _make_empty_state(self) -> QWidget | None:
+        """What the page shows when no chat is open and nothing was said yet: what to do next."""
+        try:
+            from relavium_desktop.ui.chat.empty_state import EmptyChatState
+        except ImportError:  # an older tree without it: the empty transcript stands in
+            return None
+        empty = EmptyChatState()
+        empty.new_chat.connect(self.new_session)
+        return empty
+
+    def _update_empty(self) -> None:
+        """Show the empty state instead of a blank transcript, and tell the window the open chat's title."""
+        empty = self.session_id is None and not self.transcript.blocks and not self.busy
+        if self.empty_state is not None:
+            self.empty_state.setVisible(empty)
+            self.transcript.setVisible(not empty)
+        title = ""
+        if self.session_id is not None and self.backend is not None:
+            info = self.backend.store.get(self.session_id)
+            title = info.title if info is not None else ""
+        if title != self._title:
+            self._title = title
+            self.title_changed.emit(title)
+
+    def _paint_icons(self) -> None:
+        """The composer's icon buttons in the current palette: after the first paint (the icon font is not cheap)."""
+        from relavium_desktop.ui.theme.icons import GLYPHS
+
+        attach = "paperclip" if "paperclip" in GLYPHS else "add"
+        self.attach_files_button.setIcon(look_icon(attach, self.context.theme, "muted"))
+        if "arrow-up" in GLYPHS:
+            self.send_button.setText("")
+            self.send_button.setIcon(look_icon("arrow-up", self.context.theme, "accent_text"))
+        self.stop_button.setIcon(look_icon("stop", self.context.theme, "accent_text"))
+
+    def pick_files(self) -> None:
+        """The attach button: choose files or images to send with the next message (as a drop would)."""
+        from relavium_desktop.ui.chat.attachments import ATTACHABLE_SUFFIXES
+        from relavium_desktop.ui.qt import QFileDialog
+
+        dialog = QFileDialog(self, "Attach files or images")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        patterns = " ".join(f"*{suffix}" for suffix in sorted(ATTACHABLE_SUFFIXES))
+        dialog.setNameFilters([f"Images and documents ({patterns})", "All files (*)"])
+        dialog.filesSelected.connect(self.attachments.add_files)
+        self._file_dialog = dialog
+        dialog.open()
 
     # -- lazy load ------------------------------------------------------------------
 
@@ -205,6 +307,10 @@ class ChatView(QWidget):
             session_grants=self._session_grants,
         )
         self._start_mcp(self.backend)
+        self._paint_icons()
+        changed = getattr(self.context.theme, "changed", None)
+        if changed is not None:
+            changed.connect(self._paint_icons)
         self.reload_agents()
         self.refresh_sessions()
         return self.backend
@@ -230,7 +336,14 @@ class ChatView(QWidget):
         ids = [c.spec.id for c in self.agents]
         self.agent_combo.setCurrentIndex(ids.index(wanted) if wanted in ids else 0)
         self.agent_combo.blockSignals(False)
+        self._show_agent_choice()
         self._fill_models()
+
+    def _show_agent_choice(self) -> None:
+        """The labelled agent choice shows only when there is more than one agent to choose from."""
+        several = self.agent_combo.count() > 1
+        self.agent_label.setVisible(several)
+        self.agent_combo.setVisible(several)
 
     def _fill_models(self) -> None:
         assert self.backend is not None
@@ -276,6 +389,7 @@ class ChatView(QWidget):
         assert self.backend is not None
         self.sessions.fill(self.backend.store.list_sessions(), self.session_id)
         self.sessions_changed.emit()
+        self._update_empty()
 
     def new_session(self) -> None:
         if self.busy:
@@ -288,6 +402,7 @@ class ChatView(QWidget):
         self.folder_offer.hide()
         self._set_usage([])
         self.sessions.clear_current()
+        self._update_empty()
         self.composer.setFocus()
 
     def _session_created(self, info: SessionInfo) -> None:
@@ -319,6 +434,7 @@ class ChatView(QWidget):
             mode = self.context.mode  # a mode this version does not know: keep the current one
         if mode != self.context.mode:
             self.context.set_mode(mode)
+        self._update_empty()
 
     def rename_session(self, session_id: str, title: str) -> None:
         backend = self.ensure_loaded()
@@ -473,6 +589,7 @@ class ChatView(QWidget):
         try:
             if text is not None:
                 self.transcript.add_message("user", text, [(a.handle or "", a.mime, a.name, a.thumb) for a in attached])
+                self._update_empty()
             mode = parse_mode(self.context.mode)
             built_in = bool(self.agents) and self.agent() is self.agents[0].spec
             agent, route = (None if built_in else self.agent()), self.model_combo.route() or None
@@ -520,6 +637,8 @@ class ChatView(QWidget):
         self.send_button.setEnabled(not running)
         self.transcript.set_actions_enabled(not running)
         self.stop_button.setEnabled(running)
+        self.send_button.setVisible(not running)  # Stop takes Send's place while the turn runs
+        self.stop_button.setVisible(running)
         self.agent_combo.setEnabled(not running)
         self.model_combo.setEnabled(not running)
         if running:
@@ -610,7 +729,9 @@ class ChatView(QWidget):
         self.slash_prompts: SlashPrompts = SlashPrompts(self.composer, mcp, self.status)
         self.attach_button: AttachResource = AttachResource(self.composer, mcp, self.status)
         self._mcp_row.addWidget(self.slash_prompts.list, 1)
-        self._buttons.addWidget(self.attach_button)
+        self.attach_button.setText("Resource")  # an MCP server's resource, beside the file attach button
+        self.attach_button.setAccessibleName("Attach a resource from an MCP server")
+        self.composer_card.add_trailing(self.attach_button)
         mcp.start()
 
     def _mcp_hooks(self) -> Any:
@@ -658,13 +779,19 @@ class ChatView(QWidget):
         self._show_usage()
 
     def _show_usage(self) -> None:
+        """"3.1k tokens · $0.0123" under the composer; the in/out split in its tooltip."""
         total = int(self.usage["input"]) + int(self.usage["output"])
-        text = f"{total:,} tokens ({int(self.usage['input']):,} in / {int(self.usage['output']):,} out)"
-        if float(self.usage["cost"]) or not self.usage["unpriced"]:
-            text += f" · ${float(self.usage['cost']):.4f}"
-        if self.usage["unpriced"] and total:
+        text = f"{_count(total)} tokens"
+        cost = float(self.usage["cost"])
+        if cost or not self.usage["unpriced"]:
+            text += f" · ${cost:.4f}"
+        elif total:
+            text += " · no price known"  # a local model, or one with no listed price
+        if self.usage["unpriced"] and total and cost:
             text += " · some models unpriced"
         self.usage_label.setText(text)
+        self.usage_label.setToolTip(
+            f"{total:,} tokens: {int(self.usage['input']):,} in, {int(self.usage['output']):,} out")
 
     # -- mode, banner, clipboard ----------------------------------------------------------
 
@@ -754,3 +881,14 @@ class ChatView(QWidget):
         if self._turn is not None and not self._turn.done():
             self._turn.cancel()
         # The stores are the Application's (closed with the context); the hosts end with the process.
+
+
+def _count(n: int) -> str:
+    """38, 3.1k, 12k, 1.2M: a token count as the hint row shows it."""
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"

@@ -1,12 +1,15 @@
-"""The Runs / History page: past workflow runs and any run's full event log.
+"""The Activity page (was Runs / History): past workflow runs and any run's full event log.
 
 Rows come from history.db (the same store ``relavium run`` writes), newest
-first: workflow, status (with an icon), local start time ("Today 14:03"; the
-full timestamp and zone on hover), duration, tokens and cost.  Selecting a run
+first: local start time ("Today 14:03"; the full timestamp and zone on hover),
+the workflow's name, its state in words ("Done", "Waiting for you") with an
+icon, duration, tokens and cost -- no run ids or codes in a row or the run's
+headline; those are in the run's Details tab.  With no runs yet the page says
+so and offers one button, "Run a workflow" (``go_to_workflows``).  Selecting a run
 shows what it did three ways: a timeline of sentences with a filter
 (:mod:`.story_view`), a per-node time and cost waterfall (:mod:`.waterfall`),
-and the raw events, one JSON object per line, as the engine persisted them
-(already masked and bounded).  Reading runs in a worker thread; the page
+and (under Details, with the run's id) the raw events, one JSON object per
+line, as the engine persisted them (already masked and bounded).  Reading runs in a worker thread; the page
 re-reads history each time it is navigated to.
 
 A selected run that is paused at a human gate -- from this session, an
@@ -63,7 +66,7 @@ from relavium_desktop.ui.runs.waterfall import Waterfall
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
 from relavium_desktop.ui.theme.icons import icon
-from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2, SPACE_3, SPACE_4, SPACE_6
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2, SPACE_3, SPACE_6
 from relavium_desktop.ui.workflows.gate_payload import under_review
 from relavium_desktop.ui.workflows.list_row import STATUS_ICONS
 from relavium_desktop.ui.workflows.splitter_memory import remember_sizes
@@ -295,6 +298,7 @@ class RunsView(QWidget):
         count_row.addWidget(self.count_label)
         count_row.addStretch(1)
         count_row.addWidget(self.more_button)
+        count_row.addWidget(self.refresh_button)
         top_col.addLayout(count_row)
         bottom = QWidget()
         self.run_detail = bottom
@@ -311,17 +315,9 @@ class RunsView(QWidget):
         split.addWidget(bottom)
         split.setStretchFactor(1, 2)
         remember_sizes(split, context.settings, "runs/split", [260, 640])
-        heading_row = QHBoxLayout()
-        heading = QLabel("Activity")
-        heading.setObjectName("runsHeading")
-        set_variant(heading, "title")
-        heading_row.addWidget(heading)
-        heading_row.addStretch(1)
-        heading_row.addWidget(self.refresh_button)
+        # The window's top bar names the page ("Activity"): no second heading here.
         page = QVBoxLayout(self)
         page.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
-        page.setSpacing(SPACE_4)
-        page.addLayout(heading_row)
         page.addWidget(split, 1)
 
     def _retheme(self) -> None:

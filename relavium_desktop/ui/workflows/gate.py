@@ -42,7 +42,8 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.tasks import spawn
-from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2, SPACE_3
 from relavium_desktop.ui.untrusted import fill_shown, set_shown
 
 if TYPE_CHECKING:
@@ -73,6 +74,8 @@ class GateDialog(QDialog):
         self.setWindowTitle(f"Human gate: {show_line(str(gate.get('nodeId')))}")
         self.resize(600, 460 if review else 300)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
+        layout.setSpacing(SPACE_3)
         # The question first, large: it is what the person has to answer.
         self.message = QLabel()
         set_shown(self.message, show(mask_text(str(gate.get("message") or "Approve to continue.")), "block"))
@@ -105,16 +108,22 @@ class GateDialog(QDialog):
             self.payload.setPlaceholderText("Your input (JSON, or plain text)")
             layout.addWidget(self.payload, 1)
         self.comment = QLineEdit()
-        self.comment.setPlaceholderText("Comment (optional, kept in the run's history)")
+        self.comment.setPlaceholderText("Comment or reason (optional, kept in the run's history)")
+        self.comment.setAccessibleName("Comment or reason")
         layout.addWidget(self.comment)
         self.approve_button = QPushButton(APPROVE)
         self.reject_button = QPushButton(REJECT)
         self.later_button = QPushButton("Decide later")
+        # As the design's gate card: refusing is secondary on the left, the one primary is Approve.
+        set_variant(self.approve_button, "primary")
+        set_variant(self.reject_button, "secondary")
+        set_variant(self.later_button, "ghost")
         row = QHBoxLayout()
-        row.addWidget(self.approve_button)
+        row.setSpacing(SPACE_2)
         row.addWidget(self.reject_button)
         row.addStretch(1)
         row.addWidget(self.later_button)
+        row.addWidget(self.approve_button)
         layout.addLayout(row)
         for b in (self.approve_button, self.reject_button, self.later_button):
             b.setAutoDefault(False)

@@ -17,6 +17,7 @@ from relavium_desktop.engine.jsontypes import JsonDict
 from relavium_desktop.engine.workflow.run_state import NodeState, RunState, reduce
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
+    QFrame,
     QHeaderView,
     QIcon,
     QLabel,
@@ -49,6 +50,18 @@ STATE_ICONS = {
     "cancelled": ("stop", "muted"),
 }
 
+# A node state -> the word the run panel shows (the stored state stays in ``NodeRecord.state``).
+STATE_WORDS = {
+    "pending": "Not started",
+    "running": "Running",
+    "retrying": "Trying again",
+    "waiting": "Waiting for you",
+    "completed": "Done",
+    "failed": "Failed",
+    "skipped": "Skipped",
+    "cancelled": "Cancelled",
+}
+
 WAITING_DETAIL = "waits for your answer: {message}"
 PAUSED_LINE = "Paused at a human gate: waiting for a decision"
 
@@ -61,7 +74,7 @@ def shown_state(node: NodeState) -> str:
 def status_line(state: RunState) -> str:
     """The line above the timeline for a run's status (the reducer's, never a view's own guess)."""
     if state.status == "running":
-        return f"Running {state.run_id}"
+        return "Running…"
     if state.status == "paused":
         return PAUSED_LINE
     if state.status == "completed":
@@ -126,6 +139,11 @@ class NodeRecord:
         return "\n\n".join(parts)
 
 
+def shown_detail(detail: str) -> str:
+    """A row's detail as words: a skip reason such as ``branch_not_taken`` reads "branch not taken"."""
+    return detail.replace("_", " ") if detail.isidentifier() else detail
+
+
 def _describe_error(error: Any) -> str:
     if not isinstance(error, dict):
         return ""
@@ -145,11 +163,18 @@ class RunTimeline(QWidget):
         self.run_state = RunState.initial()
         self.table = QTableWidget(0, 3)
         self.table.setObjectName("timelineTable")
-        self.table.setHorizontalHeaderLabels(["Node", "State", "Detail"])
+        self.table.setHorizontalHeaderLabels(["Step", "State", "Detail"])
+        self.table.setAccessibleName("This run's steps")
         self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setVisible(False)  # the rows read as "● draft  Done  3.8 s"
+        self.table.setShowGrid(False)
+        self.table.setFrameShape(QFrame.Shape.NoFrame)
+        self.table.setWordWrap(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.table.itemSelectionChanged.connect(self._show_selected)
         self.details = QPlainTextEdit()
@@ -158,6 +183,7 @@ class RunTimeline(QWidget):
         self.details.setPlaceholderText("Select a node to see its streamed text, tool calls and output.")
         self.status = QLabel("")
         self.status.setObjectName("runStatus")
+        self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
@@ -181,8 +207,10 @@ class RunTimeline(QWidget):
         self.order = [nid for nid, _ in nodes]
         self.table.setRowCount(len(nodes))
         for row, (nid, ntype) in enumerate(nodes):
-            self.table.setItem(row, 0, QTableWidgetItem(f"{nid}  ({ntype})"))
-            self.table.setItem(row, 1, QTableWidgetItem("pending"))
+            step = QTableWidgetItem(nid)
+            step.setToolTip(f"{nid} ({ntype})")
+            self.table.setItem(row, 0, step)
+            self.table.setItem(row, 1, QTableWidgetItem(STATE_WORDS["pending"]))
             self.table.setItem(row, 2, QTableWidgetItem(""))
         self.details.clear()
         self.status.setText("")
@@ -288,13 +316,16 @@ class RunTimeline(QWidget):
 
     def _update_row(self, record: NodeRecord) -> None:
         row = self.order.index(record.node_id)
-        for col, text in ((1, record.state), (2, record.detail)):
+        for col, text in ((1, STATE_WORDS.get(record.state, record.state)), (2, shown_detail(record.detail))):
             item = self.table.item(row, col)
             if item is not None:
                 item.setText(text)
-        state_item = self.table.item(row, 1)
-        if state_item is not None:
-            state_item.setIcon(self.state_icon(record.state))
+        step_item = self.table.item(row, 0)
+        if step_item is not None:
+            step_item.setIcon(self.state_icon(record.state))
+        detail_item = self.table.item(row, 2)
+        if detail_item is not None:
+            detail_item.setToolTip(record.detail)
 
     def state_icon(self, state: str) -> QIcon:
         spec = STATE_ICONS.get(state)

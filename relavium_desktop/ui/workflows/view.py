@@ -1,5 +1,12 @@
 """The Workflows page: list, graph, inputs, Run / Stop, live timeline, outputs, gates.
 
+Three columns as in the design: the project's workflows (two-line rows, a
+fixed width), the graph canvas (the rest), and the run panel (fixed width:
+the gate card when a run waits, inputs, Run, this run's steps, outputs,
+Stop).  The columns' widths never depend on what they hold, so choosing
+another workflow changes their contents, never their geometry.  One primary
+button: Run, or Approve while a gate waits.
+
 The view owns no run logic: loading is :mod:`.catalog`, running is
 :class:`.runner.WorkflowRunner` (the same engine ``relavium run`` builds),
 gates are :class:`.gate.GatePrompter` and the gate panel (a paused run is
@@ -174,6 +181,7 @@ class WorkflowsView(QWidget):
         left_col.addWidget(self.workflow_list, 1)
         left_col.addWidget(self.empty_label)
         left_col.addWidget(self.examples_button)
+        left_col.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.left = left
 
         # -- middle: the open workflow's graph (or why it does not load) --------
@@ -271,12 +279,7 @@ class WorkflowsView(QWidget):
 
         # The three columns have fixed widths (the canvas takes the rest), so choosing
         # another workflow never moves them: only their contents change.
-        header = QHBoxLayout()
-        heading = QLabel("Workflows")
-        set_variant(heading, "title")
-        header.addWidget(heading)
-        header.addStretch(1)
-        header.addWidget(self.refresh_button)
+        # (The window's top bar names the page: no second "Workflows" heading here.)
         columns = QHBoxLayout()
         columns.setSpacing(SPACE_4)
         columns.addWidget(left)
@@ -284,8 +287,6 @@ class WorkflowsView(QWidget):
         columns.addWidget(right)
         page = QVBoxLayout(self)
         page.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
-        page.setSpacing(SPACE_4)
-        page.addLayout(header)
         page.addLayout(columns, 1)
         self._show_nothing()
 

@@ -35,14 +35,13 @@ from relavium_desktop.ui.qt import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QStackedWidget,
     Qt,
     QVBoxLayout,
     QWidget,
     Signal,
 )
 from relavium_desktop.ui.theme import set_tone, set_variant
-from relavium_desktop.ui.theme.tokens import PAD_MAIN, READING_WIDTH, SPACE_2, SPACE_3, SPACE_5
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, READING_WIDTH, SPACE_2, SPACE_3, SPACE_5, SPACE_6
 
 # asyncio loads after the first paint: a fresh start paints this view first.
 if TYPE_CHECKING:
@@ -100,11 +99,60 @@ def _page_layout(page: QWidget) -> QVBoxLayout:
     return layout
 
 
+def _fit_rows(rows: QListWidget) -> None:
+    """As tall as its rows (up to MODEL_LIST_MAX_ROWS), so one entry is one row, not an empty box."""
+    count = rows.count()
+    rows.setVisible(count > 0)
+    if count == 0:
+        return
+    row = max(rows.sizeHintForRow(0), 1)
+    rows.setFixedHeight(row * min(count, MODEL_LIST_MAX_ROWS) + 2 * rows.frameWidth() + SPACE_2)
+
+
 def _text(text: str) -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.PlainText)
     return label
+
+
+class StepPages(QWidget):
+    """The flow's pages, one shown at a time, the column as tall as the page shown.
+
+    Unlike a QStackedWidget (as tall as its tallest page), hidden pages take no room, so
+    the buttons under the step sit right under what it shows.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pages: list[QWidget] = []
+        self._current = -1
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+
+    def addWidget(self, page: QWidget) -> None:
+        self._pages.append(page)
+        self._layout.addWidget(page)
+        page.setVisible(False)
+        if self._current < 0:
+            self.setCurrentIndex(0)
+
+    def count(self) -> int:
+        return len(self._pages)
+
+    def widget(self, index: int) -> QWidget:
+        return self._pages[index]
+
+    def currentIndex(self) -> int:
+        return self._current
+
+    def currentWidget(self) -> QWidget | None:
+        return self._pages[self._current] if 0 <= self._current < len(self._pages) else None
+
+    def setCurrentIndex(self, index: int) -> None:
+        self._current = index
+        for i, page in enumerate(self._pages):
+            page.setVisible(i == index)
 
 
 class WelcomeView(QWidget):
@@ -132,7 +180,7 @@ class WelcomeView(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.step_label, 1)
 
-        self.steps = QStackedWidget()
+        self.steps = StepPages()
         self.steps.addWidget(self._provider_step())
         self.steps.addWidget(self._key_step())
         self.steps.addWidget(self._model_step())
@@ -155,7 +203,7 @@ class WelcomeView(QWidget):
 
         column = QVBoxLayout()
         column.setSpacing(SPACE_3)
-        column.addStretch(1)
+        column.addSpacing(2 * SPACE_6)  # anchored near the top: the title does not jump between steps
         column.addWidget(_heading("Welcome to Relavium"))
         column.addWidget(_text("Three short steps and you are chatting: connect a model, pick it, done."))
         column.addSpacing(SPACE_2)
@@ -163,7 +211,7 @@ class WelcomeView(QWidget):
         column.addWidget(self.steps)
         column.addSpacing(SPACE_2)
         column.addLayout(nav)
-        column.addStretch(2)
+        column.addStretch(1)
         frame = QWidget()
         frame.setObjectName("welcomeColumn")
         frame.setMaximumWidth(READING_WIDTH)
@@ -382,7 +430,7 @@ class WelcomeView(QWidget):
             count = len(server.models)
             self.local_list.addItem(QListWidgetItem(
                 f"{server.label} at {server.base_url} · {count} model{'s' if count != 1 else ''}"))
-        self.local_list.setVisible(bool(self.found))
+        _fit_rows(self.local_list)
         self.local_status.setText(
             "Found — pick one to use it." if self.found else
             "No local model server answered. Start Ollama or LM Studio (with its server on) and look again, "
@@ -505,7 +553,7 @@ class WelcomeView(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, f"{name}/{model.id}")
             self.model_list.addItem(item)
         self.model_list.blockSignals(False)
-        self._fit_model_list()
+        _fit_rows(self.model_list)
         note = f" {listed.note}" if listed.note else ""
         count = self.model_list.count()
         if count == 1:
@@ -515,15 +563,6 @@ class WelcomeView(QWidget):
             self.model_status.setText(f"Models of {name}. Pick the one chat should use.{note}")
         self._update_next()
 
-    def _fit_model_list(self) -> None:
-        """As tall as its rows (up to MODEL_LIST_MAX_ROWS), so one model is one row, not an empty box."""
-        count = self.model_list.count()
-        self.model_list.setVisible(count > 0)
-        if count == 0:
-            return
-        row = max(self.model_list.sizeHintForRow(0), 1)
-        frame = 2 * self.model_list.frameWidth()
-        self.model_list.setFixedHeight(row * min(count, MODEL_LIST_MAX_ROWS) + frame + SPACE_2)
 
     def _model_picked(self, row: int) -> None:
         """The pick becomes the default model in defaults.json, which the chat and ``relavium chat`` both read."""

@@ -18,7 +18,8 @@ from ruamel.yaml import YAML
 
 from relavium_desktop.host.egress.local_servers import KNOWN_LOCAL_SERVERS, LocalServerKind
 from relavium_desktop.ui import app_settings as keys
-from relavium_desktop.ui.qt import QPushButton
+from relavium_desktop.ui.qt import QPoint, QPushButton
+from relavium_desktop.ui.theme.tokens import SPACE_5
 from relavium_desktop.ui.welcome import STEP_MODEL, STEP_PROJECT, STEP_PROVIDER
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.ui.chat_driver import finish, type_and_enter
@@ -170,6 +171,8 @@ def test_a_found_local_server_leads_to_step_2_with_its_sole_model_already_picked
 ) -> None:
     llm_server.models = ["llama3.2:3b"]
     window = make_window(welcome=True, local_servers=[local_kind(llm_server)])
+    window.show()
+    qtbot.waitExposed(window)
     welcome = window.welcome_view
     assert welcome.step_label.text() == "Step 1 of 3 · Connect a model"
     welcome.look_button.click()
@@ -183,6 +186,9 @@ def test_a_found_local_server_leads_to_step_2_with_its_sole_model_already_picked
     assert json.loads((relavium_home / "defaults.json").read_text()) == {"model": "ollama/llama3.2:3b"}
     # Compact: one model is one row, not a tall empty list.
     assert welcome.model_list.height() < 4 * welcome.model_list.sizeHintForRow(0)
+    # ... and the buttons sit right under it, not under the tallest step's room.
+    list_bottom = welcome.model_list.mapTo(welcome, QPoint(0, welcome.model_list.height())).y()
+    assert 0 < welcome.next_button.mapTo(welcome, QPoint(0, 0)).y() - list_bottom <= 2 * SPACE_5
     assert welcome.next_button.property("variant") == "primary"
     welcome.next_button.click()
     assert welcome.step_label.text() == "Step 3 of 3 · Ready to chat"

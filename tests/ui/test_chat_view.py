@@ -376,3 +376,29 @@ def test_the_sessions_search_finds_a_chat_by_words_only_in_its_answer(
     qtbot.waitUntil(lambda: chat.sessions.titles() == ["Tell me a fact"], timeout=5_000)
     chat.sessions.search_box.clear()
     qtbot.waitUntil(lambda: len(chat.sessions.titles()) == 2, timeout=5_000)
+
+
+def test_the_page_names_the_open_chat_and_says_what_to_do_when_none_is_open(
+    chat, qtbot, llm_server: ScriptedLLMServer
+) -> None:
+    """The window's top bar shows ``title_changed``; an empty page is the empty state, not a blank pane."""
+    titles: list[str] = []
+    chat.title_changed.connect(titles.append)
+    empty = chat.empty_state
+    assert empty is not None and chat.session_id is None
+    assert empty.isVisibleTo(chat) and not chat.transcript.isVisibleTo(chat)
+    assert chat.sessions.parent() is not chat  # the sidebar shows the chat list, not this page
+    llm_server.script(Reply.say("Hello there."))
+    with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
+        type_and_enter(qtbot, chat, "What is in here?")
+    assert titles[-1] == "What is in here?"
+    assert chat.transcript.isVisibleTo(chat) and not empty.isVisibleTo(chat)
+    first = chat.session_id
+    chat.new_session()
+    assert titles[-1] == "" and empty.isVisibleTo(chat)
+    chat.open_session(first)
+    assert titles[-1] == "What is in here?" and chat.transcript.isVisibleTo(chat)
+    chat.rename_session(first, "Project tour")
+    assert titles[-1] == "Project tour"
+    empty.new_chat_button.click()  # the empty state's one button starts a fresh chat
+    assert chat.session_id is None and titles[-1] == "" and empty.isVisibleTo(chat)

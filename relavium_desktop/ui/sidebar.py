@@ -200,11 +200,11 @@ class Sidebar(QWidget):
         self._slot_layout.setSpacing(0)
         column.addWidget(self.chat_slot, 1)
 
-        rule = QFrame()
-        rule.setObjectName("sidebarFootRule")
-        rule.setFrameShape(QFrame.Shape.HLine)
-        set_tone(rule, "muted")
-        column.addWidget(rule)
+        self.rule = QFrame()
+        self.rule.setObjectName("sidebarFootRule")
+        self.rule.setFrameShape(QFrame.Shape.HLine)
+        self.rule.setFrameShadow(QFrame.Shadow.Plain)  # one hairline, in the palette's border colour
+        column.addWidget(self.rule)
         self.settings_button = QPushButton(SETTINGS)
         self.settings_button.setObjectName("sidebarSettings")
         self.settings_button.setAutoDefault(False)
@@ -243,9 +243,13 @@ class Sidebar(QWidget):
         set_tone(self.readiness, "warning" if not ready else None)
 
     def show_icons(self, palette: Palette, mark: object | None = None) -> None:
-        """Draw the places' icons in ``palette`` (after the first paint: the icon font loads then)."""
-        from relavium_desktop.ui.qt import QIcon
+        """Draw the places' icons and the foot's hairline in ``palette`` (after the first paint, and on a theme change)."""
+        from relavium_desktop.ui.qt import QColor, QIcon, QPalette
         from relavium_desktop.ui.theme.icons import icon
+
+        hairline = self.rule.palette()
+        hairline.setColor(QPalette.ColorRole.WindowText, QColor(palette["border"]))
+        self.rule.setPalette(hairline)
 
         for row, name in enumerate(PLACE_ICONS):
             self.places.item(row).setIcon(icon(name, palette, "muted"))

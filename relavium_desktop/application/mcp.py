@@ -10,6 +10,7 @@ Heavy imports stay inside the functions.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import sys
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
@@ -245,18 +246,29 @@ def unconsented_stdio_servers(
 
 
 def cli_mcp_hooks(
-    approved: Collection[str], *, project: Path, consents: Callable[[], McpConsentStore]
+    approved: Collection[str], *, project: Path, consents: Callable[[], McpConsentStore],
+    interactive: bool | None = None,
 ) -> McpClientHooks:
-    """The command line's MCP client hooks: nobody is there to ask.
+    """The command line's MCP client hooks: what a person at the terminal can answer.
 
     Consent: a workflow's stdio server starts only when named with
     ``--approve-mcp`` or consented to before (in the app) for this project
-    and this exact launch.  Elicitation is declined (a line on stderr says
-    which server asked), sampling refused (no ``sample`` hook).
+    and this exact launch.  Sampling is refused (no ``sample`` hook).
+
+    ``interactive`` (default: stdin is a terminal): a server's elicitation form
+    is asked field by field (:mod:`.terminal_forms`) and a server that needs
+    an OAuth sign-in opens the browser; otherwise a form is declined (a line
+    on stderr says which server asked) and a sign-in is a failure saying to
+    run ``relavium mcp login NAME``.
     """
+    from relavium_desktop.application.mcp_auth import terminal_browser
     from relavium_desktop.host.mcp.hooks import ElicitationAnswer, ElicitationRequest, McpClientHooks
 
     names = frozenset(approved)
+    at_terminal = sys.stdin.isatty() if interactive is None else interactive
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
 
     async def consent(request: ConsentRequest) -> bool:
         if request.server in names:
@@ -267,8 +279,21 @@ def cli_mcp_hooks(
         return False
 
     async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
-        print(f"relavium: MCP server {request.server} asked for input; the command line cannot show forms, "
-              "so the request was declined", file=sys.stderr)
+        if at_terminal:
+            from relavium_desktop.application.terminal_forms import ask_form
+
+            return await asyncio.to_thread(ask_form, request, _read_line, say)
+        print(f"relavium: MCP server {request.server} asked for input; the command line cannot show forms "
+              "without a terminal, so the request was declined", file=sys.stderr)
         return ElicitationAnswer("decline")
 
-    return McpClientHooks(elicit=elicit, sample=None, consent=consent)
+    return McpClientHooks(elicit=elicit, sample=None, consent=consent,
+                          open_browser=terminal_browser(say) if at_terminal else None)
+
+
+def _read_line(prompt: str) -> str | None:
+    """One line from the terminal (prompt on stderr); None at end of input."""
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    return line.rstrip("\n") if line else None

@@ -37,7 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("relavium_desktop.cli.validate_cmd", "check a workflow file without running it"),
     "media": ("relavium_desktop.cli.media_cmd", "media store stats, temporary sweep and garbage collection"),
     "plugins": ("relavium_desktop.cli.plugins_cmd", "list, enable or disable relavium.tools plugins"),
-    "mcp": ("relavium_desktop.cli.mcp_cmd", "list and read MCP resources, list and render MCP prompts"),
+    "mcp": ("relavium_desktop.cli.mcp_cmd", "list and read MCP resources and prompts; sign in to remote servers (login, logout, status)"),
     "gate": ("relavium_desktop.cli.gate_cmd", "list pending human gates, approve or reject one"),
     "doctor": ("relavium_desktop.cli.doctor_cmd", "what this machine can enforce: the OS sandbox's protections"),
 }

@@ -1,5 +1,7 @@
 """``relavium mcp resources|read URI|prompts|prompt NAME``: what the user's MCP servers offer besides tools.
 
+(``login NAME``, ``logout NAME`` and ``status``, signing in to remote servers, live in :mod:`.mcp_auth_cmd`.)
+
 The servers are the ones in ``$RELAVIUM_HOME/mcp.yaml``, reached through the
 same host the app's Settings -> MCP servers page tests them with
 (:meth:`McpHost.discover`, :meth:`McpHost.read_resource`,
@@ -39,19 +41,22 @@ if TYPE_CHECKING:
     from relavium_desktop.engine.host import McpCapability
     from relavium_desktop.engine.mcp_reports import ServerReport
 
-ACTIONS = ("resources", "read", "prompts", "prompt")
+ACTIONS = ("resources", "read", "prompts", "prompt", "login", "logout", "status")
 DEFAULT_TIMEOUT_S = 15.0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=ACTIONS, help="what to do")
-    p.add_argument("target", nargs="?", metavar="URI|NAME", help="the resource URI (read) or prompt name (prompt)")
+    p.add_argument("target", nargs="?", metavar="URI|NAME",
+                   help="the resource URI (read), prompt name (prompt) or server name (login, logout)")
     p.add_argument("--server", metavar="NAME", help="only this server (from mcp.yaml)")
     p.add_argument("--arg", action="append", default=[], metavar="KEY=VALUE",
                    help="a prompt argument (prompt; repeatable)")
     p.add_argument("--workspace", help="folder stdio MCP servers start in by default (default: the current folder)")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                    help=f"how long each server may take to answer its listing (default: {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--sign-in-timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="login: how long to wait for the browser to come back (default: 300)")
     p.add_argument("--json", action="store_true", help="print JSON only")
 
 
@@ -229,6 +234,10 @@ async def _run(app: Application, workspace: Path, args: argparse.Namespace) -> t
 
 
 def run(args: argparse.Namespace) -> int:
+    from relavium_desktop.cli.mcp_auth_cmd import AUTH_ACTIONS, run_auth
+
+    if args.action in AUTH_ACTIONS:
+        return run_auth(args)
     _check_args(args)
     workspace = Path(args.workspace or ".").expanduser()
     if not workspace.is_dir():

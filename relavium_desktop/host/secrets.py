@@ -269,3 +269,26 @@ class SecretStore:
             if value is not None:
                 entries.append(SecretEntry(name, hint_of(value)))
         return entries
+
+    # -- entries of another Relavium keyring service (e.g. MCP sign-in tokens) ----------
+
+    def get_item(self, service: str, key: str) -> str | None:
+        """The value under ``(service, key)``; for stores of their own (not listed by ``secret list``)."""
+        value = self._call("read the entry", "get_password", service, key)
+        return value if isinstance(value, str) else None
+
+    def set_item(self, service: str, key: str, value: str) -> None:
+        """Store ``value`` under ``(service, key)`` in the same keyring, with the same refusals."""
+        self._call("store the entry", "set_password", service, key, value)
+
+    def delete_item(self, service: str, key: str) -> bool:
+        """Remove ``(service, key)``; ``False`` when it was not there."""
+        import keyring.errors
+
+        if self.get_item(service, key) is None:
+            return False
+        try:
+            self._call("delete the entry", "delete_password", service, key)
+        except keyring.errors.PasswordDeleteError:
+            return False
+        return True

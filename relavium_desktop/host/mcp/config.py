@@ -19,6 +19,13 @@ field it concerns instead of connecting somewhere unexpected::
         url: https://docs.example/mcp
         credentialRef: secret:docs-token  # resolved in the host, sent as a header, never logged
         allowLocal: false                 # explicit opt-in for loopback/private addresses (and plain http)
+      tracker:
+        transport: http
+        url: https://tracker.example/mcp  # no credentialRef: OAuth sign-in ('relavium mcp login tracker')
+        oauth:                            # optional; absent = sign in when the server asks (oauth: false = never)
+          clientId: relavium-desktop      # a client the server's owner registered for you (else registered on the fly)
+          clientSecret: secret:tracker-client   # its secret, if it has one, in the keyring
+          scopes: [issues:read]           # optional: ask for these instead of what the server suggests
 
 A literal credential header (``Authorization``, ``Cookie``, anything naming a
 token or key) is refused: it would sit in a plain file and in backups, which
@@ -120,6 +127,28 @@ class StdioServer(_ServerCommon):
         return value
 
 
+class OAuthSettings(_Strict):
+    """A server's ``oauth:`` block: a pre-registered client and the scopes to ask for.
+
+    Every field is optional: without ``clientId`` the client identifies itself
+    the way the server supports (a client ID metadata document, else dynamic
+    registration).  ``clientSecret`` is a ``secret:NAME`` reference, never a
+    literal, for the same reason as ``credentialRef``.
+    """
+
+    client_id: str | None = Field(default=None, alias="clientId", min_length=1, max_length=512)
+    client_secret: str | None = Field(default=None, alias="clientSecret", pattern=r"^secret:")
+    scopes: tuple[str, ...] | None = None
+    # The HTTPS URL of this app's client ID metadata document, where the server supports them.
+    client_metadata_url: str | None = Field(default=None, alias="clientMetadataUrl", pattern=r"^https://[^/]+/.+")
+
+    @model_validator(mode="after")
+    def _secret_needs_id(self) -> OAuthSettings:
+        if self.client_secret is not None and self.client_id is None:
+            raise ValueError("clientSecret needs the clientId it belongs to")
+        return self
+
+
 class HttpServer(_ServerCommon):
     transport: Literal["http"]
     url: str = Field(min_length=1)
@@ -130,6 +159,21 @@ class HttpServer(_ServerCommon):
     allow_local: bool = Field(default=False, alias="allowLocal")
     timeout_ms: int = Field(default=60_000, ge=100, le=3_600_000, alias="timeoutMs")
     connect_timeout_ms: int = Field(default=30_000, ge=100, le=600_000, alias="connectTimeoutMs")
+    # None: sign in with OAuth when the server asks for it; False: never; a block: how to sign in.
+    oauth: OAuthSettings | bool | None = None
+
+    @property
+    def uses_oauth(self) -> bool:
+        """Whether requests to this server may carry an OAuth token (none when a static credential is set)."""
+        return self.credential_ref is None and self.oauth is not False
+
+    @model_validator(mode="after")
+    def _one_credential(self) -> HttpServer:
+        if self.credential_ref is not None and isinstance(self.oauth, OAuthSettings):
+            raise ValueError("a server signs in either with credentialRef or with oauth, not both")
+        if self.oauth is True:
+            return self.model_copy(update={"oauth": None})
+        return self
 
     @model_validator(mode="before")
     @classmethod

@@ -68,3 +68,8 @@ class McpClientHooks:
     sample: Callable[[SamplingRequest], Awaitable[SamplingAnswer]] | None = None
     # Asked before the FIRST spawn of a workflow-origin stdio server; None/False: refused, never spawned.
     consent: Callable[[ConsentRequest], Awaitable[bool]] | None = None
+    # Opens an OAuth sign-in page for the user (a person is there); None: a server that needs
+    # sign-in fails with a message saying how to sign in, and no browser is opened.
+    open_browser: Callable[[str], None] | None = None
+    # How long an OAuth sign-in waits for the browser to come back to the loopback listener.
+    sign_in_timeout_s: float = 300.0

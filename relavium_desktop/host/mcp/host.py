@@ -289,6 +289,33 @@ class McpHost:
         scheme = entry.credential_scheme
         return {entry.credential_header: f"{scheme} {value}" if scheme else value}
 
+    def _person_slack(self, entry: ServerEntry) -> float:
+        """Extra time for a call that may wait on a person signing in (only when one can be asked)."""
+        if isinstance(entry, HttpServer) and entry.uses_oauth and self._hooks.open_browser is not None:
+            return self._hooks.sign_in_timeout_s
+        return 0.0
+
+    async def _oauth(self, name: str, entry: HttpServer) -> Any:
+        """The server's OAuth sign-in (tokens from the keyring), or None when it uses none."""
+        if not entry.uses_oauth or self._secrets is None:
+            return None
+        from relavium_desktop.host.mcp.config import OAuthSettings
+        from relavium_desktop.host.mcp.oauth.provider import RelaviumOAuthProvider
+        from relavium_desktop.host.mcp.oauth.store import OAuthTokenStore
+
+        client_secret = None
+        if isinstance(entry.oauth, OAuthSettings) and entry.oauth.client_secret is not None:
+            try:
+                _, client_secret = await asyncio.to_thread(self._secrets.resolve_ref, entry.oauth.client_secret)
+            except SecretStoreError as exc:
+                raise ToolFailedError(str(exc)) from None
+            self._credentials[f"{name}#oauth-client"] = client_secret
+        return RelaviumOAuthProvider(
+            server=name, entry=entry, store=OAuthTokenStore(self._secrets, name, entry.url),
+            client_secret=client_secret, open_browser=self._hooks.open_browser,
+            sign_in_timeout_s=self._hooks.sign_in_timeout_s,
+        )
+
     async def _http(self, name: str, entry: HttpServer) -> AbstractAsyncContextManager[Any]:
         from mcp.client.streamable_http import streamable_http_client
 
@@ -302,7 +329,7 @@ class McpHost:
         headers = {**entry.headers, **await self._credential_header(name, entry)}
         client = guarded_mcp_client(
             headers=headers, allow_local=entry.allow_local, timeout_s=entry.connect_timeout_ms / 1000,
-            ssl_context=opts.get("ssl_context"), **kw,
+            ssl_context=opts.get("ssl_context"), auth=await self._oauth(name, entry), **kw,
         )
 
         @asynccontextmanager
@@ -340,7 +367,7 @@ class McpHost:
             else:
                 transport = await self._http(name, entry)
             conn = McpConnection(transport, self._session_callbacks(name, entry).client_kwargs())
-            wait_s = entry.connect_timeout_ms / 1000 if timeout_s is None else timeout_s
+            wait_s = (entry.connect_timeout_ms / 1000 if timeout_s is None else timeout_s) + self._person_slack(entry)
             try:
                 await conn.open(wait_s)
             except TimeoutError:
@@ -414,7 +441,7 @@ class McpHost:
             conn = await self._connect(server, entry)
             client = conn.client
             assert client is not None
-            async with asyncio.timeout(entry.timeout_ms / 1000):
+            async with asyncio.timeout(entry.timeout_ms / 1000 + self._person_slack(entry)):
                 if not conn.tools_listed:
                     from relavium_desktop.host.mcp.discovery import prime_tool_listing
 
@@ -553,7 +580,7 @@ class McpHost:
                 return ServerReport(server=name, origin=origin, ok=False, error=str(exc))
         started = time.monotonic()
         try:
-            async with asyncio.timeout(timeout_s):
+            async with asyncio.timeout(timeout_s + 2 * self._person_slack(entry)):
                 conn = await self._connect(name, entry, timeout_s=min(timeout_s, entry.connect_timeout_ms / 1000))
                 assert conn.client is not None
                 listing = await list_server(conn.client, name, entry)

@@ -146,6 +146,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="streaming duration (default 5)")
     parser.add_argument("--rate", type=float, default=1000.0, help="tokens per second (default 1000)")
+    parser.add_argument("--tool-lines", type=int, default=None,
+                        help="lines the tool prints (default 40,000 per second of streaming; 0: the stream alone)")
     args = parser.parse_args()
     if not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -172,7 +174,8 @@ def main() -> int:
     window = MainWindow()
     window.context.set_project(str(project))
     window.context.set_mode("auto")
-    lines = int(args.seconds * 40_000)  # a shell loop prints roughly this fast; it stops on its own
+    # A shell loop prints roughly 40,000 lines a second; it stops on its own.
+    lines = int(args.seconds * 40_000) if args.tool_lines is None else args.tool_lines
     script = TOOL_SCRIPT.format(lines=lines)
     window.context.settings.setValue("chat/policy", json.dumps({"allowedCommands": [shlex.join(["sh", "-c", script])]}))
     window.show()
@@ -195,7 +198,8 @@ def main() -> int:
         await asyncio.sleep(0.5)  # settle after the first paint
         baseline = await phase(2.0)
 
-        registry: ToolRegistry = await view.backend.registry(window.context.project)  # type: ignore[union-attr]
+        registry: ToolRegistry
+        registry, _mcp_ids = await view.backend.registry(window.context.project)  # type: ignore[union-attr]
         ctx = ToolDispatchContext(run_id="bench-tool", node_id="bench", granted_tool_ids=frozenset({"run_command"}),
                                   policy=policy_from(window.context.settings), emit=lambda event: view._on_event(event.to_wire()))
         finished = asyncio.Event()

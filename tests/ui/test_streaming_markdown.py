@@ -16,6 +16,7 @@ import pytest
 from relavium_desktop.ui.chat.code_block import CodeBlock
 from relavium_desktop.ui.chat.message_block import BUBBLE_MAX_WIDTH, MARK_SIZE, MessageBlock
 from relavium_desktop.ui.chat.rich_text import FittedText
+from relavium_desktop.ui.chat.stream_render import SEGMENT_CHARS
 from relavium_desktop.ui.chat.transcript import Transcript
 from relavium_desktop.ui.qt import QFont, QLabel, QTextCursor, QToolButton
 
@@ -221,7 +222,7 @@ def test_a_long_paragraph_is_re_parsed_only_from_its_last_lines(transcript) -> N
         transcript.flush()
     block = transcript.messages()[-1]
     render = block._stream  # the renderer's own bookkeeping: where the re-parsed tail starts
-    assert len(block.text) - (render.done + render._para_done) < 200
+    assert len(block.text) - (render.done + render._para_done) < SEGMENT_CHARS + 100
     transcript.end_stream()
     full = MessageBlock("assistant", block.text)
     full.complete = True

@@ -54,7 +54,8 @@ def _parser() -> MarkdownIt:
     if _PARSER is None:
         from markdown_it import MarkdownIt
 
-        parser = MarkdownIt("commonmark", {"html": False, "breaks": False}).enable(["table", "strikethrough"])
+        # ``breaks``: a single newline in a chat answer is a line break, as people (and models) mean it.
+        parser = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable(["table", "strikethrough"])
         parser.add_render_rule("image", _image_as_text)
         parser.add_render_rule("table_open", _table_open)
         parser.add_render_rule("th_open", _cell_open)

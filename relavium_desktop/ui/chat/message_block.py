@@ -37,6 +37,7 @@ from relavium_desktop.ui.qt import (
     QSize,
     Qt,
     QTextCursor,
+    QTimer,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -50,6 +51,14 @@ BUBBLE_MAX_WIDTH = 560  # the design's user bubble: at most this wide, right-ali
 MARK_SIZE = SPACE_6 - SPACE_1  # the answer's app mark: a 28 px soft-accent square
 MARK_ICON = SPACE_4
 ACTION_ICON = SPACE_4
+
+
+def _warm_markdown() -> None:
+    from relavium_desktop.ui.chat import stream_render
+    from relavium_desktop.ui.chat.markdown import render_inline
+
+    del stream_render
+    render_inline("")
 
 
 class MessageBlock(QFrame):
@@ -119,6 +128,9 @@ class MessageBlock(QFrame):
         self.try_again_button: QPushButton | None = None
         if text:
             self.render_text()
+        if role == "user":
+            # An answer is coming: build the Markdown parser while the model thinks, not on its first token.
+            QTimer.singleShot(0, _warm_markdown)
 
     def _paint_mark(self) -> None:
         from relavium_desktop.ui.identity import app_icon

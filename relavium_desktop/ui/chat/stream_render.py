@@ -8,9 +8,13 @@ never touched again.  The open block is drawn as far as it parses: an
 unclosed fence is a code block growing line by line, a table shows its
 complete rows, and a half-typed marker is held back (``markdown.hold_back``).
 
-A long open paragraph would make every flush re-render all of it; so its
-complete lines are committed into the paragraph as soon as no inline marker
-is open across them, and only its last lines are drawn again per flush.
+A long open paragraph would make every flush lay all of it out again (a
+QTextBlock is laid out whole); so its complete lines are committed in
+segments -- their own blocks, no margin between them -- once no inline
+marker is open across them, and only the last segment is drawn again per
+flush.  A newline in an answer is a line break (``markdown``'s ``breaks``),
+so a paragraph in segments reads exactly like the one block a full render
+gives.
 
 Appending a block keeps the formats a one-shot ``setHtml`` of the same text
 would give (block margins, lists, tables), so a finished stream reads exactly
@@ -35,8 +39,11 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.chat.rich_text import FittedText
 
 KEEP_LINES = 2  # an open paragraph's last lines, drawn again per flush; earlier ones are committed
+SEGMENT_CHARS = 300  # an open paragraph's last segment is committed once it is this long
 _CONTINUE = "x\n"  # parsed before an open paragraph's uncommitted lines: they stay a continuation
-LINE_SEPARATOR = "\u2028"  # a hard line break inside a paragraph
+_FIRST = '<p style="margin-bottom: 0px">'
+_MIDDLE = '<p style="margin-top: 0px; margin-bottom: 0px">'
+_LAST = '<p style="margin-top: 0px">'
 
 
 class Host(Protocol):
@@ -66,6 +73,17 @@ class StreamRender:
 
     def update(self, text: str, *, final: bool = False) -> None:
         """Render ``text`` (the whole answer so far); ``final``: nothing more comes, render all of it."""
+        # One edit block: the document is laid out again once per flush, not once per insert.
+        edit = QTextCursor(self._host.prose_view().document()) if self._open_view is not None else None
+        if edit is not None:
+            edit.beginEditBlock()
+        try:
+            self._update(text, final=final)
+        finally:
+            if edit is not None:
+                edit.endEditBlock()
+
+    def _update(self, text: str, *, final: bool) -> None:
         base = self.done + self._para_done
         cont = self._para_done > 0
         source = (_CONTINUE if cont else "") + text[base:]
@@ -77,9 +95,11 @@ class StreamRender:
             if cont and index == 0:
                 rest = block.inline[len(_CONTINUE) :] if block.kind == "paragraph" else ""
                 if last:
-                    self._open_paragraph(rest, source[len(_CONTINUE) :], continued=True)
-                else:
-                    self._insert_inline(self._view(), render_inline(rest), continued=True)
+                    self._open_paragraph(rest, source[len(_CONTINUE) :], continued=True, markup=block.html)
+                else:  # the paragraph ended: its last segment, all of it
+                    append_html(
+                        self._view().document(), self._host.paint(f"{_LAST}{render_inline(rest)}</p>")
+                    )
                     self._para_done = 0
                 continue
             if last:
@@ -138,7 +158,7 @@ class StreamRender:
                 self._open_code.set_code(code)
             return
         if block.kind == "paragraph":
-            self._open_paragraph(block.inline, own, continued=False)
+            self._open_paragraph(block.inline, own, continued=False, markup=block.html)
             return
         if block.kind == "table":
             shown = own[: own.rfind("\n") + 1]  # complete rows only
@@ -152,43 +172,34 @@ class StreamRender:
             self._mark(view)
             append_html(view.document(), self._host.paint(markup))
 
-    def _open_paragraph(self, inline: str, source: str, *, continued: bool) -> None:
-        """The open paragraph: commit its early lines once they are safe, draw the rest held back."""
-        lines = inline.split("\n")
-        source_lines = source.split("\n")
+    def _open_paragraph(self, inline: str, source: str, *, continued: bool, markup: str) -> None:
+        """The open paragraph: commit a long segment of it once that is safe, draw the rest held back.
+
+        ``markup`` is the paragraph as parsed (after ``_CONTINUE`` when ``continued``): drawn
+        as it is when nothing is held back, so the tail is parsed once per flush, not twice.
+        """
         view = self._view()
-        if len(lines) > KEEP_LINES + 1:
+        lines = parsed = inline.split("\n")
+        if len(lines) > KEEP_LINES + 1 and len(inline) >= SEGMENT_CHARS:
             keep = len(lines) - KEEP_LINES
             prefix = "\n".join(lines[:keep])
             if hold_back(prefix) == prefix:
-                markup = render_inline(prefix)
-                if lines[keep - 1].endswith(("  ", "\\")):
-                    markup += LINE_SEPARATOR
-                if continued:
-                    self._insert_inline(view, markup, continued=True)
-                else:
-                    append_html(view.document(), self._host.paint(f"<p>{markup}</p>"))
-                self._para_done += sum(len(line) + 1 for line in source_lines[:keep])
+                opening = _MIDDLE if continued else _FIRST
+                append_html(view.document(), self._host.paint(f"{opening}{render_inline(prefix)}</p>"))
+                self._para_done += sum(len(line) + 1 for line in source.split("\n")[:keep])
                 lines, continued = lines[keep:], True
-        held = hold_back("\n".join(lines))
+        whole = "\n".join(lines)
+        held = hold_back(whole)
         if not held.strip():
             return
         self._mark(view)
-        if continued:
-            self._insert_inline(view, render_inline(held), continued=True)
+        opening = _LAST if continued else "<p>"
+        parsed_head = f"<p>{_CONTINUE[0]}<br />\n" if continued else "<p>"
+        if held == whole and lines is parsed and markup.startswith(parsed_head):
+            drawn = opening + markup[len(parsed_head) :]
         else:
-            append_html(view.document(), self._host.paint(f"<p>{render_inline(held)}</p>"))
-
-    def _insert_inline(self, view: FittedText, markup: str, *, continued: bool) -> None:
-        """More of the paragraph that ends the document (a soft line break before it)."""
-        if not markup:
-            return
-        cursor = QTextCursor(view.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        text_before = cursor.block().text()
-        if continued and text_before and not text_before.endswith(LINE_SEPARATOR):
-            cursor.insertText(" ", QTextCharFormat())
-        cursor.insertHtml(self._host.paint(markup))
+            drawn = f"{opening}{render_inline(held)}</p>"
+        append_html(view.document(), self._host.paint(drawn))
 
 
 def append_html(document: QTextDocument, markup: str) -> None:

@@ -169,6 +169,9 @@ def test_revoke_removes_a_workflow_server_consent(make_window, relavium_home: Pa
     page = open_page(make_window)
     assert page.consent_table.rowCount() == 2
     assert page.consent_table.item(0, 2).text() == "npx -y files-server"
+    # When it was allowed, in local words; the full local timestamp on hover, never raw UTC.
+    assert page.consent_table.item(0, 3).text().startswith("Today ")
+    assert "(UTC" in page.consent_table.item(0, 3).toolTip()
     page.consent_table.selectRow(0)
     page.revoke_button.click()
     assert [c.server for c in store.list()] == ["wf-other"]

@@ -19,6 +19,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
 )
 from relavium_desktop.ui.theme import Theme, set_tone
+from relavium_desktop.ui.theme.tokens import PAD_MAIN
 
 THEME_LABELS = {"light": "Light", "dark": "Dark", "system": "Follow the system"}
 DEFAULT_SIZE_TEXT = "Same as the desktop"
@@ -59,6 +60,7 @@ class AppearancePage(QWidget):
         form.addRow("Text size:", self.font_size)
 
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)  # the main area's padding
         layout.addWidget(themes)
         layout.addWidget(text)
         layout.addStretch(1)

@@ -54,6 +54,7 @@ from relavium_desktop.ui.qt import (
 )
 from relavium_desktop.ui.settings.chat_tool_config import ToolConfigSection
 from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.theme.tokens import PAD_MAIN
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
@@ -244,6 +245,7 @@ class ChatToolsPage(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
         layout = QVBoxLayout(content)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)  # the main area's padding, inside the scroll
         layout.addWidget(intro)
         layout.addWidget(self.warning)
         layout.addWidget(self.commands, 1)

@@ -52,9 +52,11 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.runs.local_time import full_local, parse_wire_time, short_local
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_surface, set_tone
 from relavium_desktop.ui.theme.icons import icon
+from relavium_desktop.ui.theme.tokens import PAD_MAIN
 
 if TYPE_CHECKING:
     from relavium_desktop.application.mcp_settings import McpConsent, McpConsentStore
@@ -293,6 +295,7 @@ class McpServersPage(QWidget):
         consents_layout.addLayout(consent_row)
 
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)  # the main area's padding
         layout.addLayout(top)
         layout.addWidget(self.file_error)
         layout.addWidget(splitter, 1)
@@ -621,10 +624,13 @@ class McpServersPage(QWidget):
         self.consent_table.setRowCount(len(self.consents))
         for row, consent in enumerate(self.consents):
             argv = " ".join([consent.command, *consent.args])
-            cells = (consent.project, consent.server, argv, consent.created_at.replace("T", " ")[:19])
+            epoch = parse_wire_time(consent.created_at)
+            when = short_local(epoch) if epoch is not None else consent.created_at.replace("T", " ")[:19]
+            cells = (consent.project, consent.server, argv, when)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(consent.describe() if col == 2 else text)
+                tip = full_local(epoch) if col == 3 and epoch is not None else text
+                item.setToolTip(consent.describe() if col == 2 else tip)
                 self.consent_table.setItem(row, col, item)
         self.consent_empty.setText(self._consent_error or "None yet: no workflow has asked to start a server.")
         self.consent_empty.setVisible(not self.consents)

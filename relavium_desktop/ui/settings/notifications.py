@@ -25,6 +25,7 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.theme.tokens import PAD_MAIN
 
 SYSTEM_SHORTCUT_HELP = (
     "To process the clipboard from anywhere, bind a system-wide shortcut in your desktop's "
@@ -65,6 +66,7 @@ class NotificationsPage(QWidget):
         form.addRow(help_label)
 
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)  # the main area's padding
         layout.addWidget(notifications)
         layout.addWidget(self._background_group(settings))
         layout.addWidget(shortcuts)

@@ -18,6 +18,7 @@ from relavium_desktop.application.paths import AppPaths
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import QCheckBox, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.theme.tokens import PAD_MAIN
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ class PluginsPage(QWidget):
         self.reload_button = QPushButton("Check again")
         self.reload_button.clicked.connect(self.refresh)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)  # the main area's padding
         layout.addWidget(self.intro)
         layout.addWidget(self.error)
         layout.addWidget(self.empty)

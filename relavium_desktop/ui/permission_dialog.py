@@ -290,14 +290,26 @@ class PermissionDialog(QDialog):
             set_surface(self.diff_view, "code")
             self.diff_view.setPlainText(self.diff_shown.text)
             added, removed = change_counts(diff)
+            # The file header row sits on the diff like a tab: the path on the left, +added −removed right.
+            header_row = QWidget()
+            header_row.setObjectName("diffHeaderRow")
+            set_surface(header_row, "sunken")
             self.diff_header = QLabel()
             self.diff_header.setObjectName("diffHeader")
-            set_surface(self.diff_header, "sunken")
             set_variant(self.diff_header, "mono")
-            self.diff_header.setContentsMargins(SPACE_2, SPACE_1, SPACE_2, SPACE_1)
+            self.diff_counts = QLabel()
+            self.diff_counts.setObjectName("diffCounts")
+            set_variant(self.diff_counts, "mono")
+            header_layout = QHBoxLayout(header_row)
+            header_layout.setContentsMargins(SPACE_3, SPACE_1, SPACE_3, SPACE_1)
+            header_layout.addWidget(self.diff_header, 1)
+            header_layout.addWidget(self.diff_counts)
             self._diff_counts = (added, removed)
-            layout.addWidget(self.diff_header)
-            layout.addWidget(self.diff_view, 2)
+            block = QVBoxLayout()
+            block.setSpacing(0)
+            block.addWidget(header_row)
+            block.addWidget(self.diff_view, 1)
+            layout.addLayout(block, 2)
         else:
             layout.addWidget(self.args_view, 1)
 
@@ -462,7 +474,8 @@ class PermissionDialog(QDialog):
             f'<span style="color: {palette["danger"]}">\u2212{removed}</span>'
         )
         self.diff_header.setTextFormat(Qt.TextFormat.RichText)
-        self.diff_header.setText(f"{marked_html(name, palette)} · {counts}")
+        self.diff_header.setText(marked_html(name, palette))
+        self.diff_counts.setText(counts)
         self.diff_header.setAccessibleName(f"{name.text}: {added} lines added, {removed} removed")
 
     def selected_scope(self) -> str:
@@ -487,6 +500,7 @@ class PermissionDialog(QDialog):
     def ask_reason(self) -> None:
         """Deny…: show the optional reason field (and its Deny button) and put the cursor in it."""
         self.reason_row.setVisible(True)
+        self.deny_button.setVisible(False)  # its Deny is now beside the reason
         self.reason.setFocus()
 
     def _show_details(self, shown: bool) -> None:

@@ -137,7 +137,8 @@ def test_the_diff_has_old_and_new_line_numbers_under_a_file_header(window, qtbot
     assert view.gutter.isVisible() and view.gutter.width() > 0 and view.viewportMargins().left() == view.gutter.width()
     header = dialog.diff_header.accessibleName()
     assert header == "src/app.py: 1 lines added, 1 removed"
-    assert "+1" in dialog.diff_header.text() and "\u22121" in dialog.diff_header.text()
+    assert "src/app.py" in dialog.diff_header.text()
+    assert "+1" in dialog.diff_counts.text() and "\u22121" in dialog.diff_counts.text()
     assert dialog.sub.text() == "In project · asked by the chat's agent · the change below replaces 1 line with 1"
     assert dialog.allow_button.text() == "Allow edit"
     deny(dialog, qtbot)

@@ -17,6 +17,7 @@ from relavium_desktop.engine.agent.mode_ids import MODE_DESCRIPTIONS, MODE_IDS, 
 from relavium_desktop.ui.chat.backend import KEY_POLICY
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.ui.chat_driver import finish, type_and_enter
+from tests.ui.words import assert_words_for_people
 
 RAN, ASKED, REFUSED = "ran without asking", "asked first", "refused by the mode"
 
@@ -48,7 +49,7 @@ def test_the_menu_lists_every_mode_with_its_description(make_window) -> None:
         assert MODE_DESCRIPTIONS[ChatMode(mode)] in action.text()
         assert action.toolTip() == MODE_DESCRIPTIONS[ChatMode(mode)]
     assert window.context.mode == ChatMode.CONFIRM  # the default asks before acting
-    assert picker.text() == "Mode: Ask before acting"
+    assert picker.text().endswith("Ask before acting")  # the top bar's chip names the mode
     picker.actions_by_mode["auto"].trigger()
     assert window.context.mode == "auto" and picker.toolTip() == MODE_DESCRIPTIONS[ChatMode.AUTO]
 
@@ -106,12 +107,14 @@ def test_the_refusal_offers_the_mode_that_allows_it_and_the_switch_carries_on(
     offer = view.mode_offer
     assert offer.isVisibleTo(view) and not view.banner.isVisibleTo(view)
     assert "Read-only" in offer.label.text() and "Ask before acting" in offer.label.text()
+    assert "write_file" not in offer.label.text() and "notes.md" in offer.label.text()  # words, not the tool id
+    assert_words_for_people(view, "the mode offer and the refused card")
     card_text = view.transcript.plain_text()
     assert "not granted" not in card_text
 
     offer.switch_button.click()
     assert view.context.mode == ChatMode.CONFIRM
-    assert view.window().mode_picker.text() == "Mode: Ask before acting"
+    assert view.window().mode_picker.text().endswith("Ask before acting")
     dialogs: list = []
     view.context.approvals.dialog_opened.connect(dialogs.append)
     llm_server.script(Reply.call("write_file", {"path": "notes.md", "content": "hello\n"}), Reply.say("written"))

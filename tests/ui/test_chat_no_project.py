@@ -35,7 +35,8 @@ def bare_chat(make_window, providers: None, qtbot):
 def test_a_plain_message_is_answered_with_no_tools_offered(bare_chat, qtbot, llm_server: ScriptedLLMServer) -> None:
     view = bare_chat
     header = view.window().project_note
-    assert header.isVisibleTo(view.window()) and header.text() == "No project — tools are off"
+    assert header.isVisibleTo(view.window()) and header.text().startswith("No project")
+    assert "tools" in header.text() and "off" in header.text()
     llm_server.script(Reply.say("Hello! How can I help?"))
     type_and_enter(qtbot, view, "hello")
     assert finish(qtbot, view) == "completed"
@@ -54,7 +55,7 @@ def test_a_tool_request_offers_the_folder_picker_and_the_tool_runs_after_choosin
     assert finish(qtbot, view) == "failed"
     offer = view.folder_offer
     assert offer.isVisibleTo(view) and not view.banner.isVisibleTo(view)
-    assert "read_file needs a project folder" in offer.label.text()
+    assert "needs a project folder" in offer.label.text() and "read_file" not in offer.label.text()
     assert offer.project_button.isVisibleTo(view)
 
     folder_picker.answers.append(str(project))

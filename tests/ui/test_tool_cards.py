@@ -26,6 +26,7 @@ from relavium_desktop.ui.chat.backend import KEY_POLICY
 from relavium_desktop.ui.chat.transcript import Transcript
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.ui.chat_driver import type_and_enter
+from tests.ui.words import assert_words_for_people
 
 NUMBER = r"\d+(\.\d+)?"
 
@@ -64,6 +65,7 @@ def test_chat_tools_say_what_they_did_and_a_reopened_session_says_the_same(
     assert live[5] == "Not allowed to read ../elsewhere.txt — it is outside the project folder"
     # Every card is collapsed to that one line until opened.
     assert not any(c.expanded for c in chat.transcript.cards())
+    assert_words_for_people(chat.transcript, "tool cards")  # no tool id or code on any card's line
 
     # Reopened from the store: the same lines, without the durations only the live call measured.
     session = chat.session_id
@@ -263,6 +265,7 @@ def test_refusals_say_why_in_words(qtbot, reason: str, message: str, why: str, s
     assert details.splitlines()[0] == sentence
     assert message in details
     assert f"tool_denied ({reason})" in details and "write_file" in details  # the codes are in the details
+    assert_words_for_people(transcript, f"refused card ({reason})")
 
 
 def test_a_call_whose_arguments_arrived_as_a_clipped_preview_still_names_its_file(qtbot) -> None:

@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 from relavium_desktop.ui.error_text import error_text, error_words
 from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, QWidget, Signal
-from relavium_desktop.ui.theme import set_surface
+from relavium_desktop.ui.theme import set_surface, set_variant
+from relavium_desktop.ui.theme.tokens import SPACE_2, SPACE_3
 
 ACTION_ADD_KEY = "add_key"
 ACTION_PROVIDERS = "providers"
@@ -60,12 +61,15 @@ class ErrorBanner(QWidget):
         self.label.setWordWrap(True)
         self.button = QPushButton()
         self.button.setAutoDefault(False)
+        set_variant(self.button, "primary")  # the banner's one way forward
         self.button.clicked.connect(lambda: self.action_requested.emit(self.action or ""))
         self.dismiss = QPushButton("Dismiss")
         self.dismiss.setAutoDefault(False)
+        set_variant(self.dismiss, "ghost")
         self.dismiss.clicked.connect(self.hide)
         row = QHBoxLayout(self)
-        row.setContentsMargins(8, 6, 8, 6)
+        row.setContentsMargins(SPACE_3, SPACE_2, SPACE_2, SPACE_2)
+        row.setSpacing(SPACE_2)
         row.addWidget(self.label, 1)
         row.addWidget(self.button)
         row.addWidget(self.dismiss)

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.ui.chat.offer_bar import OfferBar
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.qt import Signal
@@ -60,8 +61,10 @@ class FolderAccessOffer(OfferBar):
         """Show the offer after ``tool_id`` was refused for a path outside the project."""
         self._tool_input = tool_input
         self._wants_project = False
+        path = tool_input.get("path") if isinstance(tool_input, dict) else None
+        what = f"“{show_line(path)}”" if isinstance(path, str) and path else "that path"
         self.show_step(
-            f"{tool_id} was refused: the path is outside the project folder. You can allow this "
+            f"The agent could not reach {what}: it is outside the project folder. You can allow this "
             "project to use one more folder (protected files inside it stay off-limits).",
             self.allow_button,
         )
@@ -70,7 +73,7 @@ class FolderAccessOffer(OfferBar):
         """Show the offer after ``tool_id`` was refused because no project folder is chosen."""
         self._wants_project = True
         self.show_step(
-            f"{tool_id} needs a project folder, and none is chosen, so file and command tools are off. "
+            "The agent needs a project folder for that, and none is chosen, so file and command tools are off. "
             "Choose the folder the agent may work in to turn them on for this chat.",
             self.project_button,
         )

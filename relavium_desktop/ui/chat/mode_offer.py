@@ -10,8 +10,9 @@ picker follows) and "Continue" carries the refused turn on under it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.engine.display_text import show_line
 from relavium_desktop.ui.chat.offer_bar import OfferBar
 from relavium_desktop.ui.qt import Signal
 
@@ -32,13 +33,21 @@ class ModeSwitchOffer(OfferBar):
         self.switch_button.clicked.connect(self.switch)
         self.retry_button.clicked.connect(self._retry)
 
-    def offer(self, tool_id: str, message: str, current: ChatMode, allowing: ChatMode) -> None:
+    def offer(self, tool_id: str, message: str, current: ChatMode, allowing: ChatMode,
+              tool_input: Any = None) -> None:
+        """Say in words what the mode refused and offer the mode that allows it (the engine's words: tooltip)."""
         from relavium_desktop.engine.agent.mode_ids import MODE_TITLES
+        from relavium_desktop.ui.chat.tool_cards.results import Outcome
+        from relavium_desktop.ui.chat.tool_cards.summaries import VERBS, target
 
         self._target = str(allowing)
         self.switch_button.setText(f"Switch to {MODE_TITLES[allowing]}")
-        self.show_step(message or f"{tool_id} is not available in {MODE_TITLES[current]} mode.",
-                       self.switch_button)
+        bare = VERBS.get(tool_id, ("use this tool", "", ""))[0]
+        what = target(Outcome(tool_id, tool_input if isinstance(tool_input, dict) else {}))
+        doing = show_line(" ".join(p for p in (bare, what) if p))
+        self.show_step(f"{MODE_TITLES[current]} mode does not let the agent {doing}. "
+                       f"{MODE_TITLES[allowing]} mode does: switch, then continue.", self.switch_button)
+        self.label.setToolTip(show_line(message))
 
     def switch(self) -> None:
         from relavium_desktop.engine.agent.mode_ids import MODE_TITLES, parse_mode

@@ -2,13 +2,15 @@
 
 The folder offer and the mode-switch offer are the same widget with other
 words and buttons: a plain-text sentence, the buttons of the current step,
-and Dismiss.  Each step shows its sentence with only its own buttons.
+and Dismiss.  Each step shows its sentence with only its own buttons; the
+first of them is the bar's one primary button, Dismiss is quiet.
 """
 
 from __future__ import annotations
 
 from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, Qt, QWidget
-from relavium_desktop.ui.theme import set_surface
+from relavium_desktop.ui.theme import set_surface, set_variant
+from relavium_desktop.ui.theme.tokens import SPACE_2, SPACE_3
 
 
 class OfferBar(QWidget):
@@ -23,9 +25,11 @@ class OfferBar(QWidget):
         self.buttons: list[QPushButton] = []
         self.dismiss = QPushButton("Dismiss")
         self.dismiss.setAutoDefault(False)
+        set_variant(self.dismiss, "ghost")
         self.dismiss.clicked.connect(self.hide)
         self._row = QHBoxLayout(self)
-        self._row.setContentsMargins(8, 6, 8, 6)
+        self._row.setContentsMargins(SPACE_3, SPACE_2, SPACE_2, SPACE_2)
+        self._row.setSpacing(SPACE_2)
         self._row.addWidget(self.label, 1)
         self._row.addWidget(self.dismiss)
         self.setVisible(False)
@@ -44,4 +48,5 @@ class OfferBar(QWidget):
         self.label.setText(text)
         for button in self.buttons:
             button.setVisible(button in shown)
+            set_variant(button, "primary" if shown and button is shown[0] else "secondary")
         self.setVisible(True)

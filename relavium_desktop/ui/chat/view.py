@@ -834,7 +834,8 @@ class ChatView(QWidget):
             tool = self._conversation.registry.get(tool_id)  # the running turn's: the refused tool's class
             allowing = mode_allowing(self._turn_mode, tool.policy.action_class) if tool is not None else None
             if allowing is not None:
-                self.mode_offer.offer(tool_id, str(error.get("message", "")), self._turn_mode, allowing)
+                self.mode_offer.offer(tool_id, str(error.get("message", "")), self._turn_mode, allowing,
+                                      self._last_call_input)
                 self._offer_shown = True
 
     def _retry_last(self) -> None:

@@ -35,6 +35,7 @@ class ResultView(QFrame):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("toolResult")
+        self.setProperty("details", True)  # the expanded detail: where ids and codes may be read
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 4, 0, 0)
         self._layout.setSpacing(4)

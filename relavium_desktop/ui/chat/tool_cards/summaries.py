@@ -317,7 +317,7 @@ def sentence(o: Outcome) -> Sentence:
         if o.code == "cancelled":
             return Sentence("cancelled", f"Stopped before it could {bare}", what)
         if o.code == "tool_denied" or o.reason:
-            return Sentence("danger", f"Not allowed to {bare}", what, WHY.get(o.reason, "it was refused"))
+            return Sentence("danger", f"Not allowed to {bare}", what, _why_refused(o))
         why = FAILED.get(o.code) or _first_line(o.text) or "it failed"
         return Sentence("danger", f"Could not {bare}", what, why)
     describe = FACTS.get(o.tool_id)
@@ -326,6 +326,15 @@ def sentence(o: Outcome) -> Sentence:
                                                     "git_status", "git_commit", "mcp_call", "invoke_agent"):
         facts.append(human_duration(o.duration_ms))
     return Sentence(_done_state(o), done, what, facts=tuple(facts), added=added_lines(o))
+
+
+def _why_refused(o: Outcome) -> str:
+    """A mode's refusal shares the person's reason code (a fixed contract); its message names the mode."""
+    if o.reason == "user_rejected":
+        mode = re.search(r"not available in (.{1,40}?) mode", o.text)
+        if mode is not None:
+            return f"{mode.group(1)} mode does not allow it"
+    return WHY.get(o.reason, "it was refused")
 
 
 def _done_state(o: Outcome) -> str:

@@ -160,16 +160,28 @@ class Sidebar(QWidget):
         brand.addWidget(self.brand, 1)
         column.addLayout(brand)
 
-        self.new_chat_button = QPushButton("New chat")
+        # Icon and words at the left, the key hint at the right (a button's own text is centred):
+        # the parts are labels in the button's row, the button keeps the click and the name.
+        self.new_chat_button = QPushButton()
         self.new_chat_button.setObjectName("sidebarNewChat")
         self.new_chat_button.setAccessibleName("New chat (Ctrl+N)")
         self.new_chat_button.setToolTip("Start a new chat (Ctrl+N)")
         self.new_chat_button.setAutoDefault(False)
         set_variant(self.new_chat_button, "secondary")
+        self.new_chat_icon = QLabel()
+        self.new_chat_icon.setObjectName("newChatIcon")
+        self.new_chat_label = QLabel("New chat")
+        self.new_chat_label.setObjectName("newChatLabel")
         self.new_chat_hint = QLabel(NEW_CHAT_KEY)
         self.new_chat_hint.setObjectName("newChatKey")
         set_variant(self.new_chat_hint, "kbd")
-        _Trailing(self.new_chat_button, self.new_chat_hint)
+        parts = _Trailing(self.new_chat_button, self.new_chat_hint)
+        parts.setContentsMargins(SPACE_3, SPACE_2, SPACE_2, SPACE_2)
+        parts.setSpacing(SPACE_2)
+        for position, part in enumerate((self.new_chat_icon, self.new_chat_label)):
+            part.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+            parts.insertWidget(position, part)
+        self.new_chat_button.setMinimumHeight(parts.sizeHint().height())
         self.new_chat_button.clicked.connect(self.new_chat)
         column.addWidget(self.new_chat_button)
 
@@ -253,7 +265,8 @@ class Sidebar(QWidget):
 
         for row, name in enumerate(PLACE_ICONS):
             self.places.item(row).setIcon(icon(name, palette, "muted"))
-        self.new_chat_button.setIcon(icon("add", palette))
+        size = self.new_chat_label.sizeHint().height()
+        self.new_chat_icon.setPixmap(icon("add", palette).pixmap(size, size))
         if isinstance(mark, QIcon):
             size = self.brand.sizeHint().height() + SPACE_1
             self.mark.setPixmap(mark.pixmap(size, size))

@@ -119,8 +119,9 @@ class TopBar(QWidget):
 
     def show_icons(self, palette: Palette) -> None:
         """The chips' icons in ``palette`` (after the first paint: the icon font loads then)."""
-        from relavium_desktop.ui.theme.icons import icon
+        from relavium_desktop.ui.theme.icons import GLYPHS, icon
 
         size = self.project_name.sizeHint().height()
         self.folder_icon.setPixmap(icon("folder", palette, "muted").pixmap(size, size))
-        self.mode_picker.setIcon(icon("lock", palette, "muted"))
+        # The design's shield, once the icon set names one; the lock says the same meanwhile.
+        self.mode_picker.setIcon(icon("shield" if "shield" in GLYPHS else "lock", palette, "muted"))

@@ -258,13 +258,19 @@ def test_one_sidebar_holds_new_chat_the_places_the_chat_list_and_settings(make_w
     sidebar = window.sidebar
     assert sidebar.width() == SIDEBAR_WIDTH and sidebar.property("surface") == "sidebar"
     assert sidebar.brand.text() == "Relavium"
-    assert sidebar.new_chat_button.text() == "New chat" and sidebar.new_chat_hint.text() == "Ctrl N"
+    assert sidebar.new_chat_label.text() == "New chat" and sidebar.new_chat_hint.text() == "Ctrl N"
+    assert sidebar.new_chat_button.accessibleName() == "New chat (Ctrl+N)"
+    # Words at the left, the key hint at the right end of the button.
+    button = sidebar.new_chat_button
+    assert sidebar.new_chat_label.geometry().left() < button.width() // 3
+    assert sidebar.new_chat_hint.geometry().right() > button.width() * 2 // 3
     # The chat list is the sidebar's, not a second panel on the chat page.
     sessions = window.chat_view.sessions
     assert _is_inside(sessions, sidebar) and not _is_inside(sessions, window.pages)
     assert sessions.isVisible() and sessions.search_box.isVisible()
     # Icons come after the first paint; the places are top to bottom, Settings at the foot.
     qtbot.waitUntil(lambda: not window.nav.item(NAV_CHAT).icon().isNull())
+    assert not sidebar.new_chat_icon.pixmap().isNull() and not window.top_bar.folder_icon.pixmap().isNull()
     tops = [window.nav.item(i).mapTo(sidebar, window.nav.item(i).rect().topLeft()).y() for i in range(4)]
     assert tops == sorted(tops) and tops[NAV_SETTINGS] > sessions.mapTo(sidebar, sessions.rect().topLeft()).y()
     assert window.top_bar.height() == TOP_BAR_HEIGHT

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from relavium_desktop.ui.qt import QLabel, QTabWidget, QVBoxLayout, QWidget, Signal
+from relavium_desktop.ui.qt import QTabWidget, QVBoxLayout, QWidget, Signal
 from relavium_desktop.ui.settings.appearance import AppearancePage
 from relavium_desktop.ui.settings.chat_tools import ChatToolsPage
 from relavium_desktop.ui.settings.mcp import McpServersPage
@@ -12,7 +12,7 @@ from relavium_desktop.ui.settings.notifications import NotificationsPage
 from relavium_desktop.ui.settings.permissions import PermissionsPage
 from relavium_desktop.ui.settings.plugins import PluginsPage
 from relavium_desktop.ui.settings.providers import ProvidersPage
-from relavium_desktop.ui.theme import set_tone
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_4
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.context import AppContext
@@ -44,10 +44,9 @@ class SettingsView(QWidget):
         self.tabs.addTab(self.notifications, "Notifications && shortcuts")
         self.tabs.addTab(self.appearance, "Appearance")
         self.tabs.currentChanged.connect(self._tab_changed)
+        # The top bar names the page ("Settings"); the view starts with its tabs, inside the main area's padding.
         layout = QVBoxLayout(self)
-        title = QLabel("Settings")
-        set_tone(title, "title")
-        layout.addWidget(title)
+        layout.setContentsMargins(PAD_MAIN, SPACE_4, PAD_MAIN, 0)
         layout.addWidget(self.tabs, 1)
 
     def show_tab(self, name: str) -> None:

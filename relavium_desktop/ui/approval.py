@@ -25,8 +25,7 @@ from relavium_desktop.application.approvals import (
     write_diff,
 )
 from relavium_desktop.engine.agent.modes import SessionGrants
-from relavium_desktop.engine.display_text import elide_middle, show, show_block, show_line
-from relavium_desktop.engine.tools.masking import mask_text
+from relavium_desktop.engine.display_text import show_block, show_line
 from relavium_desktop.engine.tools.tooldef import ApprovalDecision, ApprovalRequest
 from relavium_desktop.ui.permission_dialog import PermissionDialog
 from relavium_desktop.ui.qt import QObject, QWidget, Signal
@@ -125,11 +124,9 @@ class ApprovalController(QObject):
 
     async def _notify(self, dialog: PermissionDialog) -> None:
         assert self._notifier is not None
-        request = dialog.request
-        # The target is the model's text: masked, then shown by the display rule (markers, not controls).
-        body = f"{show_line(request.tool_id)} wants to {request.action_class}"
-        if request.target:
-            body += f": {elide_middle(show(mask_text(request.target)), 200).text}"
+        # The sheet's own question, in words ("Let the agent edit src/app.py?"), not the tool and class ids;
+        # its target was masked, shown by the display rule (markers, not controls) and elided in the middle.
+        body = dialog.question()
         try:
             result = await self._notifier.notify(
                 "Relavium needs your permission", show_block(body), [show_line(ALLOW_ONCE), show_line(DENY)]

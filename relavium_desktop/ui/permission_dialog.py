@@ -478,6 +478,10 @@ class PermissionDialog(QDialog):
         self.diff_counts.setText(counts)
         self.diff_header.setAccessibleName(f"{name.text}: {added} lines added, {removed} removed")
 
+    def question(self) -> str:
+        """The sheet's question as plain text (markers in their brackets), e.g. for a notification."""
+        return headline_shown(self.request, self.project, new_file=self._new_file).text
+
     def selected_scope(self) -> str:
         """The scope picked in the segmented choice ("once", "session" or "project")."""
         button = self.scope.checkedButton()

@@ -289,6 +289,10 @@ def test_approval_notification_deny_answers_the_pending_dialog(
     offered = notifications.menu_entries()
     assert any(e.startswith("#Allow once (Relavium needs your permission)") for e in offered), offered
     assert any(e.startswith("#Deny (Relavium needs your permission)") for e in offered), offered
+    # The notification asks the sheet's question in words, not with the tool and action ids.
+    notifications.close_all()
+    (body,) = [n["body"] for n in notifications.history() if n["summary"] == "Relavium needs your permission"]
+    assert body == "Let the agent create src/a.py?" and "write_file" not in body and "fs_write" not in body
 
 
 def test_approval_notification_allow_once_answers_the_pending_dialog(

@@ -165,7 +165,7 @@ def test_gate_and_approval_notifications_reach_the_daemon_marked(
     assert_clean("buttons", "\n".join(offered))
     if name == "long-sh":
         approval_body = next(n["body"] for n in shown if n["summary"] != NOTIFICATION_TITLE)
-        assert approval_body.endswith("install.sh") and "…" in approval_body  # the end is kept
+        assert approval_body.endswith("install.sh?") and "…" in approval_body  # the end is kept
 
 
 def test_chat_titles_in_the_sessions_list_are_marked(qtbot, relavium_home: Path) -> None:

@@ -35,7 +35,8 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
-from relavium_desktop.ui.theme import set_surface, set_tone
+from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_3
 
 TRANSPORTS = {"stdio": "A program on this computer (stdio)", "http": "A server at a URL (Streamable HTTP)"}
 # Keys the form manages per transport; switching transport removes the other transport's keys.
@@ -119,6 +120,8 @@ class ServerDialog(QDialog):
         self.cancel_button = QPushButton("Cancel")
         for b in (self.save_button, self.cancel_button):
             b.setAutoDefault(False)
+        set_variant(self.save_button, "primary")  # the one primary button of the sheet
+        set_variant(self.cancel_button, "secondary")
         self.save_button.clicked.connect(self.submit)
         self.cancel_button.clicked.connect(self.reject)
         buttons = QHBoxLayout()
@@ -130,6 +133,9 @@ class ServerDialog(QDialog):
         top.addRow("Name:", self.name_edit)
         top.addRow("Kind:", self.transport)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
+        layout.setSpacing(SPACE_3)
+        set_surface(self, "sheet")
         layout.addLayout(top)
         layout.addWidget(self.stdio_box)
         layout.addWidget(self.http_box)

@@ -268,7 +268,7 @@ def test_chats_are_grouped_by_day_and_a_new_day_regroups_them(
     assert first.group.isVisible() and not second.group.isVisible()
     assert first.group.property("variant") == "group-label"
     # The label sits above the title, and both are seen: the row fills its whole list row.
-    assert first.geometry().top() <= panel.list.visualItemRect(panel.list.item(0)).top() + 4
+    assert first.geometry() == panel.list.visualItemRect(panel.list.item(0))
     assert first.title.height() > 0 and first.title.y() >= first.group.geometry().bottom()
     # Left open past midnight: today's chats become yesterday's.
     clock.at = tokyo(2026, 12, 2, 0, 5)

@@ -188,11 +188,12 @@ class RowBackground(QStyledItemDelegate):
         """The rename editor opens over the title, leaving the group label in place.
 
         Row widgets are placed through here too (the list keeps them as index
-        widgets): they take the whole row, group label included.
+        widgets): they take the whole row, group label included -- not the
+        text rect the style would give them, which an item padding shrinks.
         """
         super().updateEditorGeometry(editor, option, index)
-        if not isinstance(editor, SessionRow):
-            editor.setGeometry(option.rect.adjusted(0, int(index.data(HEADER_ROLE) or 0), 0, 0))
+        top = 0 if isinstance(editor, SessionRow) else int(index.data(HEADER_ROLE) or 0)
+        editor.setGeometry(option.rect.adjusted(0, top, 0, 0))
 
 
 class SessionsPanel(QWidget):

@@ -60,7 +60,8 @@ def test_a_401_is_an_auth_error_that_says_what_to_fix(qtbot, page, llm_server: S
     result, shown = run_test(qtbot, page, llm_server.base_url + "/v1", allow_local=True)
     assert result.outcome == "auth"
     assert "Authentication failed" in shown and "HTTP 401" in shown and "API key" in shown
-    assert shown.endswith("Add or replace the API key above.")  # the page's own words; the CLI has its own
+    assert shown.endswith("Add or replace the API key below.")  # the page's own words; the CLI has its own
+    assert page.rows["openai"].editor.isVisibleTo(page)  # the card's editor opened, with the key field
 
 
 def test_a_missing_key_is_an_auth_error_naming_the_reference(

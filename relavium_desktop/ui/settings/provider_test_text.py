@@ -14,12 +14,12 @@ if TYPE_CHECKING:
     from relavium_desktop.application.providers import ConnectionResult
 
 APP_NEXT_STEPS = {
-    "set_key": "Add or replace the API key above.",
+    "set_key": "Add or replace the API key {where}.",
     "allow_local": "Tick “Allow a local endpoint” to allow it.",
 }
 
 
-def shown_text(result: ConnectionResult) -> str:
-    """The result as the Settings page and the welcome flow show it."""
+def shown_text(result: ConnectionResult, *, where: str = "above") -> str:
+    """The result as the Settings page and the welcome flow show it; ``where`` the key field is from it."""
     step = APP_NEXT_STEPS.get(result.next_step) if result.next_step else None
-    return f"{result.message} {step}" if step else result.message
+    return f"{result.message} {step.format(where=where)}" if step else result.message

@@ -523,7 +523,10 @@ class ProvidersPage(QWidget):
         row = self.rows.get(name)
         if row is not None:
             # The message's first words say the outcome ("Connected: …", "Unreachable: …"); the tone repeats it.
-            row.test_status.setText(shown_text(result))  # what happened, then what to do on this page
+            # What happened, then what to do on this page -- in the card's editor, opened for it.
+            row.test_status.setText(shown_text(result, where="below"))
+            if result.next_step is not None:
+                row.edit_button.setChecked(True)
             set_tone(row.test_status, "success" if result.ok else "danger")
             row.test_button.setEnabled(True)
             self._tested[name] = state_words(result, base_url)

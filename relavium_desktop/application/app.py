@@ -27,6 +27,7 @@ from relavium_desktop.application.paths import AppPaths
 if TYPE_CHECKING:
     import sqlite3  # the window imports this module before its first paint; sqlite3 loads after it
 
+    from relavium_desktop.application.undo import UndoService
     from relavium_desktop.store.grants import GrantStore
     from relavium_desktop.store.mcp_consents import McpConsentStore
     from relavium_desktop.store.runs import RunStore
@@ -44,6 +45,7 @@ class Application:
         self._runs: RunStore | None = None
         self._grants: GrantStore | None = None
         self._consents: McpConsentStore | None = None
+        self._undo: UndoService | None = None
 
     @classmethod
     def from_environment(cls) -> Application:
@@ -97,6 +99,18 @@ class Application:
                 )
             return self._consents
 
+    def undo(self) -> UndoService:
+        """Checkpoints of the agents' file writes: list, plan, restore (retention applied when first opened)."""
+        with self._lock:
+            if self._undo is None:
+                from relavium_desktop.application.undo import UndoService
+                from relavium_desktop.host.media import MediaStore
+                from relavium_desktop.store.checkpoints import CheckpointStore
+
+                store = CheckpointStore(self._history(), owns_connection=False)
+                self._undo = UndoService(store, MediaStore(self.paths.media))
+            return self._undo
+
     def close(self) -> None:
         """Close every store that was opened, then the shared connection (idempotent).
 
@@ -106,6 +120,7 @@ class Application:
         with self._lock:
             stores = (self._sessions, self._runs, self._grants, self._consents)
             self._sessions = self._runs = self._grants = self._consents = None
+            self._undo = None
             conn, self._conn = self._conn, None
             try:
                 for store in stores:

@@ -155,10 +155,12 @@ def surface_host(
     whose MCP servers may start belongs in
     :func:`~relavium_desktop.application.hosting.open_host`, which closes them.
     """
+    from relavium_desktop.application.undo import checkpoint_sink
     from relavium_desktop.host.assembly import HostSettings, build_host
 
     return build_host(HostSettings(
         workspace=workspace, tier=tier, surface=surface, extra_roots=extra_roots,
         os_capability=os_capability, home=home, run_id=run_id,
         mcp_hooks=mcp_hooks, mcp_roots=mcp_roots, mcp_servers=mcp_servers,
+        checkpoints=checkpoint_sink(home),  # every successful file write can be undone
     ))

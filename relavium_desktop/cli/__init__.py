@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("relavium_desktop.cli.plugins_cmd", "list, enable or disable relavium.tools plugins"),
     "mcp": ("relavium_desktop.cli.mcp_cmd", "list and read MCP resources and prompts; sign in to remote servers (login, logout, status)"),
     "gate": ("relavium_desktop.cli.gate_cmd", "list pending human gates, approve or reject one"),
+    "undo": ("relavium_desktop.cli.undo_cmd", "list the file writes of a chat or run, restore what they replaced"),
     "doctor": ("relavium_desktop.cli.doctor_cmd", "what this machine can enforce: the OS sandbox's protections"),
 }
 

@@ -26,6 +26,7 @@ from relavium_desktop.host.fs.policy import SpillScope
 from relavium_desktop.host.output_store import FileOutputStore, valid_run_id
 
 if TYPE_CHECKING:
+    from relavium_desktop.host.fs.checkpoints import CheckpointSink
     from relavium_desktop.host.media import MediaHost
 
 
@@ -48,6 +49,8 @@ class HostSettings:
     # and the roots its MCP servers are told about (the project and granted folders).
     mcp_hooks: Any = None
     mcp_roots: tuple[Path, ...] = ()
+    # Where the records of kept before-contents go (history.db): None, no write can be undone.
+    checkpoints: CheckpointSink | None = None
 
 
 def _build_media(settings: HostSettings) -> MediaHost:
@@ -75,8 +78,14 @@ def _build_fs(settings: HostSettings, scope: SpillScope, media: MediaHost | None
         # markers and may read its own run's folder, never write it.
         spill=scope,
     )
+    keeper = None
+    if settings.checkpoints is not None and media is not None:
+        from relavium_desktop.host.fs.checkpoints import Checkpointer
+        from relavium_desktop.host.fs.roots import join
+
+        keeper = Checkpointer(media.store, settings.checkpoints, join(policy.workspace.canonical))
     try:
-        return FsHost(policy, media=media.publish_fd if media is not None else None)
+        return FsHost(policy, media=media.publish_fd if media is not None else None, checkpoints=keeper)
     except RuntimeError:
         return None  # no openat/O_NOFOLLOW here: the file tools fail closed (tool_unavailable)
 

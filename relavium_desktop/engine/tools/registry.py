@@ -38,6 +38,7 @@ from relavium_desktop.engine.tools.bounding import (
     render_for_model,
 )
 from relavium_desktop.engine.tools.bounds import check_bounds
+from relavium_desktop.engine.tools.call_origin import CallOrigin, calling
 from relavium_desktop.engine.tools.command_policy import check_command
 from relavium_desktop.engine.tools.fs_floors import is_protected_write
 from relavium_desktop.engine.tools.json_schema import check_json_schema
@@ -185,7 +186,8 @@ class ToolRegistry:
             await self._approve(tool, target, effective, ctx)
             # 8. The one host call.
             try:
-                result = await tool.dispatch(args, self.host, ctx)
+                with calling(CallOrigin(ctx.run_id, ctx.node_id, tool.id, call.call_id)):
+                    result = await tool.dispatch(args, self.host, ctx)
             except ToolError:
                 raise
             except asyncio.CancelledError:

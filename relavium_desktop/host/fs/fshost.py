@@ -12,7 +12,9 @@ import os
 
 from relavium_desktop.engine.errors import DenyReason, ToolDeniedError
 from relavium_desktop.engine.jsontypes import JsonDict
+from relavium_desktop.engine.tools.call_origin import current_call
 from relavium_desktop.host.fs import lister, reader, writer
+from relavium_desktop.host.fs.checkpoints import Checkpointer
 from relavium_desktop.host.fs.policy import PathPolicy
 from relavium_desktop.host.fs.roots import join
 from relavium_desktop.host.fs.text import MediaPublisher
@@ -23,7 +25,12 @@ class FsHost:
     """Filesystem capability jailed to ``policy``; ``hook`` is a test seam for the walk."""
 
     def __init__(
-        self, policy: PathPolicy, *, hook: WalkHook | None = None, media: MediaPublisher | None = None
+        self,
+        policy: PathPolicy,
+        *,
+        hook: WalkHook | None = None,
+        media: MediaPublisher | None = None,
+        checkpoints: Checkpointer | None = None,
     ) -> None:
         if not _supports_descriptor_walk():
             raise RuntimeError("this platform lacks openat/O_NOFOLLOW; the file host cannot run safely")
@@ -31,6 +38,8 @@ class FsHost:
         self._hook = hook
         # Binary reads are published here and returned as handles; None: they fail closed.
         self._media = media
+        # Keeps what each write replaces (and records it once the write succeeded); None: no undo.
+        self._checkpoints = checkpoints
 
     async def read_file(self, path: str) -> JsonDict:
         return await asyncio.to_thread(reader.read_file, self.policy, path, self._hook, self._media)
@@ -47,6 +56,8 @@ class FsHost:
             append=append,
             create_parents=create_parents,
             hook=self._hook,
+            checkpoints=self._checkpoints,
+            origin=current_call(),  # whose write (run, node, tool call): set by the registry's dispatch
         )
 
     async def list_directory(self, path: str, *, recursive: bool, glob: str | None) -> JsonDict:

@@ -17,19 +17,29 @@ and the check only keeps the refusal uniform and stops the new file taking
 its mode and owner from a file elsewhere.  An append that fails part way
 (a full disk) is truncated back to the length it started from, so it, too,
 is whole or not at all.
+
+With a :class:`~relavium_desktop.host.fs.checkpoints.Checkpointer` the bytes
+about to be replaced (read through the same parent descriptor) are kept in
+the media store first, and the record is handed over only once the write
+succeeded, so every successful write can be taken back.  The result counts
+the lines the write added and removed (a line diff of old and new).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import stat
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.engine.errors import InvalidArgsError, ToolFailedError
+from relavium_desktop.host.fs import checkpoints as cp
 from relavium_desktop.host.fs.policy import PathPolicy
+from relavium_desktop.host.fs.roots import join
 from relavium_desktop.host.fs.walk import (
     NOFOLLOW,
     WalkHook,
@@ -38,6 +48,12 @@ from relavium_desktop.host.fs.walk import (
     open_path,
     refuse_hard_link,
 )
+from relavium_desktop.host.media.errors import MediaError
+
+if TYPE_CHECKING:
+    from relavium_desktop.engine.tools.call_origin import CallOrigin
+
+log = logging.getLogger(__name__)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DISK_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
@@ -58,6 +74,8 @@ def write_file(
     append: bool,
     create_parents: bool,
     hook: WalkHook | None = None,
+    checkpoints: cp.Checkpointer | None = None,
+    origin: CallOrigin | None = None,
 ) -> dict[str, Any]:
     try:
         data = content.encode("utf-8")
@@ -65,11 +83,19 @@ def write_file(
         raise InvalidArgsError("content is not valid Unicode text (lone surrogate)") from None
     opened = open_path(policy, raw, "parent", purpose="write", create_parents=create_parents, hook=hook)
     assert opened.name is not None
+    keeper = checkpoints if origin is not None else None
+    checkpoint_id: str | None = None
     try:
+        before = _before(opened.fd, opened.name, whole=keeper is not None or not append)
+        counts = cp.line_counts(before, data, append=append)
+        kept = _keep(keeper, before)
         if append:
             _append(opened.fd, opened.name, data, hook)
         else:
             _replace(opened.fd, opened.name, data)
+        if keeper is not None and origin is not None:
+            after = _after_sha256(before, data, append=append)
+            checkpoint_id = _record(keeper, origin, join(opened.canonical), before, after, counts, kept=kept)
     except OSError as exc:
         if exc.errno in _DISK_FULL:
             where = policy.display(opened.canonical)
@@ -77,7 +103,74 @@ def write_file(
         raise
     finally:
         opened.close()
-    return {"path": policy.display(opened.canonical), "bytesWritten": len(data)}
+    result: dict[str, Any] = {
+        "path": policy.display(opened.canonical), "bytesWritten": len(data),
+        "linesAdded": counts[0], "linesRemoved": counts[1],
+    }
+    if checkpoint_id is not None:
+        result["checkpointId"] = checkpoint_id
+    return result
+
+
+def _before(dir_fd: int, name: str, *, whole: bool) -> cp.Before:
+    """The content about to change; for an uncheckpointed append only whether it ends a line."""
+    if whole:
+        return cp.read_before(dir_fd, name)
+    try:
+        fd = os.open(name, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK | _CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return cp.MISSING
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+            return cp.Before(exists=True, size=0, data=b"")
+        last = os.pread(fd, 1, st.st_size - 1)
+        return cp.Before(exists=True, size=st.st_size, data=last)
+    finally:
+        os.close(fd)
+
+
+def _keep(keeper: cp.Checkpointer | None, before: cp.Before) -> bool:
+    if keeper is None:
+        return False
+    try:
+        return keeper.keep(before)
+    except OSError as exc:
+        if exc.errno in _DISK_FULL:
+            raise
+        log.warning("could not keep a checkpoint of the file before writing it: %s", exc.strerror or exc)
+    except MediaError as exc:  # a damaged media store must not stop the write; the record says nothing was kept
+        log.warning("could not keep a checkpoint of the file before writing it: %s", type(exc).__name__)
+    return False
+
+
+def _after_sha256(before: cp.Before, data: bytes, *, append: bool) -> str:
+    """The digest of what the file holds after the write (for an append: old bytes, then ``data``)."""
+    if append and before.exists and before.hasher is not None:
+        hasher = before.hasher.copy()
+        hasher.update(data)
+        return hasher.hexdigest()
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _record(  # noqa: PLR0917 -- one call site, every argument a different part of the record
+    keeper: cp.Checkpointer,
+    origin: CallOrigin,
+    path: str,
+    before: cp.Before,
+    after: str,
+    counts: tuple[int, int],
+    *,
+    kept: bool,
+) -> str | None:
+    """Hand the record of a write that succeeded to the sink; a sink failure costs the undo, not the write."""
+    try:
+        return keeper.record(origin, path, before, after, counts, kept=kept)
+    except Exception as exc:  # noqa: BLE001 -- the sink is history.db (any storage fault); the write stands
+        log.warning("the write succeeded but its checkpoint could not be recorded: %s", type(exc).__name__)
+        return None
 
 
 def _append(dir_fd: int, name: str, data: bytes, hook: WalkHook | None = None) -> None:
@@ -128,7 +221,14 @@ def _append_whole(fd: int, data: bytes) -> None:
         raise
 
 
-def _replace(dir_fd: int, name: str, data: bytes) -> None:
+def replace_at(
+    dir_fd: int, name: str, data: bytes, *, before_rename: Callable[[], None] | None = None
+) -> None:
+    """Atomically make ``name`` in ``dir_fd`` hold ``data`` (a restore uses it; see :func:`_replace`)."""
+    _replace(dir_fd, name, data, before_rename)
+
+
+def _replace(dir_fd: int, name: str, data: bytes, before_rename: Callable[[], None] | None = None) -> None:
     try:
         old: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
@@ -152,6 +252,8 @@ def _replace(dir_fd: int, name: str, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+        if before_rename is not None:
+            before_rename()  # a test seam: the temp is whole and synced, the target still the old file
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         with contextlib.suppress(OSError):

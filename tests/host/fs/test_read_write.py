@@ -64,7 +64,10 @@ async def test_write_replace_append_and_create_parents(tree: Tree) -> None:
     target = tree.ws / "hello.txt"
     os.chmod(target, 0o600)
     out = await dispatch("write_file", {"path": "hello.txt", "content": "new ✓\n"}, host=host)
-    assert out.ok and out.result == {"path": "hello.txt", "bytesWritten": len("new ✓\n".encode())}
+    # The old content was one line ("hello"): the write's result counts the lines it replaced.
+    assert out.ok and out.result == {
+        "path": "hello.txt", "bytesWritten": len("new ✓\n".encode()), "linesAdded": 1, "linesRemoved": 1,
+    }
     assert target.read_text() == "new ✓\n"
     assert target.stat().st_mode & 0o777 == 0o600
     out = await dispatch("write_file", {"path": "hello.txt", "content": "more\n", "append": True}, host=host)

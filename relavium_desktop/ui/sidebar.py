@@ -252,6 +252,8 @@ class Sidebar(QWidget):
         words = readiness_words(ready)
         self.readiness.setText(words)
         self.settings_button.setAccessibleName(f"{SETTINGS}, {words}")
+        # None ready is worth noticing: the warning colour (the caption look would grey it out).
+        set_variant(self.readiness, "caption" if ready else None)
         set_tone(self.readiness, "warning" if not ready else None)
 
     def show_icons(self, palette: Palette, mark: object | None = None) -> None:

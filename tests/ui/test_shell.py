@@ -327,6 +327,8 @@ def test_with_no_provider_the_sidebar_foot_says_no_model_yet(make_window, qtbot)
     window = make_window()
     window.show()
     qtbot.waitUntil(lambda: window.sidebar.readiness.text() == "No model yet", timeout=15_000)
+    readiness = window.sidebar.readiness
+    assert readiness.palette().color(readiness.foregroundRole()) == window.context.theme.qcolor("warning")
 
 
 def test_readiness_words() -> None:

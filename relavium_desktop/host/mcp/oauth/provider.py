@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import time
 from collections.abc import AsyncGenerator, Callable
 from urllib.parse import parse_qs, urlsplit
@@ -48,6 +49,10 @@ from relavium_desktop.host.egress.base_url import check_base_url_scheme
 from relavium_desktop.host.mcp.config import HttpServer, OAuthSettings
 from relavium_desktop.host.mcp.oauth.loopback import DEFAULT_TIMEOUT_S, LoopbackListener, SignInRefused
 from relavium_desktop.host.mcp.oauth.store import OAuthTokenStore
+
+# The SDK logs every failed sign-in with its traceback and the server's answer, unmasked; the
+# failure is reported here instead, masked and in words, so its logger keeps quiet.
+logging.getLogger("mcp.client.auth.oauth2").setLevel(logging.CRITICAL)
 
 MAX_STEP_UPS = 2
 REFRESH_AHEAD_S = 60.0

@@ -61,6 +61,16 @@ def _warm_markdown() -> None:
     render_inline("")
 
 
+class _BubbleText(FittedText):
+    """The user's text: asks for the width of its longest line, so a short question makes a small bubble."""
+
+    natural_width = 0
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(self.natural_width, hint.height()) if self.natural_width else hint
+
+
 class MessageBlock(QFrame):
     edit_requested = Signal()
     regenerate_requested = Signal()
@@ -91,7 +101,7 @@ class MessageBlock(QFrame):
         self._body_column.setSpacing(SPACE_2)
         self.parts: list[QWidget] = []
         self.attachments: QWidget | None = None
-        self.body = FittedText()
+        self.body = _BubbleText() if role == "user" else FittedText()
         self.body.setAccessibleName("Message text")
         self._add_part(self.body)
         outer = QHBoxLayout(self)
@@ -309,7 +319,11 @@ class MessageBlock(QFrame):
         widest = max((metrics.horizontalAdvance(line) for line in self.text.split("\n")), default=0)
         margins = self.body.contentsMargins()
         slack = 2 * int(self.body.document().documentMargin()) + margins.left() + margins.right() + SPACE_2
-        self.body.setMaximumWidth(min(widest + slack, BUBBLE_MAX_WIDTH))
+        natural = min(widest + slack, BUBBLE_MAX_WIDTH)
+        self.body.setMaximumWidth(natural)
+        if isinstance(self.body, _BubbleText):
+            self.body.natural_width = natural
+            self.body.updateGeometry()
 
     def repaint_theme(self) -> None:
         if self.attachments is not None:

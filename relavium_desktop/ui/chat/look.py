@@ -7,6 +7,7 @@ the light palette, and the look of the chat changes in one module.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -61,3 +62,39 @@ def variant(widget: QWidget, name: str | None) -> None:
     from relavium_desktop.ui.theme import set_variant
 
     set_variant(widget, name)
+
+
+def mark(widget: QWidget, *, tone: str | None = None, variant: str | None = None) -> None:
+    """Mark a widget that was never shown with a tone or variant, without the re-polish.
+
+    A new widget is polished when it is first shown, so the property is all it
+    needs; a long history builds thousands of card labels, and a re-polish each
+    adds up.  A widget already shown, or an unknown name, goes through the
+    theme's own setters (which re-polish, and refuse an unknown name).
+    """
+    tones, variants, polished = _marks()
+    fresh = not widget.testAttribute(polished)
+    if tone is not None:
+        if fresh and tone in tones:
+            widget.setProperty("tone", tone)
+        else:
+            from relavium_desktop.ui.theme import set_tone
+
+            set_tone(widget, tone)
+    if variant is not None:
+        if fresh and variant in variants:
+            widget.setProperty("variant", variant)
+        else:
+            from relavium_desktop.ui.theme import set_variant
+
+            set_variant(widget, variant)
+
+
+@cache
+def _marks() -> tuple[frozenset[str], frozenset[str], Any]:
+    """The theme's tone and variant names and Qt's "polished" flag, looked up once."""
+    from relavium_desktop.ui.qt import Qt
+    from relavium_desktop.ui.theme import TONE_NAMES
+    from relavium_desktop.ui.theme.stylesheet import VARIANTS
+
+    return frozenset(TONE_NAMES), frozenset(VARIANTS), Qt.WidgetAttribute.WA_WState_Polished

@@ -83,14 +83,14 @@ class ToolCard(QFrame):
         self.summary.setObjectName("toolSummary")
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        look.variant(self.summary, "mono")
+        look.mark(self.summary, variant="mono")
         self.added = QLabel()
         self.added.setObjectName("toolAdded")
-        look.tone(self.added, "success")
+        look.mark(self.added, tone="success")
         self.added.hide()
         self.facts = QLabel()
         self.facts.setObjectName("toolFacts")
-        look.tone(self.facts, "muted")
+        look.mark(self.facts, tone="muted")
         self._state = ""
         self._summary_tone: str | None = None
         top = QHBoxLayout()
@@ -257,13 +257,13 @@ class ToolCard(QFrame):
         if said.state != self._state:  # a re-polish per card adds up over a long history: only on a change
             self._state = said.state
             tone, word = DOT[said.state]
-            look.tone(self.dot, tone)
+            look.mark(self.dot, tone=tone)
             self.dot.setAccessibleName(word)
             self.dot.setToolTip(word)
             summary_tone = "danger" if said.state == "danger" else None
             if summary_tone != self._summary_tone:
                 self._summary_tone = summary_tone
-                look.tone(self.summary, summary_tone)
+                look.mark(self.summary, tone=summary_tone) if summary_tone else look.tone(self.summary, None)
         if self._view is not None:  # a result arrived after the card was opened on its arguments
             self._column.removeWidget(self._view)
             self._view.deleteLater()

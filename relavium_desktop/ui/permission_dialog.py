@@ -136,6 +136,9 @@ def headline_shown(request: ApprovalRequest, project: str = "", *, new_file: boo
     """
     action = str(request.action_class)
     target = mask_text(request.target).strip(" ")
+    if not target and request.tool_id.startswith("mcp_"):
+        # An MCP tool has no target of its own: name the tool in words ("files add"), not by its id.
+        return show(f"Let the agent use the MCP tool “{request.tool_id[4:].replace('_', ' ')}”?")
     if not target:
         return show(f"Let the agent {ACTION_WORDS.get(action, 'act')}?")
     before, after = _question(request, project, new_file=new_file)

@@ -36,7 +36,7 @@ REQUESTS = {
                                {"command": "pytest", "args": ["-q"]}, "chat"),
     "http": ApprovalRequest("http_request", ActionClass.EGRESS, "https://api.github.com/repos",
                             {"url": "https://api.github.com/repos"}, "review"),
-    "mcp": ApprovalRequest("mcp_files_add", ActionClass.EGRESS, "files.add",
+    "mcp": ApprovalRequest("mcp_files_add", ActionClass.EGRESS, "",  # an MCP tool has no policy target
                            {"name": "notes.txt"}, "chat"),
 }
 STATES = ("opened", "deny reason open", "details expanded")
@@ -65,6 +65,8 @@ def test_the_permission_sheet_speaks_words(qtbot, project: Path, kind: str, stat
         assert dialog.details.isVisible()
     texts = assert_words_for_people(dialog, f"permission sheet ({kind}, {state})")
     assert any(t.endswith("?") for t in texts), texts  # the question is there
+    if kind == "mcp":
+        assert dialog.headline.text() == "Let the agent use the MCP tool “files add”?"
     # The ids are not lost: they are in Details.
     assert dialog.tool_label.text() == REQUESTS[kind].tool_id
     assert problems(dialog.tool_label.text()) == [REQUESTS[kind].tool_id]

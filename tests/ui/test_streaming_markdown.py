@@ -273,3 +273,29 @@ def test_code_blocks_have_a_language_header_and_tables_no_grid(transcript) -> No
     # The header is in the muted role, the rules in the border role: palette colours, no literals here.
     header = block.parts[2].document().find("monthly")
     assert header.charFormat().foreground().color().name() == LIGHT["muted"].lower()
+
+
+@pytest.mark.parametrize("text", ["---\n\nAfter a rule.\n", "Intro.\n\n---\n\nAfter a rule.\n"])
+def test_a_horizontal_rule_streamed_a_character_at_a_time_stays_a_rule(transcript, text) -> None:
+    from relavium_desktop.ui.qt import QTextBlockFormat
+
+    def rules(block: MessageBlock) -> int:
+        found = 0
+        for part in block.parts:
+            if isinstance(part, FittedText):
+                line = part.document().begin()
+                while line.isValid():
+                    found += line.blockFormat().hasProperty(
+                        QTextBlockFormat.Property.BlockTrailingHorizontalRulerWidth
+                    )
+                    line = line.next()
+        return found
+
+    for char in text:
+        transcript.stream(char)
+        transcript.flush()
+    transcript.end_stream()
+    streamed = transcript.messages()[-1]
+    full = MessageBlock("assistant", text)
+    assert rules(streamed) == rules(full) == 1
+    assert streamed.shown_text() == full.shown_text()

@@ -134,17 +134,21 @@ class StreamRender:
         if view is None:
             return
         document = view.document()
-        if self._open_mark <= 0:
+        if self._open_mark < 0:
             document.clear()
             return
         cursor = QTextCursor(document)
         cursor.setPosition(self._open_mark)
+        # Taking out the block separator after an empty block (a rule) would give it the removed block's format.
+        kept = cursor.blockFormat()
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()
+        cursor.setBlockFormat(kept)
 
     def _mark(self, view: FittedText) -> None:
         self._open_view = view
-        self._open_mark = view.document().characterCount() - 1
+        document = view.document()
+        self._open_mark = -1 if _blank(document) else document.characterCount() - 1
 
     def _open(self, block: TopBlock, source: str) -> None:
         own = source[block.start :]
@@ -226,7 +230,7 @@ def append_html(document: QTextDocument, markup: str) -> None:
         and cursor.block().previous().isValid()
         and QTextCursor(cursor.block().previous()).currentTable() is not None
     )
-    if document.isEmpty():
+    if _blank(document):
         cursor.setBlockFormat(first.blockFormat())
         cursor.setBlockCharFormat(first.charFormat())
     elif (first.textList() is None and not table) or after_table:
@@ -242,3 +246,13 @@ def append_html(document: QTextDocument, markup: str) -> None:
         fix.setPosition(before)
         if fix.block().length() == 1 and fix.block().previous().isValid():
             fix.deletePreviousChar()
+
+
+def _blank(document: QTextDocument) -> bool:
+    """Nothing drawn yet: one empty block that is not a rule (a rule is a block without text)."""
+    rule = QTextBlockFormat.Property.BlockTrailingHorizontalRulerWidth
+    return (
+        document.isEmpty()
+        and document.blockCount() == 1
+        and not document.begin().blockFormat().hasProperty(rule)
+    )

@@ -84,16 +84,24 @@ def main() -> int:
     oauth: list[str] = []
     if context.get("client_id"):
         oauth.append(f"      clientId: {context['client_id']}")
-        if context.get("client_secret"):
-            subprocess.run(
-                [*relavium(), "secret", "set", "conf-client"],
-                input=context["client_secret"],
-                text=True,
-                env=env,
-                check=True,
-                capture_output=True,
-            )
-            oauth.append("      clientSecret: secret:conf-client")
+        if scenario.startswith("auth/client-credentials"):  # a machine account, not a person
+            oauth.append("      grant: client_credentials")
+        for field, key, secret_name in (
+            ("client_secret", "clientSecret", "conf-client"),
+            ("private_key_pem", "clientKey", "conf-key"),
+        ):
+            if context.get(field):
+                subprocess.run(
+                    [*relavium(), "secret", "set", secret_name],
+                    input=context[field],
+                    text=True,
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
+                oauth.append(f"      {key}: secret:{secret_name}")
+        if context.get("signing_algorithm"):
+            oauth.append(f"      signingAlgorithm: {context['signing_algorithm']}")
     if scenario == "auth/basic-cimd":
         oauth.append(f"      clientMetadataUrl: {CIMD_URL}")
     if oauth:

@@ -141,11 +141,20 @@ class OAuthSettings(_Strict):
     scopes: tuple[str, ...] | None = None
     # The HTTPS URL of this app's client ID metadata document, where the server supports them.
     client_metadata_url: str | None = Field(default=None, alias="clientMetadataUrl", pattern=r"^https://[^/]+/.+")
+    # client_credentials: a machine account (no person, no browser) -- clientId with clientSecret,
+    # or with clientKey (a PEM private key in the keyring) for private_key_jwt.
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    client_key: str | None = Field(default=None, alias="clientKey", pattern=r"^secret:")
+    signing_algorithm: Literal["RS256", "ES256", "PS256", "EdDSA"] = Field(default="RS256", alias="signingAlgorithm")
 
     @model_validator(mode="after")
     def _secret_needs_id(self) -> OAuthSettings:
-        if self.client_secret is not None and self.client_id is None:
-            raise ValueError("clientSecret needs the clientId it belongs to")
+        if (self.client_secret is not None or self.client_key is not None) and self.client_id is None:
+            raise ValueError("clientSecret and clientKey need the clientId they belong to")
+        if self.grant == "client_credentials" and (self.client_secret is None) == (self.client_key is None):
+            raise ValueError("grant client_credentials needs exactly one of clientSecret and clientKey")
+        if self.client_key is not None and self.grant != "client_credentials":
+            raise ValueError("clientKey is for grant: client_credentials")
         return self
 
 

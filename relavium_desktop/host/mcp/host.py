@@ -303,16 +303,24 @@ class McpHost:
         from relavium_desktop.host.mcp.oauth.provider import RelaviumOAuthProvider
         from relavium_desktop.host.mcp.oauth.store import OAuthTokenStore
 
-        client_secret = None
-        if isinstance(entry.oauth, OAuthSettings) and entry.oauth.client_secret is not None:
+        settings = entry.oauth if isinstance(entry.oauth, OAuthSettings) else OAuthSettings()
+        resolved: dict[str, str] = {}
+        for field, ref in (("secret", settings.client_secret), ("key", settings.client_key)):
+            if ref is None:
+                continue
             try:
-                _, client_secret = await asyncio.to_thread(self._secrets.resolve_ref, entry.oauth.client_secret)
+                _, resolved[field] = await asyncio.to_thread(self._secrets.resolve_ref, ref)
             except SecretStoreError as exc:
                 raise ToolFailedError(str(exc)) from None
-            self._credentials[f"{name}#oauth-client"] = client_secret
+            self._credentials[f"{name}#oauth-{field}"] = resolved[field]
+        client_secret = resolved.get("secret")
+        store = OAuthTokenStore(self._secrets, name, entry.url)
+        if settings.grant == "client_credentials":
+            from relavium_desktop.host.mcp.oauth.machine import machine_provider
+
+            return machine_provider(entry, settings, store, secret=client_secret, key=resolved.get("key"))
         return RelaviumOAuthProvider(
-            server=name, entry=entry, store=OAuthTokenStore(self._secrets, name, entry.url),
-            client_secret=client_secret, open_browser=self._hooks.open_browser,
+            server=name, entry=entry, store=store, client_secret=client_secret, open_browser=self._hooks.open_browser,
             sign_in_timeout_s=self._hooks.sign_in_timeout_s,
         )
 

@@ -28,6 +28,8 @@ from relavium_desktop.ui.qt import (
     QLabel,
     QMimeData,
     QPlainTextEdit,
+    QSize,
+    QSizePolicy,
     Qt,
     QVBoxLayout,
     QWidget,
@@ -65,9 +67,17 @@ class Composer(QPlainTextEdit):
         self.setAccessibleName("Message")
         self.setAccessibleDescription("Enter sends, Shift+Enter starts a new line; paste or drop an image to attach it")
         self.setMaximumHeight(110)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.setTabChangesFocus(True)
         # True when attachments wait to be sent: Enter then sends even without text.
         self.has_attachments: Callable[[], bool] = lambda: False
+
+    def sizeHint(self) -> QSize:
+        """Two lines tall at rest (the design's composer); a longer message scrolls inside it."""
+        hint = super().sizeHint()
+        margins = self.contentsMargins()
+        lines = 2 * self.fontMetrics().lineSpacing() + 2 * int(self.document().documentMargin())
+        return QSize(hint.width(), lines + margins.top() + margins.bottom())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in _ENTER and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:

@@ -68,6 +68,7 @@ class ToolCard(QFrame):
         self.chevron.setObjectName("toolExpand")
         self.chevron.setAutoRaise(True)
         self.chevron.setCheckable(True)
+        look.mark(self.chevron, variant="ghost")
         self.chevron.setToolTip("Show the details")
         self.chevron.setAccessibleName("Show the details")
         self.chevron.toggled.connect(self.set_expanded)

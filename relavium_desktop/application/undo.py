@@ -543,6 +543,11 @@ class HistoryCheckpoints:
     A host lives apart from the :class:`Application` (a surface may build
     several), so the sink has a connection of its own, opened lazily and
     closed when the sink is collected; retention runs once when it opens.
+    Its commits skip the WAL fsync (``synchronous=NORMAL``): a write_file
+    already waits for its own fsync, and a second one per record would double
+    a small write's cost.  An app or process crash loses nothing; a power cut
+    may lose the newest records (those writes then cannot be undone), never
+    the database.
     """
 
     home: Path
@@ -554,7 +559,7 @@ class HistoryCheckpoints:
             if self._store is None:
                 from relavium_desktop.store.checkpoints import CheckpointStore
 
-                store = CheckpointStore.open(self.home)
+                store = CheckpointStore.open(self.home, durable_commits=False)
                 weakref.finalize(self, store.close)
                 retention = Retention.from_environment()
                 store.prune(max_age_s=retention.max_age_s, max_bytes=retention.max_bytes, now=time.time())

@@ -123,8 +123,12 @@ class CheckpointStore:
         self._link_owners()
 
     @classmethod
-    def open(cls, home: Path) -> CheckpointStore:
-        return cls(open_db(history_db_path(home)))
+    def open(cls, home: Path, *, durable_commits: bool = True) -> CheckpointStore:
+        """A store over its own connection; ``durable_commits=False``: no fsync per commit (WAL, NORMAL)."""
+        conn = open_db(history_db_path(home))
+        if not durable_commits:
+            conn.execute("PRAGMA synchronous=NORMAL")
+        return cls(conn)
 
     def _tables(self) -> set[str]:
         rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()

@@ -25,11 +25,14 @@ import contextlib
 import difflib
 import errno
 import hashlib
+import logging
 import os
 import stat
+import threading
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -38,7 +41,10 @@ from relavium_desktop.engine.tools.call_origin import CallOrigin
 from relavium_desktop.host.fs.policy import PathPolicy, Purpose
 from relavium_desktop.host.fs.roots import join
 from relavium_desktop.host.fs.walk import NOFOLLOW, WalkHook, open_path
+from relavium_desktop.host.media.errors import MediaError
 from relavium_desktop.host.media.store import MEDIA_OBJECT_CEILING, MediaStore
+
+log = logging.getLogger(__name__)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 1024 * 1024
@@ -198,6 +204,12 @@ def diff_counts(old: bytes, new: bytes) -> tuple[int, int]:
     return len(b_mid) - matched, len(a_mid) - matched
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    kept: bool  # the before-content is in the media store
+    after_sha256: str  # what the file holds once the write is done
+
+
 class Checkpointer:
     """Keeps before-content in the media store and hands records to the sink (one per file host)."""
 
@@ -205,12 +217,38 @@ class Checkpointer:
         self.media = media
         self.sink = sink
         self.project = project
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    def begin(self, before: Before, data: bytes, *, append: bool) -> Future[Kept]:
+        """Start keeping ``before`` and hashing the written result, on a worker beside the write."""
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="relavium-checkpoint")
+            pool = self._pool
+        return pool.submit(self._keep, before, data, append)
+
+    def _keep(self, before: Before, data: bytes, append: bool) -> Kept:
+        if append and before.exists and before.hasher is not None:
+            hasher = before.hasher.copy()
+            hasher.update(data)
+        else:
+            hasher = hashlib.sha256(data)
+        return Kept(self.keep(before), hasher.hexdigest())
 
     def keep(self, before: Before) -> bool:
-        """Publish the before-content; False when there is nothing that can be kept (absent or too large)."""
+        """Publish the before-content; False when it cannot be kept (absent, too large, the store failing).
+
+        A store that cannot take it (a full disk, damage) costs the undo of
+        this write, never the write: the record then says nothing was kept.
+        """
         if not before.exists or before.data is None:
             return False
-        self.media.publish_bytes(before.data)
+        try:
+            self.media.publish_bytes(before.data)
+        except (MediaError, ToolFailedError, OSError) as exc:
+            log.warning("could not keep the file's content before writing it: %s", _why(exc))
+            return False
         return True
 
     def record(
@@ -245,6 +283,12 @@ class Checkpointer:
             )
         )
         return checkpoint_id
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    return str(exc)
 
 
 def new_checkpoint_id() -> str:

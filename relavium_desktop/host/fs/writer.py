@@ -48,7 +48,6 @@ from relavium_desktop.host.fs.walk import (
     open_path,
     refuse_hard_link,
 )
-from relavium_desktop.host.media.errors import MediaError
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.tools.call_origin import CallOrigin
@@ -88,14 +87,18 @@ def write_file(
     try:
         before = _before(opened.fd, opened.name, whole=keeper is not None or not append)
         counts = cp.line_counts(before, data, append=append)
-        kept = _keep(keeper, before)
-        if append:
-            _append(opened.fd, opened.name, data, hook)
-        else:
-            _replace(opened.fd, opened.name, data)
-        if keeper is not None and origin is not None:
-            after = _after_sha256(before, data, append=append)
-            checkpoint_id = _record(keeper, origin, join(opened.canonical), before, after, counts, kept=kept)
+        # The before-content is kept (and the result hashed) beside the write, not ahead of it:
+        # both end in an fsync, and the record waits for both.
+        job = keeper.begin(before, data, append=append) if keeper is not None else None
+        try:
+            if append:
+                _append(opened.fd, opened.name, data, hook)
+            else:
+                _replace(opened.fd, opened.name, data)
+        finally:
+            kept = job.result() if job is not None else None
+        if keeper is not None and origin is not None and kept is not None:
+            checkpoint_id = _record(keeper, origin, join(opened.canonical), before, kept, counts=counts)
     except OSError as exc:
         if exc.errno in _DISK_FULL:
             where = policy.display(opened.canonical)
@@ -130,44 +133,12 @@ def _before(dir_fd: int, name: str, *, whole: bool) -> cp.Before:
         os.close(fd)
 
 
-def _keep(keeper: cp.Checkpointer | None, before: cp.Before) -> bool:
-    if keeper is None:
-        return False
-    try:
-        return keeper.keep(before)
-    except OSError as exc:
-        if exc.errno in _DISK_FULL:
-            raise
-        log.warning("could not keep a checkpoint of the file before writing it: %s", exc.strerror or exc)
-    except MediaError as exc:  # a damaged media store must not stop the write; the record says nothing was kept
-        log.warning("could not keep a checkpoint of the file before writing it: %s", type(exc).__name__)
-    return False
-
-
-def _after_sha256(before: cp.Before, data: bytes, *, append: bool) -> str:
-    """The digest of what the file holds after the write (for an append: old bytes, then ``data``)."""
-    if append and before.exists and before.hasher is not None:
-        hasher = before.hasher.copy()
-        hasher.update(data)
-        return hasher.hexdigest()
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
-
-
-def _record(  # noqa: PLR0917 -- one call site, every argument a different part of the record
-    keeper: cp.Checkpointer,
-    origin: CallOrigin,
-    path: str,
-    before: cp.Before,
-    after: str,
-    counts: tuple[int, int],
-    *,
-    kept: bool,
+def _record(
+    keeper: cp.Checkpointer, origin: CallOrigin, path: str, before: cp.Before, kept: cp.Kept, *, counts: tuple[int, int]
 ) -> str | None:
     """Hand the record of a write that succeeded to the sink; a sink failure costs the undo, not the write."""
     try:
-        return keeper.record(origin, path, before, after, counts, kept=kept)
+        return keeper.record(origin, path, before, kept.after_sha256, counts, kept=kept.kept)
     except Exception as exc:  # noqa: BLE001 -- the sink is history.db (any storage fault); the write stands
         log.warning("the write succeeded but its checkpoint could not be recorded: %s", type(exc).__name__)
         return None

@@ -260,8 +260,13 @@ def test_chats_are_grouped_by_day_and_a_new_day_regroups_them(
     chat_at(store, clock, tokyo(2026, 12, 1, 8, 30), "this morning")  # 30 Nov 23:30 in UTC: still today here
     chat_at(store, clock, tokyo(2026, 12, 1, 9, 30), "later this morning")
     clock.at = tokyo(2026, 12, 1, 15, 0)
+    windows_before = {w for w in QApplication.topLevelWidgets() if w.isVisible()}
+    renamed: list[object] = []
+    panel.rename_requested.connect(lambda *args: renamed.append(args))
     panel.fill(store.list_sessions(), None)
     assert panel.groups() == ["TODAY", "YESTERDAY", "PREVIOUS 7 DAYS", "OLDER"]
+    # Filling opens no window of its own (which would take the focus from the app's window).
+    assert {w for w in QApplication.topLevelWidgets() if w.isVisible()} == windows_before
     # One list row per chat: the labels ride on the first row of each group.
     assert panel.titles() == ["later this morning", "this morning", "yesterday", "this week", "older one"]
     first, second = (panel.list.itemWidget(panel.list.item(i)) for i in (0, 1))
@@ -274,6 +279,7 @@ def test_chats_are_grouped_by_day_and_a_new_day_regroups_them(
     clock.at = tokyo(2026, 12, 2, 0, 5)
     panel._tick.setInterval(10)
     qtbot.waitUntil(lambda: panel.groups() == ["YESTERDAY", "PREVIOUS 7 DAYS", "OLDER"])
+    assert renamed == []  # regrouping renames nothing
 
 
 def test_rename_and_delete_are_on_the_right_click_menu_and_keys_and_ctrl_k_finds(

@@ -116,10 +116,12 @@ class SessionRow(QWidget):
         super().__init__()
         self.setObjectName("sessionRow")
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.group = QLabel((group or "").upper())
+        # A child from the start: a parentless label made visible would open as a window of its own.
+        self.group = QLabel((group or "").upper(), self)
         self.group.setObjectName("sessionGroup")
         set_variant(self.group, "group-label")
-        self.group.setVisible(group is not None)
+        if group is None:
+            self.group.hide()
         # A title is the user's or the model's words: shown by the display rule, never as markup.
         self.title = ElidedLabel(show_line(title))
         self.title.setTextFormat(Qt.TextFormat.PlainText)
@@ -416,10 +418,14 @@ class SessionsPanel(QWidget):
         above = self.list.item(index - 1) if index > 0 else None
         opens_group = above is None or group_of(float(above.data(USED_ROLE)), now) != group
         row = SessionRow(title, when(used, now), group if opens_group else None)
-        item.setData(HEADER_ROLE, row.header_height())
-        # Width 0: the row takes the list's width, so a long title is elided, never scrolled.
-        item.setSizeHint(QSize(0, row.sizeHint().height()))
-        self.list.setItemWidget(item, row)
+        filling, self._filling = self._filling, True  # each change signals itemChanged: not a rename
+        try:
+            item.setData(HEADER_ROLE, row.header_height())
+            # Width 0: the row takes the list's width, so a long title is elided, never scrolled.
+            item.setSizeHint(QSize(0, row.sizeHint().height()))
+            self.list.setItemWidget(item, row)
+        finally:
+            self._filling = filling
 
     def _regroup(self, now: float) -> None:
         """Re-attach every row whose group label is now wrong (after a fill, or at midnight)."""

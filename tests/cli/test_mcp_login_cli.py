@@ -117,6 +117,20 @@ def test_sign_in_use_refresh_and_sign_out_with_no_token_left_anywhere(
     assert len(oauth_server.tokens()) > issued_before  # refreshed...
     assert browser_log.read_text().splitlines() == ["200"]  # ...without a second sign-in
 
+    # A token whose lifetime the client does not know is refreshed when the server answers 401.
+    record = json.loads(SecretStore().get_item("relavium-mcp-oauth", "tracker") or "{}")
+    record["expires_at"] = None
+    SecretStore().set_item("relavium-mcp-oauth", "tracker", json.dumps(record))
+    issued_before = len(oauth_server.tokens())
+    deadline = time.time() + TTL_S + 1
+    while time.time() < deadline:
+        time.sleep(0.25)
+    on_401 = run("tool", "call", "mcp_tracker_echo", "--args", '{"text": "after 401"}', "--json")
+    assert on_401.returncode == 0, on_401.stdout + on_401.stderr
+    assert "echo: after 401" in on_401.stdout
+    assert len(oauth_server.tokens()) > issued_before
+    assert browser_log.read_text().splitlines() == ["200"]
+
     logout = run("mcp", "logout", "tracker")
     assert logout.returncode == 0 and "Signed out of tracker." in logout.stdout
     assert SecretStore().get_item("relavium-mcp-oauth", "tracker") is None

@@ -348,7 +348,7 @@ async def _permission(window: Any, project: Path, out: Shots) -> None:
     await _until(lambda: opened, "the permission dialog")
     await _settle()
     opened[0].grab().save(str(out.path("permission-dialog.png")))
-    opened[0].deny_button.click()
+    opened[0].reject()
     await pending
 
 
@@ -368,7 +368,7 @@ async def _permission_spoof(window: Any, out: Shots) -> None:
     await _until(lambda: opened, "the permission dialog for a spoofed name")
     await _settle()
     opened[0].grab().save(str(out.path("permission-dialog-spoof.png")))
-    opened[0].deny_button.click()
+    opened[0].reject()
     await pending
 
 

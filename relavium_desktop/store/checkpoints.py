@@ -62,6 +62,8 @@ _RUN_TRIGGER = """
     END
 """
 
+_ORPHAN_GRACE_S = 3600.0
+
 _COLUMNS = (
     "id, scope, scope_id, kind, message_index, node_id, tool_call_id, path, project, before_sha256, "
     "before_handle, after_sha256, bytes, lines_added, lines_removed, undoes, created_at"
@@ -198,8 +200,13 @@ class CheckpointStore:
         return cur.rowcount
 
     def prune(self, *, max_age_s: float, max_bytes: int, now: float) -> list[str]:
-        """Remove rows past retention: older than ``max_age_s``, of a chat or run that is gone, then
-        the oldest until the kept bytes fit ``max_bytes``.  The ids removed, oldest first."""
+        """Remove rows past retention: older than ``max_age_s``, of a chat that is gone, then the
+        oldest until the kept bytes fit ``max_bytes``.  The ids removed, oldest first.
+
+        A run's rows leave with its ``runs`` row (the trigger); runs that have
+        no row there (``relavium agent``, ``relavium tool call``) keep theirs
+        until age or size removes them.
+        """
         removed: list[str] = []
         with self._lock, write_tx(self._conn):
             doomed = [
@@ -209,19 +216,15 @@ class CheckpointStore:
                     (now - max_age_s,),
                 )
             ]
-            tables = self._tables()
-            if "chat_sessions" in tables:
+            if "chat_sessions" in self._tables():
+                # A chat deleted where the trigger did not exist yet.  Only rows older than a grace
+                # period: a chat's first write may race the commit of its session row elsewhere.
                 doomed += [
                     r[0]
                     for r in self._conn.execute(
-                        "SELECT id FROM checkpoints WHERE scope = 'chat' AND scope_id NOT IN (SELECT id FROM chat_sessions)"
-                    )
-                ]
-            if "runs" in tables:
-                doomed += [
-                    r[0]
-                    for r in self._conn.execute(
-                        "SELECT id FROM checkpoints WHERE scope = 'run' AND scope_id NOT IN (SELECT id FROM runs)"
+                        "SELECT id FROM checkpoints WHERE scope = 'chat' AND created_at < ? "
+                        "AND scope_id NOT IN (SELECT id FROM chat_sessions)",
+                        (now - _ORPHAN_GRACE_S,),
                     )
                 ]
             for checkpoint_id in dict.fromkeys(doomed):

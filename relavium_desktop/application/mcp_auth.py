@@ -161,8 +161,13 @@ class McpAuth:
         try:
             record = self._store(name, entry).load()
         except SecretStoreError as exc:
+            reason = str(exc).split(". ")[0][:160]
             return ServerAuthState(
-                name, "http", "needs_sign_in", f"Cannot read the keyring: {exc}"[:300], can_sign_in=False
+                name,
+                "http",
+                "needs_sign_in",
+                f"Unknown: the keyring cannot be read ({reason})",
+                can_sign_in=False,
             )
         if record is None or not record.signed_in:
             return ServerAuthState(name, "http", "needs_sign_in", "Needs sign-in", can_sign_in=True)

@@ -43,7 +43,10 @@ def test_cli_write_and_list(tmp_path: Path, cli_env: dict[str, str]) -> None:
     code, out, _ = run_cli("tool", "call", "write_file", "--workspace", str(ws),
                            "--args", '{"path":"new/n.txt","content":"hi","createParents":true}', "--json",
                            env=cli_env)
-    assert code == 0 and out["result"] == {"path": "new/n.txt", "bytesWritten": 2}
+    assert code == 0
+    # A creation: one line added, none removed; the checkpoint id lets the write be undone.
+    assert out["result"] == {"path": "new/n.txt", "bytesWritten": 2, "linesAdded": 1, "linesRemoved": 0,
+                             "checkpointId": out["result"]["checkpointId"]}
     assert (ws / "new" / "n.txt").read_text() == "hi"
     code, out, _ = run_cli("tool", "call", "list_directory", "--workspace", str(ws),
                            "--args", '{"recursive":true}', "--json", env=cli_env)

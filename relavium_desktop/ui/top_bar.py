@@ -65,7 +65,7 @@ class TopBar(QWidget):
         row.setSpacing(SPACE_2)
 
         self.title = ElidedLabel("")
-        self.title.setObjectName("pageTitle")
+        self.title.setObjectName("topBarTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         set_variant(self.title, "title")
         row.addWidget(self.title, 1, Qt.AlignmentFlag.AlignVCenter)

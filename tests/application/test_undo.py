@@ -201,3 +201,30 @@ async def test_retention_removes_checkpoints_past_their_age(app: Application, ws
     assert undo.prune(now=later) == [checkpoint.id]
     assert undo.checkpoints(run="run-old") == []
     assert isinstance(undo, UndoService)
+
+
+async def test_a_plugin_tools_file_write_through_the_host_is_checkpointed_too(app: Application, ws: Path) -> None:
+    from pydantic import BaseModel
+
+    from relavium_desktop.engine.tools.plugin_api import PluginCaps, PluginTool, make_plugin_tool
+
+    class Args(BaseModel):
+        text: str
+
+    async def stamp(args: Args, caps: PluginCaps) -> Any:
+        assert caps.fs is not None
+        return await caps.fs.write_file("STAMP", args.text, append=False, create_parents=False)
+
+    tool = make_plugin_tool(PluginTool(name="stamp", description="Writes a stamp file.", args_model=Args,
+                                       handler=stamp, action="fs_write", capabilities=("fs",)))
+    (ws / "STAMP").write_bytes(b"the user's stamp\n")
+    host = surface_host(ws, surface="workflow", home=app.paths.home)
+    registry = tool_registry(host, home=app.paths.home, extra_tools=[tool])
+    ctx = ToolDispatchContext(run_id="run-plugin", node_id="n", granted_tool_ids=frozenset({tool.id}))
+    outcome = await registry.dispatch(ToolCall(tool.id, {"text": "plugin\n"}, call_id="call_p"), ctx)
+    assert outcome.ok, outcome.error
+    undo = app.undo()
+    [checkpoint] = undo.checkpoints(run="run-plugin")
+    assert checkpoint.tool_call_id == "call_p" and checkpoint.node_id == "n"
+    undo.restore(undo.plan([checkpoint]))
+    assert (ws / "STAMP").read_bytes() == b"the user's stamp\n"

@@ -237,3 +237,21 @@ def test_an_image_alone_is_sent_without_a_project_and_titles_the_chat(
     assert view.sessions.titles()[0] == "build-log.png"
     question = view.transcript.messages()[0]
     assert question.role == "user" and [t.name for t in _thumbnails(question)] == ["build-log.png"]
+
+
+def test_the_composers_attach_button_picks_an_image_to_send(chat, qtbot, tmp_path: Path) -> None:
+    """The paperclip opens a file dialog (Qt's own, offscreen); a picked image waits as a chip, as a drop does."""
+    from relavium_desktop.ui.qt import QFileDialog
+
+    shot = tmp_path / "picked.png"
+    shot.write_bytes(png(8, 8))
+    assert chat.attach_files_button.accessibleName() == "Attach a file or image"
+    chat.attach_files_button.click()
+    dialog = chat._file_dialog
+    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.setDirectory(str(tmp_path))
+    dialog.selectFile(str(shot))
+    dialog.accept()
+    qtbot.waitUntil(lambda: chat.attachments.items and chat.attachments.items[0].ready)
+    assert chat.attachments.chips[0].title.text() == "picked.png"

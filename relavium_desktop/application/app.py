@@ -108,7 +108,10 @@ class Application:
                 from relavium_desktop.store.checkpoints import CheckpointStore
 
                 store = CheckpointStore(self._history(), owns_connection=False)
-                self._undo = UndoService(store, MediaStore(self.paths.media))
+                self._undo = UndoService(
+                    store, MediaStore(self.paths.media),
+                    granted_folders=lambda project: self.grants().folders.roots(str(project)),
+                )
             return self._undo
 
     def close(self) -> None:

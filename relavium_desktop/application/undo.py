@@ -10,9 +10,10 @@ taking writes back means, for the window and for ``relavium undo`` alike:
 - a file that no longer holds what the agent last wrote there is a
   *conflict*: it is overwritten only with ``force`` (the user's
   confirmation);
-- a restore is a write: it goes through the project's path policy (roots,
-  read and write floors), so a path that has since become protected or
-  outside the project is *refused*, with the reason in words;
+- a restore is a write: it goes through the project's path policy (the
+  project and the folders granted to it now, read and write floors), so a
+  path that has since become protected or outside them is *refused*, with
+  the reason in words; the user asking for the undo is its approval;
 - before anything is restored the file's current content is itself kept
   (an ``undo`` checkpoint), so an undo can be undone; a restore is atomic.
 
@@ -191,9 +192,12 @@ class UndoService:
         *,
         retention: Retention | None = None,
         environ: Mapping[str, str] | None = None,
+        granted_folders: Callable[[Path], Sequence[Path]] | None = None,
     ) -> None:
         self.store = store
         self.media = media
+        # The folders granted to a project beyond it ("Allow this folder"): a restore may write there too.
+        self._granted = granted_folders
         self.retention = retention or Retention.from_environment(environ)
         env = os.environ if environ is None else environ
         self._pause = _pause_seconds(env.get(PAUSE_RESTORE_ENV))
@@ -300,7 +304,8 @@ class UndoService:
         project = planned.project
         if project is None or not project.is_dir():
             raise ValueError("its project folder no longer exists")
-        return PathPolicy.create(project, tier="project", surface="chat")
+        extra = tuple(self._granted(project)) if self._granted is not None else ()
+        return PathPolicy.create(project, tier="project", surface="chat", extra_roots=extra)
 
     # -- restoring ------------------------------------------------------------
 

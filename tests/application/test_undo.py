@@ -228,3 +228,26 @@ async def test_a_plugin_tools_file_write_through_the_host_is_checkpointed_too(ap
     assert checkpoint.tool_call_id == "call_p" and checkpoint.node_id == "n"
     undo.restore(undo.plan([checkpoint]))
     assert (ws / "STAMP").read_bytes() == b"the user's stamp\n"
+
+
+async def test_a_write_in_a_granted_folder_restores_while_the_grant_stands(
+    app: Application, ws: Path, tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "lib.txt").write_text("library\n")
+    host = surface_host(ws, surface="chat", home=app.paths.home, extra_roots=(shared,))
+    registry = tool_registry(host, home=app.paths.home)
+    ctx = ToolDispatchContext(run_id="run-shared", node_id="n", granted_tool_ids=frozenset({"write_file"}))
+    call = ToolCall("write_file", {"path": str(shared / "lib.txt"), "content": "changed\n"})
+    assert (await registry.dispatch(call, ctx)).ok
+    undo = app.undo()
+    checkpoints = undo.checkpoints(run="run-shared")
+    # Without the folder grant the path is outside the project: refused, with why.
+    [refused] = undo.plan(checkpoints).refused
+    assert "outside the allowed folders" in refused.reason
+    app.grants().folders.add(str(ws.resolve()), str(shared.resolve()))
+    plan = undo.plan(checkpoints)
+    assert [f.action for f in plan.files] == ["restore"]
+    undo.restore(plan)
+    assert (shared / "lib.txt").read_text() == "library\n"

@@ -1,4 +1,11 @@
-"""write_file: atomic write or O_APPEND append inside the allowed folders."""
+"""write_file: atomic write or O_APPEND append inside the allowed folders.
+
+The result is ``{path, bytesWritten, linesAdded, linesRemoved}``: the line
+counts are exact, from a line diff of the file's old and new content (an
+append adds its lines and changes an unterminated last line).  On a host
+that keeps checkpoints it also carries ``checkpointId``, the record that
+lets this write be undone (``relavium undo``, a tool card's Undo).
+"""
 
 from __future__ import annotations
 

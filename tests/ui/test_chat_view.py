@@ -145,12 +145,17 @@ def test_stop_cancels_the_turn_and_kills_the_running_tool(chat, qtbot, llm_serve
         card = chat.transcript.cards()[0]
         assert card.tool_id == "run_command" and card.status == "running"
         assert chat.stop_button.isEnabled()
+        # Stop takes the round send button's place while the turn runs.
+        assert chat.stop_button.isVisible() and not chat.send_button.isVisible()
+        assert card.summary_text == f"Running sleep {marker}…"
         with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as done:
             qtbot.mouseClick(chat.stop_button, Qt.MouseButton.LeftButton)
         assert done.args == ["cancelled"]
         qtbot.waitUntil(lambda: not _processes_with(marker), timeout=10_000)
         assert card.status == "cancelled"
         assert not chat.stop_button.isEnabled() and chat.send_button.isEnabled()
+        assert chat.send_button.isVisible() and not chat.stop_button.isVisible()
+        assert card.summary_text == f"Stopped before it could run sleep {marker}"
         assert len(llm_server.requests) == 1  # the model was not asked again
         # The stored history is closed ("not run: cancelled"), so the session can continue.
         llm_server.script(Reply.say("Resumed fine."))

@@ -6,6 +6,7 @@ chat service, registry and file host on a temp project; no mocks.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -251,3 +252,21 @@ async def test_a_write_in_a_granted_folder_restores_while_the_grant_stands(
     assert [f.action for f in plan.files] == ["restore"]
     undo.restore(plan)
     assert (shared / "lib.txt").read_text() == "library\n"
+
+
+async def test_a_write_refused_after_its_content_was_kept_leaves_only_a_blob_gc_reclaims(
+    app: Application, ws: Path, tmp_path: Path
+) -> None:
+    # A hard-linked file is refused by the write itself, after the host read (and kept) its bytes.
+    unique = b"hard-linked content nobody else has\n"
+    (ws / "linked.txt").write_bytes(unique)
+    os.link(ws / "linked.txt", tmp_path / "other-name.txt")
+    write = _dispatcher(app, ws, "run-refused")
+    outcome = await write({"path": "linked.txt", "content": "x\n"})
+    assert not outcome.ok and (ws / "linked.txt").read_bytes() == unique
+    assert app.undo().checkpoints(run="run-refused") == []
+    sha = hashlib.sha256(unique).hexdigest()
+    store = media_store(app.paths)
+    assert store.exists(sha)  # kept beside the write, which was then refused: nobody refers to it
+    assert sha in collect_garbage(store, app.paths, min_age_s=0, dry_run=False)["removed"]
+    assert not store.exists(sha)

@@ -163,3 +163,15 @@ def test_the_picked_model_and_agent_are_the_apps_defaults(loaded, relavium_home:
     loaded.agent_combo.setCurrentIndex(1)
     assert json.loads((relavium_home / "defaults.json").read_text()) == {"agent": "reviewer"}
     assert picker.route() == "local/llama3.2:3b"
+
+
+def test_the_open_list_is_wide_enough_for_its_headings(loaded, qtbot) -> None:
+    """The closed chip is narrow; the list it opens shows each provider's heading unelided."""
+    picker = loaded.model_combo
+    picker.resize(120, picker.height())
+    picker.showPopup()
+    view = picker.view()
+    qtbot.waitUntil(view.isVisible)
+    widest = max(view.sizeHintForColumn(0), 0)
+    assert view.width() >= min(widest, 760) > picker.width()
+    picker.hidePopup()

@@ -196,6 +196,13 @@ class ModelPicker(QComboBox):
         wanted = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, text, self)
         return QSize(max(self.minimumSizeHint().width(), min(wanted.width(), READING_WIDTH // 2)), hint.height())
 
+    def showPopup(self) -> None:
+        """The open list as wide as its longest entry: the chip is narrow, the headings say more."""
+        view = self.view()
+        wanted = view.sizeHintForColumn(0) + view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth()
+        view.setMinimumWidth(max(self.width(), min(wanted, READING_WIDTH)))
+        super().showPopup()
+
     def shown_text(self) -> str:
         """What the closed picker displays at its current width (tests and screenshots read it)."""
         option = QStyleOptionComboBox()

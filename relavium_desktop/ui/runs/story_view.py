@@ -17,6 +17,7 @@ from relavium_desktop.ui.qt import (
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
+    Qt,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -83,6 +84,8 @@ class StoryView(QWidget):
         self.table.setObjectName("storyTable")
         self.table.setHorizontalHeaderLabels(["Time", "What happened"])
         self.table.verticalHeader().setVisible(False)
+        self.table.setShowGrid(False)  # rows, not a spreadsheet
+        self.table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(False)

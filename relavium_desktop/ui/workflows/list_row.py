@@ -32,7 +32,7 @@ from relavium_desktop.ui.qt import (
     Qt,
 )
 from relavium_desktop.ui.theme.icons import icon
-from relavium_desktop.ui.theme.tokens import RADIUS_CONTROL, SPACE_1, SPACE_2, SPACE_3, TYPE_CAPTION_PX
+from relavium_desktop.ui.theme.tokens import RADIUS_CONTROL, SPACE_1, SPACE_2, TYPE_CAPTION_PX
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.theme.palette import Palette
@@ -43,7 +43,7 @@ STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
 TITLE_ROLE = Qt.ItemDataRole.UserRole + 3
 ICON_SIZE = 16
 GAP = SPACE_2
-PAD_X = SPACE_3  # the row's inner padding left and right (10-12 px in the design)
+PAD_X = SPACE_2  # the row's inner padding left and right (the design's 8 px)
 PAD_Y = SPACE_2 + 2  # and top and bottom: the design's 10 px
 ROW_GAP = SPACE_1  # space between two rows, so the selected row's corners show
 

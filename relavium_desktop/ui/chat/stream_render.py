@@ -70,6 +70,9 @@ class StreamRender:
         self._open_view: FittedText | None = None
         self._open_mark = -1  # where the open block's drawing starts in ``_open_view``'s document
         self._open_code: CodeBlock | None = None
+        self._fence: tuple[str, int] | None = None  # the open fence's marker character and indentation
+        self._code_seen = 0  # where the open fence's unread lines start in the text
+        self._shift = 0
 
     def update(self, text: str, *, final: bool = False) -> None:
         """Render ``text`` (the whole answer so far); ``final``: nothing more comes, render all of it."""
@@ -84,10 +87,13 @@ class StreamRender:
                 edit.endEditBlock()
 
     def _update(self, text: str, *, final: bool) -> None:
+        if not final and self._grow_fence(text):
+            return
         base = self.done + self._para_done
         cont = self._para_done > 0
         source = (_CONTINUE if cont else "") + text[base:]
         shift = base - (len(_CONTINUE) if cont else 0)  # source offset + shift = text offset
+        self._shift, self._fence = shift, None
         blocks = top_blocks(source)
         self._wipe_open()
         for index, block in enumerate(blocks):
@@ -109,6 +115,7 @@ class StreamRender:
                 self._commit(block)
         if final:
             self.done, self._para_done, self._open_code = len(text), 0, None
+            self._fence = None
         elif not blocks and not cont:
             self.done = len(text) - len(text[base:].lstrip("\n"))
 
@@ -116,11 +123,9 @@ class StreamRender:
 
     def _commit(self, block: TopBlock) -> None:
         if block.kind == "code":
-            if self._open_code is not None:
-                self._open_code.set_code(block.code)
-                self._open_code = None
-            else:
-                self._host.add_code(block.code, block.language)
+            code, self._open_code = self._open_code or self._host.add_code("", block.language), None
+            code.set_code(block.code)
+            code.settle()  # its pieces were lexed apart: lexed whole, off this flush
             return
         append_html(self._view().document(), self._host.paint(block.html))
 
@@ -128,6 +133,29 @@ class StreamRender:
         return self._host.prose_view()
 
     # -- the open block -----------------------------------------------------------
+
+    def _grow_fence(self, text: str) -> bool:
+        """Append the lines an open fence grew by without parsing; False when a line may close it.
+
+        A fence's lines are its content until a line made of its marker: so
+        only a line starting with the marker character (or a tab, whose
+        indentation markdown-it counts in columns) needs the parser.
+        """
+        if self._fence is None or self._open_code is None:
+            return False
+        char, indent = self._fence
+        new = text[self._code_seen :]
+        complete = new[: new.rfind("\n") + 1]
+        if not complete:
+            return True  # a partial line waits for its end
+        lines = complete.split("\n")[:-1]
+        if any(line.lstrip(" ").startswith((char, "\t")) for line in lines):
+            return False
+        if indent:
+            lines = [line[min(indent, len(line) - len(line.lstrip(" "))) :] for line in lines]
+        self._open_code.set_code(self._open_code.code + "".join(f"{line}\n" for line in lines))
+        self._code_seen += len(complete)
+        return True
 
     def _wipe_open(self) -> None:
         view, self._open_view = self._open_view, None
@@ -157,9 +185,14 @@ class StreamRender:
                 return  # the fence's first line (its language) is still arriving
             code = block.code[: block.code.rfind("\n") + 1]
             if self._open_code is None:
-                self._open_code = self._host.add_code(code, block.language)
-            else:
-                self._open_code.set_code(code)
+                self._open_code = self._host.add_code("", block.language)
+            self._open_code.set_code(code)
+            opening = own[: own.find("\n")]
+            marker = opening.lstrip(" ")
+            if block.closed or not marker or marker[0] not in "`~":
+                return  # an indented block (or a closed fence) has no fast path
+            self._fence = (marker[0], len(opening) - len(marker))
+            self._code_seen = self._shift + block.start + own.rfind("\n") + 1
             return
         if block.kind == "paragraph":
             self._open_paragraph(block.inline, own, continued=False, markup=block.html)

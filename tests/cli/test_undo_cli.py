@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
+from tests.cli.llm_cli import write_agent
 from tests.conftest import relavium_cmd
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.helpers import run_cli
 
 
@@ -192,3 +194,39 @@ def test_usage_errors_exit_2(cli_env: dict[str, str]) -> None:
     assert code == 2 and "--chat" in err
     code, out, _err = run_cli("undo", "restore", "--checkpoint", "cp-none", "--json", env=cli_env)
     assert code == 1 and out["error"]["code"] == "not_found"
+
+
+def test_a_chats_changes_since_a_message_are_undone_and_leave_with_the_chat(
+    env: dict[str, str], llm_server: ScriptedLLMServer, tmp_path: Path, ws: Path
+) -> None:
+    agent = write_agent(tmp_path / "helper.agent.yaml", tools=["write_file"])
+    (ws / "plan.md").write_bytes(b"step one\n")
+    llm_server.script(
+        Reply.call("write_file", {"path": "plan.md", "content": "step one\nstep two\n"}), Reply.say("Added."),
+        Reply.call("write_file", {"path": "plan.md", "content": "rewritten\n"}), Reply.say("Rewritten."),
+    )
+    proc = subprocess.run(
+        [*relavium_cmd(), "chat", "--agent", str(agent), "--workspace", str(ws), "--mode", "auto"],
+        input="add a step\nrewrite it\n/exit\n", env=env, cwd=ws, capture_output=True, text=True, timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (ws / "plan.md").read_bytes() == b"rewritten\n"
+    code, listed, _ = run_cli("chat", "--list", "--json", env=env)
+    [sid] = [s["id"] for s in listed]
+
+    code, out, err = _undo(env, "list", "--chat", sid)
+    assert code == 0, err
+    first, second = out["checkpoints"]
+    assert (first["linesAdded"], first["linesRemoved"], second["linesAdded"], second["linesRemoved"]) == (1, 0, 1, 2)
+    assert second["messageIndex"] > first["messageIndex"]
+
+    # Undo only what the second message led to.
+    code, out, err = _undo(env, "restore", "--chat", sid, "--since-message", str(first["messageIndex"] + 1))
+    assert code == 0, err
+    assert [f["checkpointId"] for f in out["plan"]] == [second["id"]]
+    assert (ws / "plan.md").read_bytes() == b"step one\nstep two\n"
+
+    assert run_cli("chat", "--delete", sid, "--json", env=env)[1] == {"ok": True}
+    code, out, err = _undo(env, "list", "--chat", sid)
+    assert code == 0 and out["checkpoints"] == [], err

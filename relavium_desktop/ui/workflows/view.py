@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 
 LIST_WIDTH = 300  # the design's list column: names read whole, paths keep their file name
 PANEL_WIDTH = 380  # the run panel beside the canvas: the gate, inputs, this run's steps
-LIST_LEAST, PANEL_LEAST = 220, 300  # how far the two give way in a small window (the canvas first keeps its least)
+LIST_LEAST, PANEL_LEAST = 180, 260  # how far the two give way in a small window (the canvas first keeps its least)
 OUTPUTS_HEIGHT = 160
 
 

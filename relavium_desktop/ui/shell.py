@@ -145,6 +145,9 @@ class MainWindow(QMainWindow):
         self.context.project_changed.connect(lambda _project: self._show_project())
         self._show_project()
         self._chat_title = ""  # the open chat's title ("" for none), for the top bar on Chats
+        # Provider readiness reads the keyring (in a child process): only once the window is up.
+        self._readiness_due = False
+        self.context.providers_changed.connect(self.refresh_readiness)
 
         # -- sidebar + pages ------------------------------------------------------
         self.sidebar = Sidebar()
@@ -273,6 +276,7 @@ class MainWindow(QMainWindow):
         self.start_spill_sweep()
         self.check_first_run()
         self.show_nav_icons()
+        self._readiness_due = True
         self.refresh_readiness()
         if self.tray is None:
             from relavium_desktop.ui.tray import Tray
@@ -388,7 +392,7 @@ class MainWindow(QMainWindow):
         """
         from relavium_desktop.ui.tasks import spawn
 
-        if self._painted or self.isHidden():
+        if self._readiness_due:
             spawn(self._refresh_readiness())
 
     async def _refresh_readiness(self) -> None:
@@ -575,6 +579,8 @@ class MainWindow(QMainWindow):
             self.settings_view = SettingsView(self.context)
             self.settings_view.shortcut_changed.connect(self.clipboard_shortcut.setKey)
             self.settings_view.providers.setup_requested.connect(self.show_welcome)
+            # A key stored or removed, a provider added: the sidebar's foot says so at once.
+            self.settings_view.providers.changed.connect(self.refresh_readiness)
             self.replace_page(NAV_SETTINGS, self.settings_view)
         if self.nav.currentRow() != NAV_SETTINGS:
             self.nav.setCurrentRow(NAV_SETTINGS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -329,6 +330,12 @@ def test_with_no_provider_the_sidebar_foot_says_no_model_yet(make_window, qtbot)
     qtbot.waitUntil(lambda: window.sidebar.readiness.text() == "No model yet", timeout=15_000)
     readiness = window.sidebar.readiness
     assert readiness.palette().color(readiness.foregroundRole()) == window.context.theme.qcolor("warning")
+    # A provider that needs no key, added to providers.yaml while the window is open: the foot follows.
+    (window.context.app.paths.providers_file).write_text(json.dumps({"providers": {"ollama": {
+        "kind": "openai", "base_url": "http://127.0.0.1:11434/v1", "api_key": None, "allow_local": True,
+    }}}))
+    window.context.check_providers()
+    qtbot.waitUntil(lambda: readiness.text() == "Ollama · ready", timeout=15_000)
 
 
 def test_readiness_words() -> None:

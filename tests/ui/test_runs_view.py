@@ -359,3 +359,21 @@ def test_refreshing_runs_and_workflows_opens_no_new_history_connection(
     assert view.cell(0, "Status") == "Done"
     assert wf.entries[0].last_status == "completed"
     assert opened == []
+
+
+def test_activity_keeps_its_controls_off_the_window_edge(make_window, qtbot) -> None:
+    from relavium_desktop.ui.theme.tokens import EDGE_MIN, PAD_MAIN
+
+    window = make_window()
+    window.resize(1440, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    window.nav.setCurrentRow(NAV_RUNS)
+    view = window.runs_view
+    qtbot.waitUntil(view.empty_button.isVisible, timeout=10_000)
+    edge = window.rect().adjusted(EDGE_MIN, EDGE_MIN, -EDGE_MIN, -EDGE_MIN)
+    for widget in (view.empty_state, view.empty_button, view.refresh_button):
+        where = widget.rect().translated(widget.mapTo(window, widget.rect().topLeft()))
+        assert edge.contains(where), widget.objectName()
+    margins = view.layout().contentsMargins()
+    assert (margins.left(), margins.top(), margins.right(), margins.bottom()) == (PAD_MAIN,) * 4

@@ -472,3 +472,14 @@ def test_an_empty_project_offers_the_example_workflows(make_window, qtbot, proje
     # The examples load (the agent one finds its $ref), except the file the user had replaced.
     broken = [e.rel for e in view.entries if e.error is not None]
     assert broken == ["workflows/release-gate.relavium.yaml"]
+
+
+def test_without_a_project_the_page_offers_one_next_step(make_window, qtbot) -> None:
+    window = make_window()
+    window.nav.setCurrentRow(NAV_WORKFLOWS)
+    view = window.workflows_view
+    qtbot.waitUntil(lambda: view.empty_label.text() != "", timeout=10_000)
+    assert view.empty_label.text() == "Choose a project folder to see its workflows."
+    assert view.folder_button.isVisibleTo(view) and not view.examples_button.isVisibleTo(view)
+    with qtbot.waitSignal(view.choose_project, timeout=1_000):
+        view.folder_button.click()

@@ -127,6 +127,7 @@ class WorkflowsView(QWidget):
     run_finished = Signal(object)  # RunResult
     open_run = Signal(str)  # run id to show in Runs / History
     examples_added = Signal(int)  # how many example files were copied
+    choose_project = Signal()  # the no-project state's one button: the shell opens its folder picker
 
     def __init__(self, context: AppContext) -> None:
         super().__init__()
@@ -173,6 +174,13 @@ class WorkflowsView(QWidget):
         set_variant(self.examples_button, "primary")  # the empty page's one next step
         self.examples_button.clicked.connect(self.add_examples)
         self.examples_button.hide()
+        self.folder_button = QPushButton("Choose a project folder…")
+        self.folder_button.setObjectName("chooseProjectButton")
+        self.folder_button.setToolTip("Pick the folder whose workflows this page lists")
+        self.folder_button.setAutoDefault(False)
+        set_variant(self.folder_button, "primary")  # the no-project page's one next step
+        self.folder_button.clicked.connect(self.choose_project)
+        self.folder_button.hide()
         left = Column(LIST_WIDTH, LIST_LEAST)
         left.setObjectName("workflowListColumn")
         left_col = QVBoxLayout(left)
@@ -181,6 +189,7 @@ class WorkflowsView(QWidget):
         left_col.addWidget(self.workflow_list, 1)
         left_col.addWidget(self.empty_label)
         left_col.addWidget(self.examples_button)
+        left_col.addWidget(self.folder_button)
         left_col.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.left = left
 
@@ -363,6 +372,7 @@ class WorkflowsView(QWidget):
         else:
             self.empty_label.setText("")
         self.examples_button.setVisible(bool(project) and not entries)
+        self.folder_button.setVisible(not project)
         rels = [e.rel for e in entries]
         if keep in rels:
             self.workflow_list.setCurrentRow(rels.index(keep))

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from relavium_desktop.application.mcp_settings import HttpServer, McpConfigError, McpYamlEditor, StdioServer
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.mcp.server_dialog import ServerDialog
+from relavium_desktop.ui.mcp.sign_in import McpSignIn, SignInPanel, window_sign_in
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QCheckBox,
@@ -59,6 +60,7 @@ from relavium_desktop.ui.theme.icons import icon
 from relavium_desktop.ui.theme.tokens import PAD_MAIN
 
 if TYPE_CHECKING:
+    from relavium_desktop.application.mcp_auth import ServerAuthState
     from relavium_desktop.application.mcp_settings import McpConsent, McpConsentStore
     from relavium_desktop.engine.mcp_reports import ServerReport
     from relavium_desktop.ui.context import AppContext
@@ -120,6 +122,15 @@ def health_text(report: ServerReport | None, testing: bool) -> tuple[str, str, s
     return f"Working: answered{latency}, {tools}", "success", "check"
 
 
+# The list row's short sign-in words (the detail says who and until when).
+SIGN_IN_ROW_WORDS = {"needs_sign_in": " · needs sign-in", "expired": " · needs sign-in", "signed_in": " · signed in"}
+
+
+def may_sign_in(entry: StdioServer | HttpServer) -> bool:
+    """Whether this server could ask for a browser sign-in (a URL, no stored key, sign-in not turned off)."""
+    return isinstance(entry, HttpServer) and entry.credential_ref is None and entry.oauth is not False
+
+
 class McpServersPage(QWidget):
     changed = Signal()  # the list was rebuilt from the file (an edit here or outside)
     tested = Signal(str, object)  # server name, ServerReport
@@ -141,6 +152,14 @@ class McpServersPage(QWidget):
         self.server_dialog: ServerDialog | None = None
         self.confirm_box: QMessageBox | None = None
         self.confirm_remove_button: QPushButton | None = None
+        # Sign-in to remote servers: the window's one controller, so the chat hears of a new sign-in too.
+        same_home = Path(self.home) == Path(context.app.paths.home)
+        self.sign_in: McpSignIn = window_sign_in(context) if same_home else McpSignIn(self.home, self)
+        self.auth_states: dict[str, ServerAuthState] = {}
+        self.auth_reads = 0  # finished reads of the sign-in states (tests wait on it)
+        self._auth_asked = 0
+        self.sign_in.changed.connect(lambda _server: self.refresh_sign_ins())
+        self.sign_in.finished.connect(lambda *_: self.refresh_sign_ins())
 
         intro = QLabel(
             "MCP servers give models extra tools. They are kept in mcp.yaml in the Relavium data folder, "
@@ -245,6 +264,8 @@ class McpServersPage(QWidget):
         detail_layout.addWidget(self.title)
         detail_layout.addWidget(self.summary)
         detail_layout.addLayout(health_row)
+        self.sign_in_panel = SignInPanel(self.sign_in)
+        detail_layout.addWidget(self.sign_in_panel)
         detail_layout.addLayout(actions)
         detail_layout.addWidget(self.tools_box)
         detail_layout.addLayout(lists)
@@ -348,7 +369,7 @@ class McpServersPage(QWidget):
         self.server_list.blockSignals(True)
         self.server_list.clear()
         for name, entry in self.servers.items():
-            item = QListWidgetItem(f"{name}\n{TRANSPORT_WORDS[entry.transport]}{_sandbox_words(entry)}")
+            item = QListWidgetItem(self._row_text(name, entry))
             item.setData(Qt.ItemDataRole.UserRole, name)
             self.server_list.addItem(item)
         self.server_list.blockSignals(False)
@@ -360,7 +381,47 @@ class McpServersPage(QWidget):
         self.server_list.setVisible(bool(names))
         self._paint_icons()
         self._show_selected()
+        self.refresh_sign_ins()
         self.changed.emit()
+
+    def _row_text(self, name: str, entry: StdioServer | HttpServer) -> str:
+        state = self.auth_states.get(name)
+        signed = SIGN_IN_ROW_WORDS.get(state.state, "") if state is not None and may_sign_in(entry) else ""
+        return f"{name}\n{TRANSPORT_WORDS[entry.transport]}{_sandbox_words(entry)}{signed}"
+
+    # -- sign-in (remote servers) ---------------------------------------------------------------
+
+    def refresh_sign_ins(self) -> None:
+        """Read every server's sign-in off the window's thread (the keyring), then show it."""
+        if not any(may_sign_in(entry) for entry in self.servers.values()):
+            self.auth_states = {}
+            self._show_sign_in()
+            return
+        self._auth_asked += 1
+        spawn(self._read_sign_ins(self._auth_asked))
+
+    async def _read_sign_ins(self, asked: int) -> None:
+        states = await self.sign_in.states()
+        if asked != self._auth_asked:
+            return  # a newer read is on its way
+        self.auth_states = {state.server: state for state in states}
+        for row in range(self.server_list.count()):
+            item = self.server_list.item(row)
+            name = item.data(Qt.ItemDataRole.UserRole)
+            if name in self.servers:
+                item.setText(self._row_text(name, self.servers[name]))
+        self._show_sign_in()
+        self.auth_reads += 1
+
+    def _show_sign_in(self) -> None:
+        name = self.selected()
+        entry = self.servers.get(name) if name is not None else None
+        state = self.auth_states.get(name) if name is not None else None
+        shown = entry is not None and may_sign_in(entry) and (state is None or state.transport == "http")
+        shown = shown and (state is None or state.state in ("needs_sign_in", "signed_in", "expired"))
+        self.sign_in_panel.setVisible(shown)
+        if shown and name is not None:
+            self.sign_in_panel.show_state(name, state)
 
     def selected(self) -> str | None:
         item = self.server_list.currentItem()
@@ -400,6 +461,7 @@ class McpServersPage(QWidget):
         self.health.setText(text)
         set_tone(self.health, tone)
         self.test_button.setEnabled(name not in self.testing)
+        self._show_sign_in()
         self._paint_icons()
         self._show_tools(name, entry, report)
         self._show_lists(report)

@@ -299,3 +299,105 @@ def test_a_horizontal_rule_streamed_a_character_at_a_time_stays_a_rule(transcrip
     full = MessageBlock("assistant", text)
     assert rules(streamed) == rules(full) == 1
     assert streamed.shown_text() == full.shown_text()
+
+
+def _table_cells(document) -> list[tuple[str, str, bool]]:
+    """Every cell of a document's first table: its text, its alignment and whether it is bold."""
+    cursor = QTextCursor(document)
+    while not cursor.atEnd() and cursor.currentTable() is None:
+        cursor.movePosition(QTextCursor.MoveOperation.NextBlock)
+    table = cursor.currentTable()
+    assert table is not None
+    cells = []
+    for row in range(table.rows()):
+        for column in range(table.columns()):
+            cell = table.cellAt(row, column)
+            first = cell.firstCursorPosition()
+            first.setPosition(cell.lastCursorPosition().position(), QTextCursor.MoveMode.KeepAnchor)
+            inside = cell.firstCursorPosition()
+            inside.movePosition(QTextCursor.MoveOperation.NextCharacter)
+            cells.append(
+                (
+                    first.selectedText(),
+                    str(first.blockFormat().alignment()),
+                    inside.charFormat().fontWeight() == QFont.Weight.Bold,
+                )
+            )
+    return cells
+
+
+def test_rows_added_to_an_open_table_look_like_the_same_rows_rendered_at_once(transcript) -> None:
+    head = "Prices:\n\n| plan | monthly | note |\n|:-----|--------:|------|\n"
+    rows = [f"| p{n} | {10 + n} | **top** and `code` {n} |\n" for n in range(6)]
+    transcript.stream(head)
+    transcript.flush()
+    block = transcript.messages()[-1]
+    for count, row in enumerate(rows, start=1):
+        for piece in chunks(row, count):
+            transcript.stream(piece)
+            transcript.flush()
+            assert raw_markers(shown(block)) == []
+        full = MessageBlock("assistant", head + "".join(rows[:count]))
+        # Each row added to the drawn table reads, aligns and weighs like the table rendered whole.
+        assert _table_cells(block.body.document()) == _table_cells(full.body.document())
+    assert _table_cells(block.body.document())[-1][::2] == ("top and code 5", True)
+    transcript.stream("\nAfter the table.\n")
+    transcript.end_stream()
+    full = MessageBlock("assistant", head + "".join(rows) + "\nAfter the table.\n")
+    full.complete = True
+    assert block.shown_text() == full.shown_text()
+
+
+FENCE = '''Here:
+
+  ~~~python
+  def annual(price: int) -> int:
+      """The yearly price:
+      ten months, two free.
+  ~~~~ not a close: a closing line has no words
+      """
+      return price * 10
+  ~~~
+
+Done.
+'''
+
+
+def _colours(code: CodeBlock) -> list[str]:
+    """The colour of every character of a code block, in order."""
+    document, out = code.view.document(), []
+    cursor = QTextCursor(document)
+    while not cursor.atEnd():
+        cursor.movePosition(QTextCursor.MoveOperation.NextCharacter)
+        out.append(cursor.charFormat().foreground().color().name())
+    return out
+
+
+def test_a_streamed_fence_reads_as_its_markdown_and_settles_to_the_colours_of_a_whole_highlight(
+    transcript, qtbot
+) -> None:
+    from relavium_desktop.ui.chat.markdown import top_blocks
+
+    so_far = ""
+    for piece in chunks(FENCE, 2):
+        transcript.stream(piece)
+        transcript.flush()
+        so_far += piece
+        block = transcript.messages()[-1]
+        assert raw_markers(shown(block)) == []
+        opened = [b for b in top_blocks(so_far) if b.kind == "code"]
+        if opened and not opened[0].closed and "\n" in so_far[opened[0].start :]:
+            (code,) = block.code_blocks()  # the open fence shows exactly its complete lines, indent removed
+            assert code.code == opened[0].code[: opened[0].code.rfind("\n") + 1]
+    transcript.end_stream()
+    (code,) = block.code_blocks()
+    assert code.code == top_blocks(FENCE)[1].code and "\n~~~~ not a close" in code.code
+    whole = CodeBlock(code.code, "python")
+    # The docstring's middle lines came in apart from its opening quotes, so at first they look like code.
+    assert not code.settled and _colours(code) != _colours(whole)
+    qtbot.waitUntil(lambda: code.settled, timeout=5_000)
+    assert code.view.toPlainText() == whole.view.toPlainText()
+    assert _colours(code) == _colours(whole)
+    full = MessageBlock("assistant", FENCE)
+    full.complete = True
+    assert block.shown_text() == full.shown_text()

@@ -23,7 +23,8 @@ like the same answer opened from history.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+import re
+from typing import TYPE_CHECKING, Any, Protocol
 
 from relavium_desktop.ui.chat.markdown import TopBlock, hold_back, render_blocks, render_inline, top_blocks
 from relavium_desktop.ui.qt import (
@@ -44,6 +45,7 @@ _CONTINUE = "x\n"  # parsed before an open paragraph's uncommitted lines: they s
 _FIRST = '<p style="margin-bottom: 0px">'
 _MIDDLE = '<p style="margin-top: 0px; margin-bottom: 0px">'
 _LAST = '<p style="margin-top: 0px">'
+_ROW = re.compile(r" {0,3}\|.*\|[ \t]*$")  # a line that can only be another row of an open table
 
 
 class Host(Protocol):
@@ -73,6 +75,7 @@ class StreamRender:
         self._fence: tuple[str, int] | None = None  # the open fence's marker character and indentation
         self._code_seen = 0  # where the open fence's unread lines start in the text
         self._shift = 0
+        self._table: tuple[str, Any, int] | None = None  # head lines, drawn QTextTable, rows read to
 
     def update(self, text: str, *, final: bool = False) -> None:
         """Render ``text`` (the whole answer so far); ``final``: nothing more comes, render all of it."""
@@ -87,13 +90,13 @@ class StreamRender:
                 edit.endEditBlock()
 
     def _update(self, text: str, *, final: bool) -> None:
-        if not final and self._grow_fence(text):
+        if not final and (self._grow_fence(text) or self._grow_table(text)):
             return
         base = self.done + self._para_done
         cont = self._para_done > 0
         source = (_CONTINUE if cont else "") + text[base:]
         shift = base - (len(_CONTINUE) if cont else 0)  # source offset + shift = text offset
-        self._shift, self._fence = shift, None
+        self._shift, self._fence, self._table = shift, None, None
         blocks = top_blocks(source)
         self._wipe_open()
         for index, block in enumerate(blocks):
@@ -115,7 +118,7 @@ class StreamRender:
                 self._commit(block)
         if final:
             self.done, self._para_done, self._open_code = len(text), 0, None
-            self._fence = None
+            self._fence, self._table = None, None
         elif not blocks and not cont:
             self.done = len(text) - len(text[base:].lstrip("\n"))
 
@@ -202,12 +205,56 @@ class StreamRender:
             markup = render_blocks(shown)
             if not markup.startswith("<table"):
                 return  # its delimiter row is still arriving
+            view = self._view()
+            self._mark(view)
+            append_html(view.document(), self._host.paint(markup))
+            drawn = _last_table(view.document())
+            head = "\n".join(own.split("\n")[:2]) + "\n"
+            if drawn is not None:
+                self._table = (head, drawn, self._shift + block.start + len(shown))
+            return
         else:
             markup = render_blocks(hold_back(own))
         if markup:
             view = self._view()
             self._mark(view)
             append_html(view.document(), self._host.paint(markup))
+
+    def _grow_table(self, text: str) -> bool:
+        """Append the rows an open table grew by to its drawing; False when a line may end the table.
+
+        Each row is rendered under the table's own header (so cells read as
+        in the whole table) and its cells copied into new rows of the drawn
+        table: a flush costs the new rows, not the table so far.
+        """
+        if self._table is None:
+            return False
+        head, table, seen = self._table
+        new = text[seen:]
+        complete = new[: new.rfind("\n") + 1]
+        if not complete:
+            return True  # a partial row waits for its end
+        lines = complete.split("\n")[:-1]
+        if not all(_ROW.match(line) for line in lines):
+            return False
+        scratch = QTextDocument()
+        scratch.setHtml(self._host.paint(render_blocks(head + complete)))
+        rows = _last_table(scratch)
+        if rows is None or rows.rows() != len(lines) + 1 or rows.columns() != table.columns():
+            return False
+        at = table.rows()
+        table.appendRows(len(lines))
+        for row in range(len(lines)):
+            for column in range(table.columns()):
+                source, target = rows.cellAt(row + 1, column), table.cellAt(at + row, column)
+                target.setFormat(source.format())
+                selection = source.firstCursorPosition()
+                selection.setPosition(source.lastCursorPosition().position(), QTextCursor.MoveMode.KeepAnchor)
+                cursor = target.firstCursorPosition()
+                cursor.setBlockFormat(selection.blockFormat())
+                cursor.insertFragment(selection.selection())
+        self._table = (head, table, seen + len(complete))
+        return True
 
     def _open_paragraph(self, inline: str, source: str, *, continued: bool, markup: str) -> None:
         """The open paragraph: commit a long segment of it once that is safe, draw the rest held back.
@@ -279,6 +326,14 @@ def append_html(document: QTextDocument, markup: str) -> None:
         fix.setPosition(before)
         if fix.block().length() == 1 and fix.block().previous().isValid():
             fix.deletePreviousChar()
+
+
+def _last_table(document: QTextDocument) -> Any:
+    """The table a document ends with (Qt keeps an empty block after it), if it ends with one."""
+    end = document.lastBlock()
+    if end.length() == 1 and end.previous().isValid():
+        end = end.previous()
+    return QTextCursor(end).currentTable()
 
 
 def _blank(document: QTextDocument) -> bool:

@@ -75,7 +75,9 @@ async def main(runs: int) -> int:
             base = statistics.median(samples["plain"]) * 1000
             with_cp = statistics.median(samples["checkpointed"]) * 1000
             # The added cost: the median of each pair's difference (the pair shares the machine's load).
-            added = statistics.median(c - p for p, c in zip(samples["plain"], samples["checkpointed"], strict=True))
+            added = statistics.median(
+                c - p for p, c in zip(samples["plain"], samples["checkpointed"], strict=True)
+            )
             added *= 1000
             if size >= 1024 * 1024:
                 ok = added <= 0.10 * base
@@ -84,8 +86,10 @@ async def main(runs: int) -> int:
                 ok = added <= 2.0
                 budget = "<= 2 ms"
             failed |= not ok
-            print(f"write_file {label}: plain {base:.2f} ms, checkpointed {with_cp:.2f} ms, "
-                  f"added {added:+.2f} ms ({added / base:+.1%}); budget {budget}: {'ok' if ok else 'OVER'}")
+            print(
+                f"write_file {label}: plain {base:.2f} ms, checkpointed {with_cp:.2f} ms, "
+                f"added {added:+.2f} ms ({added / base:+.1%}); budget {budget}: {'ok' if ok else 'OVER'}"
+            )
     return 1 if failed else 0
 
 

@@ -109,7 +109,8 @@ class Application:
 
                 store = CheckpointStore(self._history(), owns_connection=False)
                 self._undo = UndoService(
-                    store, MediaStore(self.paths.media),
+                    store,
+                    MediaStore(self.paths.media),
                     granted_folders=lambda project: self.grants().folders.roots(str(project)),
                 )
             return self._undo

@@ -67,7 +67,9 @@ async def test_a_chat_turns_writes_are_checkpointed_with_the_message_and_tool_ca
     undo = app.undo()
     every = undo.checkpoints(chat=sid)
     assert [(c.path.name, c.tool_call_id, c.existed) for c in every] == [
-        ("notes.md", "call_a", True), ("todo.md", "call_b", False)]
+        ("notes.md", "call_a", True),
+        ("todo.md", "call_b", False),
+    ]
     first, second = every
     assert (first.lines_added, first.lines_removed) == (1, 2)
     assert first.scope == "chat" and first.scope_id == sid and first.project == ws.resolve()
@@ -88,7 +90,10 @@ async def test_a_chat_turns_writes_are_checkpointed_with_the_message_and_tool_ca
 
     # "Undo changes since this message" (the first): both files, in one plan.
     plan = undo.plan(undo.checkpoints(chat=sid, since_message=0))
-    assert sorted((f.path.name, f.action) for f in plan.files) == [("notes.md", "restore"), ("todo.md", "delete")]
+    assert sorted((f.path.name, f.action) for f in plan.files) == [
+        ("notes.md", "restore"),
+        ("todo.md", "delete"),
+    ]
     result = undo.restore(plan)
     assert (ws / "notes.md").read_text() == "one\ntwo\nthree\n" and not (ws / "todo.md").exists()
     assert len(result.undo_checkpoint_ids) == 2 and not result.skipped
@@ -157,7 +162,9 @@ async def test_a_workflow_runs_writes_undo_to_the_oldest_content_and_binary_diff
     assert undo.diff(checkpoints[0]).lines == ()
     # The middle write's result is no longer on disk: its diff comes from the next write's kept bytes.
     assert [(line.kind, line.text) for line in undo.diff(checkpoints[1]).lines if line.kind != "hunk"] == [
-        ("removed", "first"), ("added", "second")]
+        ("removed", "first"),
+        ("added", "second"),
+    ]
     plan = undo.plan(checkpoints)
     assert [(f.action, f.checkpoint_id) for f in plan.files] == [("restore", checkpoints[0].id)]
     undo.restore(plan)
@@ -187,8 +194,9 @@ async def test_a_path_moved_out_of_the_project_is_refused_with_the_reason(
 
 def test_retention_reads_its_bounds_from_the_environment() -> None:
     assert Retention.from_environment({}) == Retention(30 * 86400, 1024**3)
-    assert Retention.from_environment({"RELAVIUM_CHECKPOINT_MAX_DAYS": "2",
-                                       "RELAVIUM_CHECKPOINT_MAX_BYTES": "5000"}) == Retention(2 * 86400, 5000)
+    assert Retention.from_environment(
+        {"RELAVIUM_CHECKPOINT_MAX_DAYS": "2", "RELAVIUM_CHECKPOINT_MAX_BYTES": "5000"}
+    ) == Retention(2 * 86400, 5000)
     assert Retention.from_environment({"RELAVIUM_CHECKPOINT_MAX_DAYS": "soon"}).max_age_s == 30 * 86400
 
 
@@ -204,7 +212,9 @@ async def test_retention_removes_checkpoints_past_their_age(app: Application, ws
     assert isinstance(undo, UndoService)
 
 
-async def test_a_plugin_tools_file_write_through_the_host_is_checkpointed_too(app: Application, ws: Path) -> None:
+async def test_a_plugin_tools_file_write_through_the_host_is_checkpointed_too(
+    app: Application, ws: Path
+) -> None:
     from pydantic import BaseModel
 
     from relavium_desktop.engine.tools.plugin_api import PluginCaps, PluginTool, make_plugin_tool
@@ -216,8 +226,16 @@ async def test_a_plugin_tools_file_write_through_the_host_is_checkpointed_too(ap
         assert caps.fs is not None
         return await caps.fs.write_file("STAMP", args.text, append=False, create_parents=False)
 
-    tool = make_plugin_tool(PluginTool(name="stamp", description="Writes a stamp file.", args_model=Args,
-                                       handler=stamp, action="fs_write", capabilities=("fs",)))
+    tool = make_plugin_tool(
+        PluginTool(
+            name="stamp",
+            description="Writes a stamp file.",
+            args_model=Args,
+            handler=stamp,
+            action="fs_write",
+            capabilities=("fs",),
+        )
+    )
     (ws / "STAMP").write_bytes(b"the user's stamp\n")
     host = surface_host(ws, surface="workflow", home=app.paths.home)
     registry = tool_registry(host, home=app.paths.home, extra_tools=[tool])

@@ -27,7 +27,15 @@ def _write(env: dict[str, str], ws: Path, path: str, content: str, *, append: bo
     args = ws.parent / "args.json"  # as a file: a large content would not fit on a command line
     args.write_text(json.dumps({"path": path, "content": content, "append": append, "createParents": True}))
     code, out, err = run_cli(
-        "tool", "call", "write_file", "--workspace", str(ws), "--json", "--args", f"@{args}", env=env,
+        "tool",
+        "call",
+        "write_file",
+        "--workspace",
+        str(ws),
+        "--json",
+        "--args",
+        f"@{args}",
+        env=env,
     )
     assert code == 0, err
     assert out["ok"], out
@@ -67,7 +75,9 @@ def test_undoing_an_overwrite_restores_a_binary_file_byte_for_byte(cli_env: dict
     assert (ws / "logo.bin").stat().st_mode & 0o777 == 0o640  # the restore is a replace that keeps the mode
 
 
-def test_undoing_a_creation_deletes_the_file_and_that_undo_can_be_undone(cli_env: dict[str, str], ws: Path) -> None:
+def test_undoing_a_creation_deletes_the_file_and_that_undo_can_be_undone(
+    cli_env: dict[str, str], ws: Path
+) -> None:
     wrote = _write(cli_env, ws, "new/notes.md", "first\nsecond\n")
     assert wrote["result"]["linesAdded"] == 2 and wrote["result"]["linesRemoved"] == 0
     code, out, err = _undo(cli_env, "restore", "--checkpoint", wrote["result"]["checkpointId"])
@@ -142,7 +152,10 @@ def test_retention_evicts_the_oldest_checkpoints_first(cli_env: dict[str, str], 
         runs.append(_write(cli_env, ws, name, "x\n")["run"])
         time.sleep(0.01)  # distinct creation times
     # Room for two of the three before-contents: the oldest goes.
-    tight = {**cli_env, "RELAVIUM_CHECKPOINT_MAX_BYTES": str(len(b"middle.txt" * 100) + len(b"new.txt" * 100))}
+    tight = {
+        **cli_env,
+        "RELAVIUM_CHECKPOINT_MAX_BYTES": str(len(b"middle.txt" * 100) + len(b"new.txt" * 100)),
+    }
     counts = []
     for run in runs:
         code, out, err = _undo(tight, "list", "--run", run)
@@ -154,15 +167,22 @@ def test_retention_evicts_the_oldest_checkpoints_first(cli_env: dict[str, str], 
     assert (ws / "old.txt").read_bytes() == b"x\n"  # evicted: no longer undoable
 
 
-def test_sigkill_during_a_restore_leaves_the_old_or_the_new_content(cli_env: dict[str, str], ws: Path) -> None:
+def test_sigkill_during_a_restore_leaves_the_old_or_the_new_content(
+    cli_env: dict[str, str], ws: Path
+) -> None:
     old = b"before the agent\n" * 20_000
     new = "written by the agent\n" * 20_000
     (ws / "big.txt").write_bytes(old)
     wrote = _write(cli_env, ws, "big.txt", new)
     # At the seam: the temp file is whole and synced, the rename not done.
     paused = {**cli_env, "RELAVIUM_TEST_PAUSE_RESTORE": "60"}
-    proc = subprocess.Popen([*relavium_cmd(), "undo", "restore", "--run", wrote["run"]], env=paused,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*relavium_cmd(), "undo", "restore", "--run", wrote["run"]],
+        env=paused,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
@@ -176,8 +196,12 @@ def test_sigkill_during_a_restore_leaves_the_old_or_the_new_content(cli_env: dic
     # Then at random moments, through a whole restore: never a mix.
     rng = random.Random(25)
     for _ in range(4):
-        proc = subprocess.Popen([*relavium_cmd(), "undo", "restore", "--run", wrote["run"], "--force"],
-                                env=cli_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [*relavium_cmd(), "undo", "restore", "--run", wrote["run"], "--force"],
+            env=cli_env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.3, 2.5))
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
@@ -202,12 +226,19 @@ def test_a_chats_changes_since_a_message_are_undone_and_leave_with_the_chat(
     agent = write_agent(tmp_path / "helper.agent.yaml", tools=["write_file"])
     (ws / "plan.md").write_bytes(b"step one\n")
     llm_server.script(
-        Reply.call("write_file", {"path": "plan.md", "content": "step one\nstep two\n"}), Reply.say("Added."),
-        Reply.call("write_file", {"path": "plan.md", "content": "rewritten\n"}), Reply.say("Rewritten."),
+        Reply.call("write_file", {"path": "plan.md", "content": "step one\nstep two\n"}),
+        Reply.say("Added."),
+        Reply.call("write_file", {"path": "plan.md", "content": "rewritten\n"}),
+        Reply.say("Rewritten."),
     )
     proc = subprocess.run(
         [*relavium_cmd(), "chat", "--agent", str(agent), "--workspace", str(ws), "--mode", "auto"],
-        input="add a step\nrewrite it\n/exit\n", env=env, cwd=ws, capture_output=True, text=True, timeout=120,
+        input="add a step\nrewrite it\n/exit\n",
+        env=env,
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=120,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
@@ -218,7 +249,12 @@ def test_a_chats_changes_since_a_message_are_undone_and_leave_with_the_chat(
     code, out, err = _undo(env, "list", "--chat", sid)
     assert code == 0, err
     first, second = out["checkpoints"]
-    assert (first["linesAdded"], first["linesRemoved"], second["linesAdded"], second["linesRemoved"]) == (1, 0, 1, 2)
+    assert (first["linesAdded"], first["linesRemoved"], second["linesAdded"], second["linesRemoved"]) == (
+        1,
+        0,
+        1,
+        2,
+    )
     assert second["messageIndex"] > first["messageIndex"]
 
     # Undo only what the second message led to.

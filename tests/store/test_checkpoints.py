@@ -14,9 +14,23 @@ from relavium_desktop.store.runs import RunStore
 from relavium_desktop.store.sessions import SqliteSessionStore
 
 ROW = CheckpointRow(
-    id="cp-1", scope="run", scope_id="r1", kind="write", message_index=None, node_id="n", tool_call_id="c1",
-    path="/p/a.txt", project="/p", before_sha256="a" * 64, before_handle="media://sha256-" + "a" * 64,
-    after_sha256="b" * 64, bytes=100, lines_added=1, lines_removed=2, undoes=(), created_at=1000.0,
+    id="cp-1",
+    scope="run",
+    scope_id="r1",
+    kind="write",
+    message_index=None,
+    node_id="n",
+    tool_call_id="c1",
+    path="/p/a.txt",
+    project="/p",
+    before_sha256="a" * 64,
+    before_handle="media://sha256-" + "a" * 64,
+    after_sha256="b" * 64,
+    bytes=100,
+    lines_added=1,
+    lines_removed=2,
+    undoes=(),
+    created_at=1000.0,
 )
 
 
@@ -65,8 +79,14 @@ def test_an_orphaned_chat_row_is_pruned_only_after_a_grace_period(tmp_path: Path
 def test_find_filters_by_scope_message_and_call(tmp_path: Path) -> None:
     store = CheckpointStore(_conn(tmp_path))
     store.add(replace(ROW, id="a", scope="chat", scope_id="s", message_index=1))
-    store.add(replace(ROW, id="b", scope="chat", scope_id="s", message_index=3, tool_call_id="c2", created_at=1001.0))
-    store.add(replace(ROW, id="u", scope="chat", scope_id="s", kind="undo", undoes=("a", "b"), created_at=1002.0))
+    store.add(
+        replace(
+            ROW, id="b", scope="chat", scope_id="s", message_index=3, tool_call_id="c2", created_at=1001.0
+        )
+    )
+    store.add(
+        replace(ROW, id="u", scope="chat", scope_id="s", kind="undo", undoes=("a", "b"), created_at=1002.0)
+    )
     assert [r.id for r in store.find(scope="chat", scope_id="s")] == ["a", "b"]
     assert [r.id for r in store.find(scope="chat", scope_id="s", since_message=2)] == ["b"]
     assert [r.id for r in store.find(tool_call_id="c2")] == ["b"]

@@ -107,8 +107,10 @@ def write_file(
     finally:
         opened.close()
     result: dict[str, Any] = {
-        "path": policy.display(opened.canonical), "bytesWritten": len(data),
-        "linesAdded": counts[0], "linesRemoved": counts[1],
+        "path": policy.display(opened.canonical),
+        "bytesWritten": len(data),
+        "linesAdded": counts[0],
+        "linesRemoved": counts[1],
     }
     if checkpoint_id is not None:
         result["checkpointId"] = checkpoint_id
@@ -134,7 +136,13 @@ def _before(dir_fd: int, name: str, *, whole: bool) -> cp.Before:
 
 
 def _record(
-    keeper: cp.Checkpointer, origin: CallOrigin, path: str, before: cp.Before, kept: cp.Kept, *, counts: tuple[int, int]
+    keeper: cp.Checkpointer,
+    origin: CallOrigin,
+    path: str,
+    before: cp.Before,
+    kept: cp.Kept,
+    *,
+    counts: tuple[int, int],
 ) -> str | None:
     """Hand the record of a write that succeeded to the sink; a sink failure costs the undo, not the write."""
     try:

@@ -75,7 +75,12 @@ async def test_a_replace_keeps_the_old_bytes_and_records_after_it_succeeded(tree
     assert (result["linesAdded"], result["linesRemoved"]) == (2, 1)
     [record] = sink.records
     assert result["checkpointId"] == record.id
-    assert (record.scope, record.scope_id, record.tool_call_id, record.kind) == ("chat", "s1", "call_7", "write")
+    assert (record.scope, record.scope_id, record.tool_call_id, record.kind) == (
+        "chat",
+        "s1",
+        "call_7",
+        "write",
+    )
     assert record.path == str((tree.ws / "hello.txt").resolve()) and record.project == str(tree.ws)
     assert record.before_sha256 == hashlib.sha256(b"hello\n").hexdigest() and record.before_kept
     assert record.after_sha256 == hashlib.sha256(b"hi\nthere\n").hexdigest()
@@ -122,11 +127,23 @@ def test_restore_path_refuses_a_conflict_and_keeps_before_replacing(tree: Tree) 
     target = tree.ws / "hello.txt"
     seen: list[bytes | None] = []
     with pytest.raises(ToolFailedError, match="changed since"):
-        restore_path(policy, str(target), b"old\n", expect="0" * 64, check=True,
-                     keep=lambda before, _path: seen.append(before.data))
+        restore_path(
+            policy,
+            str(target),
+            b"old\n",
+            expect="0" * 64,
+            check=True,
+            keep=lambda before, _path: seen.append(before.data),
+        )
     assert target.read_text() == "hello\n" and seen == []
-    restore_path(policy, str(target), b"old\n", expect=hashlib.sha256(b"hello\n").hexdigest(), check=True,
-                 keep=lambda before, _path: seen.append(before.data))
+    restore_path(
+        policy,
+        str(target),
+        b"old\n",
+        expect=hashlib.sha256(b"hello\n").hexdigest(),
+        check=True,
+        keep=lambda before, _path: seen.append(before.data),
+    )
     assert target.read_bytes() == b"old\n" and seen == [b"hello\n"]
     restore_path(policy, str(target), None, expect=None, check=False, keep=lambda *_: None)
     assert not target.exists()
@@ -140,7 +157,8 @@ def test_restore_path_keeps_the_old_content_when_stopped_before_the_rename(tree:
         raise RuntimeError("stopped between the temp write and the rename")
 
     with pytest.raises(RuntimeError):
-        restore_path(policy, str(target), b"new\n", expect=None, check=False, keep=lambda *_: None,
-                     before_rename=stop)
+        restore_path(
+            policy, str(target), b"new\n", expect=None, check=False, keep=lambda *_: None, before_rename=stop
+        )
     assert target.read_text() == "hello\n"
     assert not [p for p in Path(tree.ws).iterdir() if p.name.endswith(".relavium-tmp")]

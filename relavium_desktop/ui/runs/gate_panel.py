@@ -75,7 +75,6 @@ class GatePanel(QWidget):
         self.review.setObjectName("gateReview")
         self.review.setAccessibleName("What you are approving")
         self.review.setReadOnly(True)
-        self.review.setMaximumHeight(REVIEW_HEIGHT)
         set_surface(self.review, "card")
         self.payload = QPlainTextEdit()
         self.payload.setObjectName("gatePayload")
@@ -106,7 +105,7 @@ class GatePanel(QWidget):
         row = QHBoxLayout()
         row.setSpacing(SPACE_2)
         row.addWidget(self.reject_button)
-        row.addStretch(1)
+        row.addWidget(self.status, 1)  # "Resuming…" between the two answers, as the design's "Later"
         row.addWidget(self.approve_button)
         col = QVBoxLayout(self)
         col.setContentsMargins(SPACE_4, SPACE_4, SPACE_4, SPACE_4)
@@ -118,7 +117,6 @@ class GatePanel(QWidget):
         col.addWidget(self.payload)
         col.addWidget(self.comment)
         col.addLayout(row)
-        col.addWidget(self.status)
         self.hide()
 
     def show_gate(self, run_id: str, gate: JsonDict, review: str = "") -> None:
@@ -135,6 +133,7 @@ class GatePanel(QWidget):
         # The author's message and the run's data: shown by the display rule, markers styled.
         set_shown(self.message, show(mask_text(str(gate.get("message") or "Approve to continue?")), "block"))
         fill_shown(self.review, review)
+        self._fit_review()
         self.review.setVisible(bool(review))
         self.review_heading.setVisible(bool(review))
         self.payload.clear()
@@ -146,6 +145,15 @@ class GatePanel(QWidget):
         self.set_busy(False)
         self.show()
         self.shown_changed.emit()
+
+    def _fit_review(self) -> None:
+        """As tall as what is approved (a one-line note is a one-line box), at most REVIEW_HEIGHT."""
+        document = self.review.document()
+        lines = max(1, document.lineCount(), document.blockCount())
+        margins = self.review.contentsMargins()
+        height = lines * self.review.fontMetrics().lineSpacing() + margins.top() + margins.bottom()
+        height += int(2 * document.documentMargin()) + SPACE_2
+        self.review.setFixedHeight(min(REVIEW_HEIGHT, height))
 
     def _reject_clicked(self) -> None:
         """The first click asks for an optional reason; the second (or Enter in it) rejects."""

@@ -288,3 +288,18 @@ async def test_a_write_refused_after_its_content_was_kept_leaves_only_a_blob_gc_
     assert store.exists(sha)  # kept beside the write, which was then refused: nobody refers to it
     assert sha in collect_garbage(store, app.paths, min_age_s=0, dry_run=False)["removed"]
     assert not store.exists(sha)
+
+
+async def test_content_too_large_to_keep_is_written_but_its_undo_is_refused_in_words(
+    app: Application, ws: Path
+) -> None:
+    big = b"a log line\n" * (26 * 1024 * 1024 // 11 + 1)  # over the media store's 25 MiB
+    (ws / "huge.log").write_bytes(big)
+    write = _dispatcher(app, ws, "run-huge")
+    outcome = await write({"path": "huge.log", "content": "short\n"})
+    assert outcome.ok and outcome.result["linesRemoved"] == big.count(b"\n")
+    undo = app.undo()
+    [checkpoint] = undo.checkpoints(run="run-huge")
+    assert checkpoint.existed and not checkpoint.kept
+    [refused] = undo.plan([checkpoint]).refused
+    assert refused.reason == "its earlier content was too large to keep (over 25 MiB)"

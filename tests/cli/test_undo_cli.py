@@ -39,6 +39,12 @@ def _write(env: dict[str, str], ws: Path, path: str, content: str, *, append: bo
     )
     assert code == 0, err
     assert out["ok"], out
+    # The tool_result event carries the same counts the result does.
+    summary = json.loads(out["events"][-1]["outputSummary"])
+    assert (summary["linesAdded"], summary["linesRemoved"]) == (
+        out["result"]["linesAdded"],
+        out["result"]["linesRemoved"],
+    )
     return {"result": out["result"], "run": out["events"][0]["runId"]}
 
 

@@ -297,12 +297,6 @@ async def _workflows(window: Any, out: Shots) -> str:
     view = window.workflows_view
     await _until(lambda: len(view.entries) == 3, "the workflow list")
     view.open_workflow("workflows/folder-todos.relavium.yaml")
-    # Room for the graph: the splitters as a user would drag them (list | graph | run).
-    from relavium_desktop.ui.qt import QSplitter
-
-    outer = next(s for s in view.findChildren(QSplitter) if s is not view.body)
-    outer.setSizes([400, 860])
-    view.body.setSizes([200, 660])
     view.inputs.set_value("glob", "src/**/*.py")
     results: list[Any] = []
     view.run_finished.connect(results.append)

@@ -531,6 +531,7 @@ class MainWindow(QMainWindow):
 
             self.workflows_view = WorkflowsView(self.context)
             self.workflows_view.open_run.connect(self.open_run)
+            self.workflows_view.choose_project.connect(self.choose_project)
             self.workflows_view.attach_gate_board(self.gate_board())
             self.replace_page(NAV_WORKFLOWS, self.workflows_view)
             self.workflows_view.refresh()
@@ -547,6 +548,7 @@ class MainWindow(QMainWindow):
 
             self.runs_view = RunsView(self.context)
             self.runs_view.attach_gate_board(self.gate_board())
+            self.runs_view.go_to_workflows.connect(self.show_workflows)
             self.replace_page(NAV_RUNS, self.runs_view)
         if self.nav.currentRow() != NAV_RUNS:
             self.nav.setCurrentRow(NAV_RUNS)
@@ -629,6 +631,7 @@ class MainWindow(QMainWindow):
         self.nav.setCurrentRow(NAV_CHAT)
         self.chat_view.open_from_clipboard(prompt, result, title or None)
         self.bring_to_front()
+        self.chat_view.composer.setFocus()  # the user goes on typing where the panel left off
 
     # -- single instance and tray --------------------------------------------
 

@@ -349,14 +349,15 @@ class UndoService:
                 data = self.media.open_verified(row.before_sha256)
             except (MediaError, OSError):
                 return _with(planned, "refused", "its earlier content is no longer kept")
-        kept: list[tuple[Before, str, bool]] = []
+        undo_ids: list[str] = []
 
         def keep(current: Before, canonical: str) -> None:
+            # Before anything changes: the current content, kept and recorded, so this undo can be undone.
             if current.exists and current.data is None:
                 raise _TooLarge
             if current.exists and current.data is not None:
                 self.media.publish_bytes(current.data)
-            kept.append((current, canonical, current.exists))
+            undo_ids.append(self._record_undo(row, planned, (current, canonical), data))
 
         try:
             restore_path(
@@ -368,16 +369,24 @@ class UndoService:
                 keep=keep,
                 before_rename=self._pause_hook(),
             )
-        except ConflictError:
-            return _with(planned, "conflict", "the file changed since the agent wrote it")
-        except _TooLarge:
-            return _with(planned, "refused", "the file is now too large to keep a copy of before restoring")
-        except ToolError as exc:
-            return _with(planned, "refused", _reason(exc))
-        except (OSError, ValueError) as exc:
-            return _with(planned, "refused", _os_reason(exc))
-        current, canonical, _existed = kept[0]
-        return self._record_undo(row, planned, (current, canonical), data)
+        except BaseException as exc:
+            self.store.delete(undo_ids)  # nothing was restored: no undo to offer
+            if isinstance(exc, ConflictError):
+                return _with(planned, "conflict", "the file changed since the agent wrote it")
+            if isinstance(exc, _TooLarge):
+                return _with(
+                    planned, "refused", "the file is now too large to keep a copy of before restoring"
+                )
+            if isinstance(exc, MediaError):
+                return _with(
+                    planned, "refused", "its current content could not be kept, so it was left as it is"
+                )
+            if isinstance(exc, ToolError):
+                return _with(planned, "refused", _reason(exc))
+            if isinstance(exc, (OSError, ValueError)):
+                return _with(planned, "refused", _os_reason(exc))
+            raise
+        return undo_ids[0]
 
     def _record_undo(
         self, row: CheckpointRow, planned: PlannedFile, replaced: tuple[Before, str], data: bytes | None

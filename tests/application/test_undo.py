@@ -303,3 +303,24 @@ async def test_content_too_large_to_keep_is_written_but_its_undo_is_refused_in_w
     assert checkpoint.existed and not checkpoint.kept
     [refused] = undo.plan([checkpoint]).refused
     assert refused.reason == "its earlier content was too large to keep (over 25 MiB)"
+
+
+async def test_a_file_changed_between_plan_and_restore_is_a_conflict_and_offers_no_undo(
+    app: Application, ws: Path
+) -> None:
+    (ws / "race.txt").write_text("before\n")
+    write = _dispatcher(app, ws, "run-race")
+    assert (await write({"path": "race.txt", "content": "agent\n"})).ok
+    undo = app.undo()
+    plan = undo.plan(undo.checkpoints(run="run-race"))
+    assert [f.action for f in plan.files] == ["restore"]
+    (ws / "race.txt").write_text("edited after the plan was shown\n")
+    result = undo.restore(plan)
+    assert [(f.action, f.reason) for f in result.skipped] == [
+        ("conflict", "the file changed since the agent wrote it")
+    ]
+    assert (
+        result.undo_checkpoint_ids == ()
+        and (ws / "race.txt").read_text() == "edited after the plan was shown\n"
+    )
+    assert [c.scope for c in undo.checkpoints(run="run-race", include_undo=True)] == ["run"]

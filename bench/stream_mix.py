@@ -25,7 +25,9 @@ _LIST = (
 )
 _TABLE_HEAD = "| plan | monthly | annual | discount |\n|------|--------:|-------:|---------:|\n"
 _TABLE_ROW = "| plan {n} | {m} | {a} | {d}% |\n"
-_CODE_LINE = "    total_{n} = sum(invoice.amount for invoice in history if invoice.paid and invoice.year == {n})\n"
+_CODE_LINE = (
+    "    total_{n} = sum(invoice.amount for invoice in history if invoice.paid and invoice.year == {n})\n"
+)
 
 
 def mix_text(sections: int = 4) -> str:

@@ -1,6 +1,7 @@
 """UI event-loop lag while a chat streams and a tool prints.
 
     .venv/bin/python bench/ui_latency.py [--seconds 5] [--rate 1000]
+    .venv/bin/python bench/ui_latency.py --tool-lines 0 [--rounds 2]   # the stream alone, vs plain text
 
 A QTimer probe (PreciseTimer, every 5 ms) records how late each tick fires
 on the app's qasync loop.  Two phases in the same run:
@@ -12,7 +13,18 @@ on the app's qasync loop.  Two phases in the same run:
   host, on the same loop -- runs a shell loop that prints continuously.
 
 Prints p50/p99/max lag of each phase (target: load p99 ≤ 20 ms), the tokens
-the transcript received and the lines the tool printed.  Uses the current
+the transcript received and the lines the tool printed.
+
+Stream-only mode (``--tool-lines 0``) streams a realistic answer
+(``stream_mix``: prose, lists, tables, long code fences) and reports, for
+the Markdown renderer and for a plain-text baseline streamed the same way in
+the same run (alternating, ROUNDS each): the CPU time of each coalesced
+flush (``Transcript.flush``, thread time, so a loaded machine's waiting is
+not counted) median/p99/max, the event-loop lag p50/p99, and the share of
+the GUI thread's CPU the whole stream took (flushes plus what they defer:
+layout, paint, code colouring).  The baseline is the old renderer: the
+message built with ``markdown=False`` (patched in here, for the bench only),
+so the ratio shows what Markdown costs whatever the machine's load.  Uses the current
 DISPLAY, else the offscreen platform.  Providers are configured like the CLI:
 a throwaway ``$RELAVIUM_HOME/providers.yaml`` with the local endpoint opted
 in explicitly (``allow_local: true``).
@@ -39,10 +51,14 @@ TOOL_SCRIPT = 'i=0; while [ $i -lt {lines} ]; do echo "build step $i: compiling 
 
 
 class PacedServer:
-    """One OpenAI-style streaming reply per request, one token per chunk at ``rate`` tokens/s."""
+    """One OpenAI-style streaming reply per request, one token per chunk at ``rate`` tokens/s.
 
-    def __init__(self, tokens: int, rate: float) -> None:
+    ``words``: the tokens to send, cycled (default: a short bold-and-newline line).
+    """
+
+    def __init__(self, tokens: int, rate: float, words: list[str] | None = None) -> None:
         self.tokens, self.rate = tokens, rate
+        self.words = words or ["stream", "ing ", "**token", "s** ", "into ", "the ", "chat ", "view", ". ", "\n"]
         bench = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -81,7 +97,7 @@ class PacedServer:
 
         send(chunk({"role": "assistant", "content": ""}))
         start = time.monotonic()
-        words = ("stream", "ing ", "**token", "s** ", "into ", "the ", "chat ", "view", ". ", "\n")
+        words = self.words
         for i in range(self.tokens):
             delay = start + i / self.rate - time.monotonic()
             if delay > 0:
@@ -142,12 +158,111 @@ def describe(name: str, lags: list[float]) -> str:
             f"p99 {percentile(lags, 0.99):6.2f} ms   max {max(lags):6.2f} ms")
 
 
+class FlushTimer:
+    """CPU time (this thread's) of each ``Transcript.flush``: what one coalesced flush costs the GUI thread."""
+
+    def __init__(self) -> None:
+        from relavium_desktop.ui.chat.transcript import Transcript
+
+        self.costs: list[float] = []
+        original = Transcript.flush
+        timer = self
+
+        def flush(transcript: Any) -> None:
+            started = time.thread_time()
+            original(transcript)
+            timer.costs.append((time.thread_time() - started) * 1000)
+
+        Transcript.flush = flush  # type: ignore[method-assign]  # the bench's probe; the timer calls the class's
+
+
+def plain_messages(on: bool) -> None:
+    """Make new messages plain text (the old renderer) or Markdown again: the baseline's switch."""
+    from relavium_desktop.ui.chat import message_block
+
+    cls = message_block.MessageBlock
+    if not hasattr(cls, "_bench_init"):
+        cls._bench_init = cls.__init__  # type: ignore[attr-defined]
+    original = cls._bench_init  # type: ignore[attr-defined]
+
+    def init(self: Any, role: str, text: str = "", *, markdown: bool = True, theme: Any = None) -> None:
+        original(self, role, text, markdown=markdown and not on, theme=theme)
+
+    cls.__init__ = init  # type: ignore[method-assign]
+
+
+def stream_only(window: Any, rounds: int, tokens: int) -> Any:
+    """The stream alone, Markdown against plain text, alternating; prints both and their ratio."""
+    import asyncio
+    import statistics
+
+    probe = LagProbe()
+    flushes = FlushTimer()
+
+    async def one(plain: bool) -> dict[str, list[float]]:
+        view = window.chat_view
+        plain_messages(plain)
+        view.new_session()
+        await asyncio.sleep(0.3)
+        finished = asyncio.Event()
+
+        def done(_outcome: object) -> None:
+            finished.set()
+
+        view.turn_finished.connect(done)
+        flushes.costs.clear()
+        probe.start()
+        cpu, wall = time.thread_time(), time.perf_counter()
+        view.send("Stream a long answer, please.")
+        await finished.wait()
+        await asyncio.sleep(0.2)  # what the last flushes deferred (code colouring) runs too
+        busy = (time.thread_time() - cpu) / (time.perf_counter() - wall) * 100
+        lags = probe.stop()
+        view.turn_finished.disconnect(done)
+        return {"flush": list(flushes.costs), "lag": lags, "busy": [busy]}
+
+    async def run() -> int:
+        view = window.chat_view
+        view.ensure_loaded()
+        view.set_route("bench/gpt-4o-mini")
+        await asyncio.sleep(0.5)  # settle after the first paint
+        await one(plain=False)  # warm: the first answer builds the parser and the lexers
+        runs: dict[bool, dict[str, list[float]]] = {True: {}, False: {}}
+        for _ in range(rounds):
+            for plain in (True, False):
+                for key, values in (await one(plain)).items():
+                    runs[plain].setdefault(key, []).extend(values)
+        print(f"platform: {os.environ.get('QT_QPA_PLATFORM') or 'DISPLAY=' + os.environ['DISPLAY']}; "
+              f"{tokens} tokens of prose, lists, tables and code fences per answer; {rounds} round(s); "
+              f"probe every {PROBE_MS} ms")
+        figures = []
+        for name, plain in (("markdown", False), ("plain", True)):
+            got = runs[plain]
+            flush, lag = got["flush"], got["lag"]
+            row = (statistics.median(flush), percentile(flush, 0.99), max(flush),
+                   percentile(lag, 0.50), percentile(lag, 0.99), statistics.median(got["busy"]))
+            figures.append(row)
+            print(f"{name:<9} {len(flush):>4} flushes  CPU median {row[0]:5.2f} ms  p99 {row[1]:6.2f} ms  "
+                  f"max {row[2]:6.2f} ms   lag p50 {row[3]:6.2f} ms  p99 {row[4]:6.2f} ms   GUI thread busy {row[5]:4.1f}%")
+        md, base = figures
+        ratios = [md[i] / max(base[i], 0.01) for i in (0, 1, 4)]
+        print(f"ratio     markdown/plain: flush CPU median {ratios[0]:.1f}x, p99 {ratios[1]:.1f}x; "
+              f"lag p99 {ratios[2]:.1f}x")
+        print(f"targets   flush CPU median ≤ 1 ms: {md[0]:.2f}; p99 ≤ 5 ms: {md[1]:.2f}; "
+              f"lag p99 ≤ 20 ms: {md[4]:.2f} (plain, same run: {base[4]:.2f})")
+        return 0 if md[0] <= 1 and md[1] <= 5 and md[4] <= 20 else 1
+
+    return run()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="streaming duration (default 5)")
     parser.add_argument("--rate", type=float, default=1000.0, help="tokens per second (default 1000)")
     parser.add_argument("--tool-lines", type=int, default=None,
                         help="lines the tool prints (default 40,000 per second of streaming; 0: the stream alone)")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="stream-only: answers per renderer, alternating (default 2)")
     args = parser.parse_args()
     if not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -157,7 +272,13 @@ def main() -> int:
     project.mkdir()
     os.environ["RELAVIUM_HOME"] = home
     os.environ["RELAVIUM_BENCH_KEY"] = "sk-bench-not-a-real-key-0000000000"
-    server = PacedServer(tokens, args.rate)
+    if args.tool_lines == 0:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from stream_mix import mix_tokens
+
+        server = PacedServer(tokens, args.rate, mix_tokens(tokens))
+    else:
+        server = PacedServer(tokens, args.rate)
     Path(home, "providers.yaml").write_text(json.dumps({"providers": {"bench": {
         "kind": "openai", "base_url": server.base_url, "api_key": "env:RELAVIUM_BENCH_KEY", "allow_local": True}}}))
 
@@ -230,7 +351,7 @@ def main() -> int:
 
     try:
         with loop:
-            code = loop.run_until_complete(run())
+            code = loop.run_until_complete(stream_only(window, args.rounds, tokens) if lines == 0 else run())
     finally:
         server.close()
         window.chat_view.close_backend()

@@ -3,20 +3,24 @@
 Copy puts the exact code on the clipboard (the fence's content, not the
 rendered text), which is what a person pastes into a terminal or editor.
 While an answer streams, an unclosed fence is one of these growing a line at
-a time (``set_code``): it is never shown as raw backticks.  Only the new
-lines are lexed and appended (a growing fence highlighted whole on every
-flush cost tens of milliseconds each); once the fence is closed, ``settle``
-lexes it whole in slices between events and redraws only the lines that
-came out differently (a string spanning lines).
+a time (``set_code``): it is never shown as raw backticks.  New lines are
+appended as plain code and coloured a moment later, lexed and painted in
+slices between events (a growing fence highlighted whole on
+every flush cost tens of milliseconds each, and even a line or two of
+Python costs Pygments milliseconds).  Once the fence is closed, ``settle``
+lexes it whole, again in slices, and repaints only from the first line that
+came out differently (a string spanning pieces).
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui.chat import look
-from relavium_desktop.ui.chat.highlight import highlight_html
+from relavium_desktop.ui.chat.highlight import Look, highlight_html
 from relavium_desktop.ui.chat.rich_text import FittedText
 from relavium_desktop.ui.qt import (
     QApplication,
@@ -39,10 +43,27 @@ from relavium_desktop.ui.theme import set_variant
 from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3
 
 if TYPE_CHECKING:
-    from relavium_desktop.ui.chat.highlight import Look, Run, SlicedLex
+    from relavium_desktop.ui.chat.highlight import Run, SlicedLex
 
 COPIED_MS = 1_500
-SETTLE_SLICE_S = 0.003  # a closed fence is lexed whole in slices of about this much CPU
+SLICE_S = 0.002  # streamed code is lexed and painted in slices of about this much CPU between events
+_PLAIN = Look("", bold=False, italic=False, underline=False, background="")
+
+
+@dataclass(slots=True)
+class _Lighting:
+    """Colouring in progress: code[origin:end] lexed as one piece (``whole``: the entire fence), then painted."""
+
+    origin: int
+    end: int
+    whole: bool
+    lexing: SlicedLex
+    painted: int = 0  # runs painted so far
+    position: int = 0  # where the next run starts in the document
+    at: int = 0  # nothing before this position needs painting
+
+    def __post_init__(self) -> None:
+        self.position = self.at = self.origin
 
 
 class CodeBlock(QFrame):
@@ -53,9 +74,12 @@ class CodeBlock(QFrame):
         self.language = language
         self._filename = filename
         self._theme = theme
-        self._shown: list[Run] | None = None  # what streaming appended, as runs; None: drawn whole
-        self._rough = False  # appended pieces were lexed on their own: ``settle`` checks them
-        self._settling: SlicedLex | None = None
+        self._shown: list[Run] | None = None  # streaming: the looks painted so far; None: drawn whole
+        self._lit = 0  # streaming: the code before this offset is painted (``_shown``)
+        self._rough = False  # pieces were lexed apart from what came before: ``settle`` checks them
+        self._closed = False  # ``settle`` was asked: the next lexing is of the whole fence
+        self._job: _Lighting | None = None
+        self._waking = False
         self._formats: dict[Look, QTextCharFormat] = {}
         self._ends_line = False  # the appended code ends with a newline: the next piece opens a line
         look.surface(self, "code")
@@ -93,7 +117,7 @@ class CodeBlock(QFrame):
         self.repaint_theme()
 
     def set_code(self, code: str) -> None:
-        """Show ``code`` instead: a streaming fence that grew gets only its new part lexed and appended.
+        """Show ``code`` instead: a streaming fence that grew gets only its new part appended (coloured just after).
 
         A block made empty and then given code is a streaming one: it grows by appends from then on.
         """
@@ -108,84 +132,119 @@ class CodeBlock(QFrame):
         self._highlight()
 
     def settle(self) -> None:
-        """The fence is closed: lex it whole, a slice per event-loop turn, and redraw the lines that differ."""
-        from relavium_desktop.ui.chat.highlight import SlicedLex
-
-        if not self._rough or self._settling is not None:
+        """The fence is closed: lex it whole (in slices, between events) and repaint the lines that differ."""
+        if self._shown is None or self.settled:
             return
-        lexer = self._lexer()
-        if lexer is None:
-            self._rough = False
-            return
-        self._settling = SlicedLex(self.code, lexer, look.code_style(self._theme))
-        QTimer.singleShot(0, self, self._settle_step)
+        self._closed = True
+        self._job = None  # a piece being lexed is covered by the whole
+        self._wake()
 
     @property
     def settled(self) -> bool:
-        """Every line looks as the whole fence highlights (no appended piece waits for ``settle``)."""
-        return not self._rough and self._settling is None
+        """Every line looks as the whole fence highlights (nothing waits to be lexed or repainted)."""
+        if self._shown is None:
+            return True
+        return self._job is None and not self._rough and self._lit >= len(self.code)
 
     def _lexer(self) -> Any:
         from relavium_desktop.ui.chat.highlight import MAX_HIGHLIGHT_CHARS, lexer_for
 
         return lexer_for(self.language, self._filename) if len(self.code) <= MAX_HIGHLIGHT_CHARS else None
 
-    def _settle_step(self) -> None:
-        from relavium_desktop.ui.chat.highlight import split_lines
-
-        lexing = self._settling
-        if lexing is None or self._shown is None:
-            return
-        if not lexing.step(SETTLE_SLICE_S):
-            QTimer.singleShot(0, self, self._settle_step)
-            return
-        self._settling, self._rough = None, False
-        whole, shown = split_lines(lexing.result), split_lines(self._shown)
-        self._shown = lexing.result
-        first = next((n for n, (a, b) in enumerate(zip(whole, shown, strict=True)) if a != b), None)
-        if first is None:
-            return
-        if self.code.endswith("\n"):
-            whole.pop()  # the last newline ends the last line; it opens no block
-        cursor = QTextCursor(self.view.document().findBlockByNumber(first))
-        cursor.beginEditBlock()
-        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        cursor.removeSelectedText()
-        for index, line in enumerate(whole[first:]):
-            if index:
-                cursor.insertBlock()
-            for piece_look, text in line:
-                cursor.insertText(text, self._format(piece_look))
-        cursor.endEditBlock()
-
     def _append(self, added: str) -> None:
-        """Lex ``added`` (the lines a streaming fence grew by) on its own and append it to the view."""
-        from relavium_desktop.ui.chat.highlight import runs
-
-        assert self._shown is not None
-        self._rough = self._rough or bool(self.code)
-        self.code += added
-        lexer = self._lexer()
-        style = look.code_style(self._theme)
-        pieces = runs(lexer.get_tokens(added) if lexer is not None else [(None, added)], style)
-        self._shown.extend(pieces)
+        """Append ``added`` (the lines a streaming fence grew by) as plain code; it is coloured just after."""
         cursor = QTextCursor(self.view.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.beginEditBlock()  # one layout for the whole piece
-        if len(self._shown) == len(pieces):
+        if not self.code:
             block, char = _pre_formats(look.palette_of(self._theme)["code_text"])
             cursor.setBlockFormat(block)
             cursor.setBlockCharFormat(char)
         elif self._ends_line:
             cursor.insertBlock()
+        self.code += added
         self._ends_line = added.endswith("\n")
-        if self._ends_line:  # the document keeps no trailing newline: the next piece starts its line
-            last_look, last_text = pieces[-1]
-            pieces[-1] = (last_look, last_text[:-1])
-        for piece_look, text in pieces:
-            if text:
-                cursor.insertText(text, self._format(piece_look))
+        text = added[:-1] if self._ends_line else added  # the document keeps no trailing newline
+        if text:
+            cursor.insertText(text, self._format(_PLAIN))
         cursor.endEditBlock()
+        self._wake()
+
+    def _wake(self) -> None:
+        if not self._waking:
+            self._waking = True
+            QTimer.singleShot(0, self, self._light)
+
+    def _light(self) -> None:
+        """One slice of colouring: lex what is waiting (the new lines, or the whole once closed), then paint."""
+        from relavium_desktop.ui.chat.highlight import SlicedLex
+
+        self._waking = False
+        if self._shown is None:
+            return
+        if self._job is None:
+            lexer = self._lexer()
+            whole = self._closed and (self._rough or self._lit < len(self.code))
+            origin = 0 if whole else self._lit
+            end = len(self.code) if whole else self.code.rfind("\n") + 1
+            if lexer is None:  # no highlighting for this language: plain is final
+                self._lit, self._rough, self._closed = len(self.code), False, False
+                return
+            if end <= origin:
+                return  # a partial line waits for its end
+            style = look.code_style(self._theme)
+            self._job = _Lighting(origin, end, whole, SlicedLex(self.code[origin:end], lexer, style))
+            self._rough = self._rough or (origin > 0 and not whole)
+        job = self._job
+        if job.lexing.step(SLICE_S) and self._paint(job):
+            self._job = None
+            if job.whole:
+                self._rough, self._closed = False, False
+                self._shown = job.lexing.result
+            else:
+                self._shown.extend(job.lexing.result)
+            self._lit = max(self._lit, job.end)
+            if self._lit < self.code.rfind("\n") + 1 or (self._closed and not self.settled):
+                self._wake()
+            return
+        self._wake()
+
+    def _paint(self, job: _Lighting) -> bool:
+        """Paint a slice of ``job``'s runs onto the code; True once all are painted."""
+        result = job.lexing.result
+        if job.whole and job.painted == 0 and job.at == 0:
+            job.at = self._first_difference(job)
+        document = self.view.document()
+        cursor = QTextCursor(document)
+        last = document.characterCount() - 1
+        deadline = time.perf_counter() + SLICE_S
+        cursor.beginEditBlock()
+        while job.painted < len(result):
+            piece_look, text = result[job.painted]
+            start, job.position = job.position, job.position + len(text)
+            job.painted += 1
+            if job.position <= job.at:
+                continue  # a line before the first that differs: already right
+            cursor.setPosition(min(max(start, job.at), last))
+            cursor.setPosition(min(job.position, last), QTextCursor.MoveMode.KeepAnchor)
+            cursor.setCharFormat(self._format(piece_look))
+            if job.painted % 32 == 0 and time.perf_counter() >= deadline:
+                break
+        cursor.endEditBlock()
+        return job.painted >= len(result)
+
+    def _first_difference(self, job: _Lighting) -> int:
+        """Where the whole lexing first differs from what is painted: the start of that line."""
+        from relavium_desktop.ui.chat.highlight import split_lines
+
+        assert self._shown is not None
+        whole, shown = split_lines(job.lexing.result), split_lines(self._shown)
+        offset = 0
+        for line, painted in zip(whole, shown, strict=False):
+            if line != painted:
+                return offset
+            offset += sum(len(text) for _, text in line) + 1
+        return offset if len(whole) > len(shown) else len(self.code) + 1
 
     def _format(self, piece: Look) -> QTextCharFormat:
         """The character format of a look: the code surface's text with the style's colour and weight."""
@@ -212,9 +271,10 @@ class CodeBlock(QFrame):
 
     def _highlight(self) -> None:
         self._formats.clear()
-        self._rough, self._settling = False, None
+        self._rough = False
         if self._shown is not None:  # streaming: drawn again as one piece, then it keeps growing
-            code, self.code, self._shown, self._ends_line = self.code, "", [], False
+            code, self.code, self._shown, self._ends_line, self._lit = self.code, "", [], False, 0
+            self._job, self._closed = None, False
             self.view.clear()
             if code:
                 self._append(code)

@@ -31,7 +31,7 @@ def highlight_html(code: str, language: str = "", *, style: str, filename: str =
     default for tokens the style leaves uncoloured, and for plain code.
     """
     pre = f'<pre style="color: {colour}">' if colour else "<pre>"
-    lexer = _lexer(language.lower(), filename) if len(code) <= MAX_HIGHLIGHT_CHARS else None
+    lexer = _lexer(language.lower(), filename) if 0 < len(code) <= MAX_HIGHLIGHT_CHARS else None
     if lexer is None:
         return f"{pre}{html.escape(code.rstrip(chr(10)))}</pre>"
     from pygments import highlight
@@ -80,6 +80,13 @@ class Look(NamedTuple):
 
 
 Run = tuple[Look, str]  # how a piece of code looks, and the piece
+
+
+def warm() -> None:
+    """Load Pygments and build the most common lexer and styles ahead (a first build costs ~100 ms)."""
+    lexer = lexer_for("python")
+    if lexer is not None:
+        runs(lexer.get_tokens("x = 1\n"), "default")
 
 
 def lexer_for(language: str, filename: str = "") -> Any:
@@ -148,7 +155,7 @@ class SlicedLex:
     def step(self, budget_s: float) -> bool:
         end = time.perf_counter() + budget_s
         while True:
-            chunk = list(islice(self._tokens, 64))
+            chunk = list(islice(self._tokens, 16))
             if not chunk:
                 return True
             merged = runs(chunk, self._style)

@@ -59,6 +59,13 @@ def _warm_markdown() -> None:
 
     del stream_render
     render_inline("")
+    QTimer.singleShot(0, _warm_highlighting)  # its own turn of the loop: two shorter stalls, not one
+
+
+def _warm_highlighting() -> None:
+    from relavium_desktop.ui.chat.highlight import warm
+
+    warm()
 
 
 class _BubbleText(FittedText):

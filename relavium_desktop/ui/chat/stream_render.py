@@ -96,10 +96,25 @@ class StreamRender:
         cont = self._para_done > 0
         source = (_CONTINUE if cont else "") + text[base:]
         shift = base - (len(_CONTINUE) if cont else 0)  # source offset + shift = text offset
+        drawn = self._table
         self._shift, self._fence, self._table = shift, None, None
         blocks = top_blocks(source)
-        self._wipe_open()
+        # A table that ended with every row drawn stays as drawn: rendering it again would cost the whole table.
+        keep = (
+            drawn is not None
+            and bool(blocks)
+            and blocks[0].kind == "table"
+            and (len(blocks) > 1 or final)
+            and shift + blocks[0].start == self.done
+            and drawn[2] == shift + blocks[0].end
+        )
+        if keep:
+            self._open_view = None
+        else:
+            self._wipe_open()
         for index, block in enumerate(blocks):
+            if keep and index == 0:
+                continue
             last = index == len(blocks) - 1 and not final
             if cont and index == 0:
                 rest = block.inline[len(_CONTINUE) :] if block.kind == "paragraph" else ""

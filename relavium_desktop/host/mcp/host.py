@@ -159,6 +159,7 @@ class McpHost:
         self._connections: dict[str, McpConnection] = {}
         self._faults: dict[str, StdioFault] = {}  # per stdio server: why its reader ended the stream
         self._credentials: dict[str, str] = {}
+        self._sign_ins: dict[str, Any] = {}  # per OAuth server: its SignInWatch (a sign-in refused mid-call)
         self._locks: dict[str, asyncio.Lock] = {}
 
     # -- registry ------------------------------------------------------------------
@@ -319,10 +320,13 @@ class McpHost:
             from relavium_desktop.host.mcp.oauth.machine import machine_provider
 
             return machine_provider(entry, settings, store, secret=client_secret, key=resolved.get("key"))
-        return RelaviumOAuthProvider(
+        from relavium_desktop.host.mcp.sign_in_watch import SignInWatch
+
+        watch = self._sign_ins[name] = SignInWatch(RelaviumOAuthProvider(
             server=name, entry=entry, store=store, client_secret=client_secret, open_browser=self._hooks.open_browser,
             sign_in_timeout_s=self._hooks.sign_in_timeout_s,
-        )
+        ))
+        return watch
 
     async def _http(self, name: str, entry: HttpServer) -> AbstractAsyncContextManager[Any]:
         from mcp.client.streamable_http import streamable_http_client
@@ -467,6 +471,9 @@ class McpHost:
             raise
         except Exception as exc:  # noqa: BLE001 - the session is in an unknown state: drop it
             await self._drop(server)
+            watch = self._sign_ins.get(server)
+            if watch is not None and watch.refused is not None:
+                raise watch.refused from None  # the server wants a sign-in: said so, not "Connection closed"
             detail = self._detail(server, exc)
             raise ToolFailedError(f"MCP server {server!r}: calling {tool!r} failed ({detail})") from None
 

@@ -236,7 +236,10 @@ class StreamRender:
             append_html(view.document(), self._host.paint(markup))
 
     def _grow_table(self, text: str) -> bool:
-        """Append the rows an open table grew by to its drawing; False when a line may end the table.
+        """Append the rows an open table grew by to its drawing; False when the parser must look.
+
+        A blank line ends the table as drawn (the parser then starts after
+        it); any other line that is not plainly a row goes to the parser.
 
         Each row is rendered under the table's own header (so cells read as
         in the whole table) and its cells copied into new rows of the drawn
@@ -250,25 +253,41 @@ class StreamRender:
         if not complete:
             return True  # a partial row waits for its end
         lines = complete.split("\n")[:-1]
-        if not all(_ROW.match(line) for line in lines):
+        count = 0
+        while count < len(lines) and _ROW.match(lines[count]):
+            count += 1
+        ended = count < len(lines) and not lines[count].strip()  # a blank line ends a table
+        if count < len(lines) and not ended:
             return False
+        rows = "".join(f"{line}\n" for line in lines[:count])
+        if rows and not self._append_rows(head, table, rows, count):
+            return False
+        seen += len(rows)
+        if ended:  # the table is final as drawn; the parser goes on from the blank line
+            self._table, self._open_view = None, None
+            self.done, self._para_done = seen, 0
+            return False
+        self._table = (head, table, seen)
+        return True
+
+    def _append_rows(self, head: str, table: Any, rows: str, count: int) -> bool:
+        """Render ``rows`` under the table's header and copy their cells into new rows of ``table``."""
         scratch = QTextDocument()
-        scratch.setHtml(self._host.paint(render_blocks(head + complete)))
-        rows = _last_table(scratch)
-        if rows is None or rows.rows() != len(lines) + 1 or rows.columns() != table.columns():
+        scratch.setHtml(self._host.paint(render_blocks(head + rows)))
+        drawn = _last_table(scratch)
+        if drawn is None or drawn.rows() != count + 1 or drawn.columns() != table.columns():
             return False
         at = table.rows()
-        table.appendRows(len(lines))
-        for row in range(len(lines)):
+        table.appendRows(count)
+        for row in range(count):
             for column in range(table.columns()):
-                source, target = rows.cellAt(row + 1, column), table.cellAt(at + row, column)
+                source, target = drawn.cellAt(row + 1, column), table.cellAt(at + row, column)
                 target.setFormat(source.format())
                 selection = source.firstCursorPosition()
                 selection.setPosition(source.lastCursorPosition().position(), QTextCursor.MoveMode.KeepAnchor)
                 cursor = target.firstCursorPosition()
                 cursor.setBlockFormat(selection.blockFormat())
                 cursor.insertFragment(selection.selection())
-        self._table = (head, table, seen + len(complete))
         return True
 
     def _open_paragraph(self, inline: str, source: str, *, continued: bool, markup: str) -> None:

@@ -29,6 +29,7 @@ lacks it or decides it differently than this app must:
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -109,7 +110,6 @@ class RelaviumOAuthProvider(OAuthClientProvider):
         self._open_browser = open_browser
         self._timeout_s = sign_in_timeout_s
         self._step_ups = 0
-        self.signed_in_now = False  # a fresh authorization completed in this session
         redirect = "http://127.0.0.1/callback"  # the real port is set when a sign-in starts its listener
         metadata = OAuthClientMetadata(
             client_name=CLIENT_NAME,
@@ -135,8 +135,6 @@ class RelaviumOAuthProvider(OAuthClientProvider):
 
     async def _initialize(self) -> None:
         await super()._initialize()
-        import asyncio
-
         record = await asyncio.to_thread(self._store.load_quietly)
         if record is not None and record.expires_at is not None:
             self.context.token_expiry_time = record.expires_at
@@ -191,9 +189,6 @@ class RelaviumOAuthProvider(OAuthClientProvider):
             if isinstance(body, dict) and isinstance(body.get("id_token"), str):
                 account = _account_from_id_token(body["id_token"])
         await super()._handle_token_response(response)
-        self.signed_in_now = True
-        import asyncio
-
         await asyncio.to_thread(self._store.save_account, account)
 
     # -- the browser step -------------------------------------------------------------------

@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,41 +24,22 @@ from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui.mcp.sign_in import WAITING, server_needing_sign_in
 from tests.fixtures.desktop_bus import desktop_bus_env_fixture, desktop_bus_fixture  # noqa: F401
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
+from tests.fixtures.mcp_oauth_process import OAuthMcpProcess
 from tests.ui.chat_driver import ROUTE, type_and_enter
 
 pytestmark = pytest.mark.spawns  # the keyring daemon, the OAuth server, the scripted browser
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 BROWSER = Path(__file__).resolve().parents[1] / "conformance" / "browser.py"
 SERVICE = "relavium-mcp-oauth"  # the keyring service the sign-in store writes
 WAIT_MS = 60_000
 
 
-@dataclass
-class OAuthServer:
-    port: int
-    issued: Path
-
-    def tokens(self) -> list[str]:
-        if not self.issued.exists():
-            return []
-        return [line.split(" ", 1)[1] for line in self.issued.read_text().splitlines() if " " in line]
-
-
 @pytest.fixture
-def oauth_server(tmp_path: Path) -> Iterator[OAuthServer]:
-    port_file, issued = tmp_path / "port", tmp_path / "issued.txt"
-    proc = subprocess.Popen([sys.executable, str(FIXTURES / "mcp_oauth_server.py"), str(port_file), str(issued)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while not port_file.exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail("the OAuth MCP fixture server did not start")
-        time.sleep(0.05)
-    yield OAuthServer(int(port_file.read_text()), issued)
-    proc.kill()
-    proc.wait()
+def oauth_server(tmp_path: Path) -> Iterator[OAuthMcpProcess]:
+    server = OAuthMcpProcess(tmp_path)
+    server.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture
@@ -74,7 +52,7 @@ def browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def tracker(relavium_home: Path, oauth_server: OAuthServer, project: Path) -> OAuthServer:
+def tracker(relavium_home: Path, oauth_server: OAuthMcpProcess, project: Path) -> OAuthMcpProcess:
     """mcp.yaml names the OAuth-protected server 'tracker'; the project was chosen before the window opened."""
     (relavium_home / "mcp.yaml").write_text(
         f"servers:\n  tracker:\n    transport: http\n    url: http://127.0.0.1:{oauth_server.port}/mcp\n"
@@ -114,7 +92,7 @@ def settings_page(qtbot, window):
 
 
 def test_sign_in_from_settings_then_a_chat_turn_uses_the_token_and_sign_out_removes_it(
-    desktop_bus_env: dict[str, str], make_window, qtbot, relavium_home: Path, tracker: OAuthServer,
+    desktop_bus_env: dict[str, str], make_window, qtbot, relavium_home: Path, tracker: OAuthMcpProcess,
     browser: Path, providers: None, llm_server: ScriptedLLMServer, caplog: pytest.LogCaptureFixture,
     masked_logs: None,
 ) -> None:
@@ -164,9 +142,9 @@ def test_sign_in_from_settings_then_a_chat_turn_uses_the_token_and_sign_out_remo
     page = settings_page(qtbot, window)
     reads = page.auth_reads
     page.sign_in_panel.sign_out_button.click()
-    qtbot.waitUntil(lambda: stored() is None, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: page.auth_reads > reads and panel.state_label.text() == "Needs sign-in",
                     timeout=WAIT_MS)
+    assert stored() is None  # the keyring holds nothing for it any more
     assert panel.note.text() == "Signed out of tracker."
     assert panel.sign_in_button.isVisible()
 
@@ -181,7 +159,7 @@ def test_sign_in_from_settings_then_a_chat_turn_uses_the_token_and_sign_out_remo
 
 
 def test_cancel_stops_waiting_for_the_browser_and_stores_nothing(
-    desktop_bus_env: dict[str, str], make_window, qtbot, tracker: OAuthServer, monkeypatch: pytest.MonkeyPatch,
+    desktop_bus_env: dict[str, str], make_window, qtbot, tracker: OAuthMcpProcess, monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
     # A browser that never comes back: it writes that it was asked, then nothing.

@@ -12,10 +12,7 @@ call only says "Connection closed"; the surfaces need the reason to offer
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,49 +26,23 @@ from relavium_desktop.host.mcp import McpHost
 from relavium_desktop.host.mcp.hooks import McpClientHooks
 from relavium_desktop.host.mcp.sign_in_watch import SIGN_IN_REQUIRED
 from tests.fixtures.desktop_bus import desktop_bus_env_fixture, desktop_bus_fixture  # noqa: F401
+from tests.fixtures.mcp_oauth_process import OAuthMcpProcess
 
 pytestmark = pytest.mark.spawns
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 BROWSER = Path(__file__).resolve().parents[2] / "conformance" / "browser.py"
 
 
-class Restartable:
-    """The OAuth fixture server; ``restart`` brings it back on the same port with no memory of its tokens."""
-
-    def __init__(self, root: Path) -> None:
-        self.root, self.port, self.proc = root, 0, None
-        self._runs = 0
-
-    def start(self) -> None:
-        self._runs += 1
-        port_file = self.root / f"port{self._runs}"
-        self.proc = subprocess.Popen(
-            [sys.executable, str(FIXTURES / "mcp_oauth_server.py"), str(port_file), str(self.root / "issued")],
-            env={**os.environ, "MCP_OAUTH_PORT": str(self.port)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 20
-        while not port_file.exists():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("the OAuth MCP fixture server did not start")
-            time.sleep(0.05)
-        self.port = int(port_file.read_text())
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-
-
 @pytest.fixture
-def oauth_server(tmp_path: Path) -> Iterator[Restartable]:
-    server = Restartable(tmp_path)
+def oauth_server(tmp_path: Path) -> Iterator[OAuthMcpProcess]:
+    server = OAuthMcpProcess(tmp_path)
     server.start()
     yield server
     server.stop()
 
 
 async def test_a_refused_sign_in_mid_session_is_reported_as_such_and_a_new_sign_in_carries_on(
-    desktop_bus_env: dict[str, str], relavium_home: Path, oauth_server: Restartable,
+    desktop_bus_env: dict[str, str], relavium_home: Path, oauth_server: OAuthMcpProcess,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("BROWSER", f"{sys.executable} {BROWSER} %s")
@@ -88,8 +59,7 @@ async def test_a_refused_sign_in_mid_session_is_reported_as_such_and_a_new_sign_
         first = await host.call("tracker", "echo", {"text": "one"})
         assert "echo: one" in str(first)
 
-        oauth_server.stop()
-        oauth_server.start()  # same address; the tokens (the refresh token too) are no longer accepted
+        oauth_server.restart()  # same address; the tokens (the refresh token too) are no longer accepted
         with pytest.raises(ToolFailedError) as refused:
             await host.call("tracker", "echo", {"text": "two"})
         assert refused.value.reason == SIGN_IN_REQUIRED

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -213,17 +214,21 @@ class SecretStore:
         and creates nothing.  Other backends have no such search; for them this is ``get``.
         """
         validate_name(name)
+        return self.has_item(SERVICE, name, read=lambda: self.get(name))
+
+    def has_item(self, service: str, key: str, read: Callable[[], str | None] | None = None) -> bool:
+        """:meth:`has` for any ``(service, key)``: a presence check that creates and unlocks nothing."""
         backend = self._usable()
         service_backend = _secret_service_backend(backend)
         if service_backend is None:
-            return self.get(name) is not None
+            return (read() if read is not None else self.get_item(service, key)) is not None
         import secretstorage
         from secretstorage.exceptions import SecretStorageException
 
         try:
             connection = secretstorage.dbus_init()
             try:
-                query = service_backend._query(SERVICE, name)  # the attributes keyring stores it under
+                query = service_backend._query(service, key)  # the attributes keyring stores it under
                 return any(True for _item in secretstorage.search_items(connection, query))
             finally:
                 connection.close()

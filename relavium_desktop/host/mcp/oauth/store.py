@@ -86,7 +86,14 @@ class OAuthTokenStore:
     # -- blocking ----------------------------------------------------------------------
 
     def load(self) -> SignIn | None:
-        """The stored sign-in for this server and URL, or None."""
+        """The stored sign-in for this server and URL, or None.
+
+        Looks first without reading (:meth:`SecretStore.has_item`): reading through the
+        Secret Service creates or unlocks the default keyring, which would pop a password
+        prompt just for connecting to a server nobody signed in to.
+        """
+        if not self._secrets.has_item(SERVICE, self.server):
+            return None
         return _parse(self._secrets.get_item(SERVICE, self.server), self.url)
 
     def _save(self, **changes: Any) -> None:

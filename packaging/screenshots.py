@@ -45,11 +45,15 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 EXAMPLES = REPO / "resources" / "examples"
 WINDOW_SIZE = (1440, 900)
+SMALL_SIZE = (1024, 700)  # every main view is also shot here, as "NAME-1024.png"
 THEMES = ("light", "dark")
 SHOTS = ("identity.png", "welcome.png", "welcome-models.png", "main-window.png", "tool-card.png", "model-picker.png",
          "workflows.png", "history.png", "history-waterfall.png", "permission-dialog.png", "permission-dialog-spoof.png",
          "settings-permissions.png", "settings-providers.png", "settings-appearance.png", "settings-mcp.png",
-         "chat-mcp.png", "chat-image.png")
+         "chat-mcp.png", "chat-image.png", "quick-panel.png",
+         *(f"{name}-1024.png" for name in ("main-window", "workflows", "history", "settings-permissions",
+                                           "settings-providers", "settings-appearance", "settings-mcp",
+                                           "chat-mcp", "welcome")))
 # What the scripted server lists at GET /v1/models, as a local Ollama would.
 LOCAL_MODELS = ("llama3.2:3b", "qwen2.5-coder:7b", "deepseek-r1:8b-llama-distill-q4_K_M", "gpt-4o-mini")
 DEMO_KEY_ENV = "RELAVIUM_DEMO_KEY"  # a placeholder key: the scripted server ignores it
@@ -100,6 +104,16 @@ class Shots:
 
     def path(self, name: str) -> Path:
         return self.folder / (name if self.theme == "light" else name.replace(".png", f"-{self.theme}.png"))
+
+
+async def _grab(window: Any, out: Shots, name: str) -> None:
+    """The window at the design's size, then at the small laptop size, then back."""
+    window.grab().save(str(out.path(name)))
+    window.resize(*SMALL_SIZE)
+    await _settle()
+    window.grab().save(str(out.path(name.replace(".png", "-1024.png"))))
+    window.resize(*WINDOW_SIZE)
+    await _settle()
 
 
 def _under_xvfb() -> int:
@@ -284,7 +298,7 @@ async def _chat(window: Any, out: Shots) -> None:
     view.rename_session(sessions[0].id, "Raise the team plan price")
     view.sessions.select(sessions[0].id)
     await _settle()
-    window.grab().save(str(out.path("main-window.png")))
+    await _grab(window, out, "main-window.png")
     view.transcript.cards()[0].set_expanded(True)  # the read_file card opened: the file, highlighted
     await _settle()
     window.grab().save(str(out.path("tool-card.png")))
@@ -306,7 +320,7 @@ async def _workflows(window: Any, out: Shots) -> str:
         raise RuntimeError(f"screenshots: the folder-todos run ended {results[0].status}")
     view.timeline.select("collect")
     await _settle()
-    window.grab().save(str(out.path("workflows.png")))
+    await _grab(window, out, "workflows.png")
     return str(results[0].run_id)
 
 
@@ -317,7 +331,7 @@ async def _history(window: Any, out: Shots, run_id: str) -> None:
     if not await view.show_run(run_id):
         raise RuntimeError("screenshots: History could not open the demo run")
     await _settle()
-    window.grab().save(str(out.path("history.png")))
+    await _grab(window, out, "history.png")
     view.detail_tabs.setCurrentIndex(1)
     await _settle()
     window.grab().save(str(out.path("history-waterfall.png")))
@@ -393,7 +407,7 @@ async def _welcome(out: Shots, port: int) -> None:
     welcome.look_for_local()
     await _until(lambda: welcome.local_list.count() == 1, "the local model server")
     await _settle()
-    window.grab().save(str(out.path("welcome.png")))
+    await _grab(window, out, "welcome.png")
     welcome.pick_local(0)
     await _until(lambda: welcome.model_list.count() == len(LOCAL_MODELS), "the local model list")
     welcome.model_list.setCurrentRow(1)
@@ -447,7 +461,7 @@ async def _settings_mcp(window: Any, out: Shots, home: Path, project: Path) -> N
     await _until(lambda: not page.testing, "the MCP server tests", timeout=40)
     page.select("demo-tools")
     await _settle()
-    window.grab().save(str(out.path("settings-mcp.png")))
+    await _grab(window, out, "settings-mcp.png")
 
 
 async def _chat_mcp(window: Any, out: Shots, home: Path, model: ScriptedModel, tmp: Path) -> None:
@@ -482,7 +496,7 @@ async def _chat_mcp(window: Any, out: Shots, home: Path, model: ScriptedModel, t
     await _until(lambda: view.transcript.cards() and view.transcript.cards()[-1].progress_bar is not None,
                  "the MCP tool's progress")
     await _settle()
-    window.grab().save(str(out.path("chat-mcp.png")))
+    await _grab(window, out, "chat-mcp.png")
     gate.write_text("go")
     await _until(lambda: outcomes, "the MCP chat turn", timeout=40)
     window.context.set_mode(mode)
@@ -609,21 +623,51 @@ async def _shoot(out: Shots, project: Path, model: ScriptedModel, home: Path) ->
 
     window.show_settings("permissions")
     await _settle()
-    window.grab().save(str(out.path("settings-permissions.png")))
+    await _grab(window, out, "settings-permissions.png")
     window.show_settings("providers")
     await _until(lambda: all(r.status.text() != "…" for r in window.settings_view.providers.rows.values()),
                  "the provider key states")
     await _settle()
-    window.grab().save(str(out.path("settings-providers.png")))
+    await _grab(window, out, "settings-providers.png")
     window.show_settings("appearance")
     await _settle()
-    window.grab().save(str(out.path("settings-appearance.png")))
+    await _grab(window, out, "settings-appearance.png")
     await _settings_mcp(window, out, home, project)
     await _chat_mcp(window, out, home, model, project.parent)
     await _chat_image(window, out, model, project.parent)
+    await _quick_panel(window, out, model)
     window.close()
     if app is not None:
         app.processEvents()
+
+
+COPIED_NOTES = """Weekly sync, 2 Dec
+- Ana will review the pricing change before Friday
+- Marco to write the release note for 1.2.0
+- Decide on the trial length next week"""
+QUICK_ANSWER = """**Action items**
+
+- [ ] Ana: review the pricing change (due Friday)
+- [ ] Marco: write the release note for `1.2.0`
+- [ ] Everyone: decide on the trial length next week
+"""
+
+
+async def _quick_panel(window: Any, out: Shots, model: ScriptedModel) -> None:
+    """Process what I copied: meeting notes on the real clipboard, the first action run by the scripted model."""
+    from relavium_desktop.ui.qt import QApplication
+
+    QApplication.clipboard().setText(COPIED_NOTES)
+    model.replies.clear()
+    model.replies.append({"text": QUICK_ANSWER})
+    window.process_clipboard()
+    await _until(lambda: window.quick_panel is not None and window.quick_panel.isVisible(), "the quick panel")
+    panel = window.quick_panel
+    panel.action_list.item(0).click()
+    await _until(panel.copy_button.isEnabled, "the quick panel's result", timeout=30)
+    await _settle()
+    panel.grab().save(str(out.path("quick-panel.png")))
+    panel.close()
 
 
 def _args() -> tuple[Path, str | None]:

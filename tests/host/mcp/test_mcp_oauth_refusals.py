@@ -136,3 +136,23 @@ async def test_a_redirect_whose_state_does_not_match_is_refused(
         await asyncio.sleep(0.05)
     assert browser.page_status == [400]  # the page said so too
     assert "POST /token" not in oauth_https.seen
+
+
+async def test_a_sign_in_page_on_plain_http_is_never_opened(
+    desktop_bus_env: dict[str, str], relavium_home: Path, oauth_https: OAuthHttps,
+) -> None:
+    _protect(oauth_https, oauth_https.url(PRM))
+    _authorization_server(oauth_https, oauth_https.url("/token"))
+    status, metadata, headers = oauth_https.routes["/.well-known/oauth-authorization-server"]
+    oauth_https.routes["/.well-known/oauth-authorization-server"] = (
+        status, {**metadata, "authorization_endpoint": oauth_https.url("/authorize", scheme="http")}, headers)
+    _write_config(relavium_home, oauth_https)
+    browser = _Browser()
+    host = _host(relavium_home, oauth_https, browser)
+    try:
+        (report,) = await host.discover(["tracker"], timeout_s=30)
+    finally:
+        await host.aclose()
+    assert not report.ok
+    assert browser.opened == []
+    assert "sign-in page" in str(report.error) and "is not https://" in str(report.error)

@@ -165,13 +165,17 @@ class FlushTimer:
         from relavium_desktop.ui.chat.transcript import Transcript
 
         self.costs: list[float] = []
+        self.worst: list[tuple[float, str]] = []  # the costliest flushes and the text each appended
         original = Transcript.flush
         timer = self
 
         def flush(transcript: Any) -> None:
+            pending = "".join(transcript._pending)
             started = time.thread_time()
             original(transcript)
-            timer.costs.append((time.thread_time() - started) * 1000)
+            cost = (time.thread_time() - started) * 1000
+            timer.costs.append(cost)
+            timer.worst = sorted([*timer.worst, (cost, pending)], reverse=True)[:8]
 
         Transcript.flush = flush  # type: ignore[method-assign]  # the bench's probe; the timer calls the class's
 
@@ -191,7 +195,7 @@ def plain_messages(on: bool) -> None:
     cls.__init__ = init  # type: ignore[method-assign]
 
 
-def stream_only(window: Any, rounds: int, tokens: int) -> Any:
+def stream_only(window: Any, rounds: int, tokens: int, show_worst: bool = False) -> Any:
     """The stream alone, Markdown against plain text, alternating; prints both and their ratio."""
     import asyncio
     import statistics
@@ -250,6 +254,9 @@ def stream_only(window: Any, rounds: int, tokens: int) -> Any:
               f"lag p99 {ratios[2]:.1f}x")
         print(f"targets   flush CPU median ≤ 1 ms: {md[0]:.2f}; p99 ≤ 5 ms: {md[1]:.2f}; "
               f"lag p99 ≤ 20 ms: {md[4]:.2f} (plain, same run: {base[4]:.2f})")
+        if show_worst:
+            for cost, text in flushes.worst:
+                print(f"  {cost:6.2f} ms  {text[:90]!r}")
         return 0 if md[0] <= 1 and md[1] <= 5 and md[4] <= 20 else 1
 
     return run()
@@ -263,6 +270,8 @@ def main() -> int:
                         help="lines the tool prints (default 40,000 per second of streaming; 0: the stream alone)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="stream-only: answers per renderer, alternating (default 2)")
+    parser.add_argument("--show-worst", action="store_true",
+                        help="stream-only: print the costliest flushes (any renderer) and what each appended")
     args = parser.parse_args()
     if not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -351,7 +360,7 @@ def main() -> int:
 
     try:
         with loop:
-            code = loop.run_until_complete(stream_only(window, args.rounds, tokens) if lines == 0 else run())
+            code = loop.run_until_complete(stream_only(window, args.rounds, tokens, args.show_worst) if lines == 0 else run())
     finally:
         server.close()
         window.chat_view.close_backend()

@@ -401,3 +401,16 @@ def test_a_streamed_fence_reads_as_its_markdown_and_settles_to_the_colours_of_a_
     full = MessageBlock("assistant", FENCE)
     full.complete = True
     assert block.shown_text() == full.shown_text()
+
+
+def test_a_flush_that_builds_a_code_block_draws_its_code_on_the_next_turn_without_another_flush(
+    transcript, qtbot
+) -> None:
+    transcript.stream("Intro.\n\n```python\nx = 1\ny = 2\n```\n\nAfter.\n\n```bash\nmake test\n")
+    transcript.flush()
+    block = transcript.messages()[-1]
+    # Building a code block ends a flush's work; the rest follows on the loop's next turns, unasked.
+    qtbot.waitUntil(lambda: len(block.code_blocks()) == 2 and block.code_blocks()[1].code == "make test\n")
+    first = block.code_blocks()[0]
+    assert first.code == "x = 1\ny = 2\n" and "After." in shown(block)
+    assert raw_markers(shown(block)) == []

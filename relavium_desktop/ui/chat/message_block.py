@@ -246,7 +246,13 @@ class MessageBlock(QFrame):
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertText(chunk)
             return
-        self._streamer().update(self.text)
+        if self._streamer().update(self.text):
+            QTimer.singleShot(0, self, self._catch_up)
+
+    def _catch_up(self) -> None:
+        """Draw what a flush left for the next turn of the loop (it stopped after building a code block)."""
+        if self._stream is not None and not self.complete and self._stream.update(self.text):
+            QTimer.singleShot(0, self, self._catch_up)
 
     def _streamer(self) -> Any:
         if self._stream is None:

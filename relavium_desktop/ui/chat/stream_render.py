@@ -16,6 +16,12 @@ flush.  A newline in an answer is a line break (``markdown``'s ``breaks``),
 so a paragraph in segments reads exactly like the one block a full render
 gives.
 
+The open block's common growth is drawn without the parser: an open fence's
+new lines are appended to its code block (``_grow_fence``), an open table's
+new rows to its drawn table (``_grow_table``).  Building a code block is the
+costliest step of a flush, so a flush that builds one stops there and the
+rest is drawn on the next turn of the event loop (``update`` says so).
+
 Appending a block keeps the formats a one-shot ``setHtml`` of the same text
 would give (block margins, lists, tables), so a finished stream reads exactly
 like the same answer opened from history.
@@ -75,10 +81,17 @@ class StreamRender:
         self._fence: tuple[str, int] | None = None  # the open fence's marker character and indentation
         self._code_seen = 0  # where the open fence's unread lines start in the text
         self._shift = 0
+        self.pending = False  # the last update stopped early (after building a code block)
         self._table: tuple[str, Any, int] | None = None  # head lines, drawn QTextTable, rows read to
 
-    def update(self, text: str, *, final: bool = False) -> None:
-        """Render ``text`` (the whole answer so far); ``final``: nothing more comes, render all of it."""
+    def update(self, text: str, *, final: bool = False) -> bool:
+        """Render ``text`` (the whole answer so far); ``final``: nothing more comes, render all of it.
+
+        True when it stopped early -- it built a code block, the costliest
+        step of a flush -- and the rest is to be drawn by another call soon
+        (the message schedules one on the next turn of the event loop).
+        """
+        self.pending = False
         # One edit block: the document is laid out again once per flush, not once per insert.
         edit = QTextCursor(self._host.prose_view().document()) if self._open_view is not None else None
         if edit is not None:
@@ -88,6 +101,7 @@ class StreamRender:
         finally:
             if edit is not None:
                 edit.endEditBlock()
+        return self.pending
 
     def _update(self, text: str, *, final: bool) -> None:
         if not final and (self._grow_fence(text) or self._grow_table(text)):
@@ -129,6 +143,13 @@ class StreamRender:
             if last:
                 self.done, self._para_done = shift + block.start, 0
                 self._open(block, source)
+                if self.pending:
+                    return
+            elif block.kind == "code" and self._open_code is None and not final:
+                # A closed fence in one flush: its block is built now, its code drawn on the next call.
+                self._open_code = self._host.add_code("", block.language)
+                self.done, self._para_done, self.pending = shift + block.start, 0, True
+                return
             else:
                 self._commit(block)
         if final:
@@ -204,6 +225,8 @@ class StreamRender:
             code = block.code[: block.code.rfind("\n") + 1]
             if self._open_code is None:
                 self._open_code = self._host.add_code("", block.language)
+                self.pending = True  # its code is drawn on the next call
+                return
             self._open_code.set_code(code)
             opening = own[: own.find("\n")]
             marker = opening.lstrip(" ")

@@ -51,7 +51,8 @@ SHOTS = ("identity.png", "welcome.png", "welcome-models.png", "main-window.png",
          "workflows.png", "history.png", "history-waterfall.png", "permission-dialog.png", "permission-dialog-spoof.png",
          "settings-permissions.png", "settings-providers.png", "settings-appearance.png", "settings-mcp.png",
          "chat-mcp.png", "chat-image.png", "quick-panel.png",
-         *(f"{name}-1024.png" for name in ("main-window", "workflows", "history", "settings-permissions",
+         "workflows-gate.png",
+         *(f"{name}-1024.png" for name in ("main-window", "workflows", "workflows-gate", "history", "settings-permissions",
                                            "settings-providers", "settings-appearance", "settings-mcp",
                                            "chat-mcp", "welcome")))
 # What the scripted server lists at GET /v1/models, as a local Ollama would.
@@ -243,7 +244,7 @@ def _demo_project(root: Path) -> Path:
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text(text)
     (project / "workflows").mkdir()
-    for name in ("folder-todos", "review-file", "test-and-notify"):
+    for name in ("folder-todos", "release-gate", "review-file", "test-and-notify"):
         shutil.copy(EXAMPLES / f"{name}.relavium.yaml", project / "workflows" / f"{name}.relavium.yaml")
     shutil.copytree(EXAMPLES / "agents", project / "workflows" / "agents")  # review-file's reviewer
     return project
@@ -309,7 +310,7 @@ async def _workflows(window: Any, out: Shots) -> str:
 
     window.nav.setCurrentRow(NAV_WORKFLOWS)
     view = window.workflows_view
-    await _until(lambda: len(view.entries) == 3, "the workflow list")
+    await _until(lambda: len(view.entries) == 4, "the workflow list")
     view.open_workflow("workflows/folder-todos.relavium.yaml")
     view.inputs.set_value("glob", "src/**/*.py")
     results: list[Any] = []
@@ -321,7 +322,25 @@ async def _workflows(window: Any, out: Shots) -> str:
     view.timeline.select("collect")
     await _settle()
     await _grab(window, out, "workflows.png")
+    await _workflow_gate(view, window, out)
     return str(results[0].run_id)
+
+
+async def _workflow_gate(view: Any, window: Any, out: Shots) -> None:
+    """The release-gate example paused at its human gate, answered in the page's right-hand panel."""
+    view.open_workflow("workflows/release-gate.relavium.yaml")
+    view.inputs.set_value("version", "1.2.0")
+    results: list[Any] = []
+    view.run_finished.connect(results.append)
+    view.run_current()
+    await _until(lambda: results, "the release-gate run", timeout=60)
+    if results[0].status != "paused":
+        raise RuntimeError(f"screenshots: the release-gate run ended {results[0].status}, not at its gate")
+    if view.gates.pending is not None:
+        view.gates.pending.close()  # answered in the panel, as the design shows, not in the pop-up
+    await _until(view.gate_panel.isVisible, "the gate panel")
+    await _settle()
+    await _grab(window, out, "workflows-gate.png")
 
 
 async def _history(window: Any, out: Shots, run_id: str) -> None:

@@ -62,6 +62,9 @@ GLYPHS: dict[str, str] = {
     "fit": "ph.corners-out",
     "clock": "ph.clock",
     "money": "ph.currency-dollar",
+    "shield": "ph.shield",  # the top bar's mode chip
+    "paperclip": "ph.paperclip",  # the composer's attach button
+    "arrow-up": "ph.arrow-up",  # the composer's send button
 }
 
 _cache: dict[tuple[str, str, str], QIcon] = {}

@@ -58,11 +58,16 @@ MIGRATIONS = [
 class GrantTarget:
     kind: GrantKind
     value: str  # folder path, JSON argv, host, or "" for a whole-tool grant
+    # A path grant for one file (a file at the project's root grants only itself), not a folder.
+    # Wording only: matching is by ``value`` alone (see grant_covers).
+    single_file: bool = False
 
     def describe(self) -> str:
-        """Human wording for the dialog button and Settings."""
+        """Human wording for the dialog button and Settings: "writes notes.md", "writes under src/"."""
         if self.kind == "path":
-            return f"writes under {self.value}"
+            if self.single_file:
+                return f"writes {self.value}"
+            return f"writes under {self.value.rstrip('/')}/"
         if self.kind == "argv":
             return "exactly: " + " ".join(json.loads(self.value))
         if self.kind == "host":
@@ -125,7 +130,8 @@ def target_of(request: ApprovalRequest, rel: str | None) -> GrantTarget | None:
             return None
         # The file's folder; a file at the project root grants only itself, so
         # one answer never turns into "every write in the project".
-        return GrantTarget("path", posixpath.dirname(rel) or rel)
+        folder = posixpath.dirname(rel)
+        return GrantTarget("path", folder) if folder else GrantTarget("path", rel, single_file=True)
     if request.action_class is ActionClass.PROCESS:
         command, argv_args = args.get("command"), args.get("args", [])
         if isinstance(command, str) and isinstance(argv_args, list) and all(
@@ -236,13 +242,19 @@ class GrantStore(_PerProjectTable):
             with self._lock:
                 self._conn.close()
 
-    @staticmethod
-    def _row(row: Any) -> Grant:
+    def _row(self, row: Any) -> Grant:
+        kind, value = row["kind"], row["target"]
+        # The table keeps only the value; a root-level value names a file unless the project has a
+        # folder of that name (a value with "/" is always a file's folder, see target_of).
+        single_file = (
+            kind == "path" and "/" not in value
+            and not self.paths.is_folder(posixpath.join(row["project"], value))
+        )
         return Grant(
             id=int(row["id"]),
             project=row["project"],
             tool=row["tool"],
-            target=GrantTarget(row["kind"], row["target"]),
+            target=GrantTarget(kind, value, single_file=single_file),
             created_at=row["created_at"],
         )
 

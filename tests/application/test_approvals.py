@@ -81,9 +81,9 @@ async def test_always_in_this_project_is_stored_and_honoured_after_a_restart(
     flow = ApprovalFlow(app.grants(), str(project), SessionGrants(), asker)
     assert await flow.confirm(write_req("src/a.py")) == ApprovalDecision(True, "project")
     [(_, offer)] = asker.asked
-    assert offer.project_grant == "writes under src" and offer.session and not offer.protected
+    assert offer.project_grant == "writes under src/" and offer.session and not offer.protected
     assert [(g.project, g.tool, g.target.describe()) for g in app.grants().list()] == [
-        (str(project.resolve()), "write_file", "writes under src")
+        (str(project.resolve()), "write_file", "writes under src/")
     ]
     app.close()
 

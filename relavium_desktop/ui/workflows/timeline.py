@@ -130,7 +130,8 @@ class NodeRecord:
         return "".join(self.tokens)
 
     def render(self) -> str:
-        parts = [f"{self.node_id} ({self.node_type}): {self.state}" + (f" — {self.detail}" if self.detail else "")]
+        kind = self.node_type.replace("_", " ")  # "human gate", not the YAML's human_gate
+        parts = [f"{self.node_id} ({kind}): {self.state}" + (f" — {self.detail}" if self.detail else "")]
         if self.tokens:
             parts.append("Agent output:\n" + self.streamed)
         parts.extend(card.render() for card in self.tools)
@@ -208,7 +209,7 @@ class RunTimeline(QWidget):
         self.table.setRowCount(len(nodes))
         for row, (nid, ntype) in enumerate(nodes):
             step = QTableWidgetItem(nid)
-            step.setToolTip(f"{nid} ({ntype})")
+            step.setToolTip(f"{nid} ({str(ntype).replace('_', ' ')})")
             self.table.setItem(row, 0, step)
             self.table.setItem(row, 1, QTableWidgetItem(STATE_WORDS["pending"]))
             self.table.setItem(row, 2, QTableWidgetItem(""))

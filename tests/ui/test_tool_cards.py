@@ -58,7 +58,7 @@ def test_chat_tools_say_what_they_did_and_a_reopened_session_says_the_same(
         type_and_enter(qtbot, chat, "and the file next door?")
     live = summaries(chat.transcript)
     assert re.fullmatch(rf"Read src/pricing\.py · 10 lines · {NUMBER} ms", live[0]), live[0]
-    assert live[1] == "Wrote notes.md · +12 · 86 B"
+    assert live[1] == "Created notes.md · +12 · 86 B"
     assert live[2] == "Listed src · 2 entries"
     assert re.fullmatch(rf"Ran ls src · exit 0 · {NUMBER} (ms|s)", live[3]), live[3]
     assert live[4] == "Not allowed to run rm -rf src — the command is not on the allowed list"
@@ -99,7 +99,7 @@ def test_expanding_a_card_shows_its_renderer(chat, qtbot, llm_server: ScriptedLL
     (code,) = read.result_view.findChildren(_code_block())
     assert code.code == "print('hello')\n" and code.caption.text() == "src/app.py"
     assert len(set(re.findall(r"color:\s*(#\w{6})", code.view.toHtml()))) >= 2
-    # write_file: the written lines as added lines of a diff.
+    # write_file: the change as a diff (a new file: every line added).
     assert write.result_view.toPlainText() == "+ one\n+ two"
     assert "diff_add" not in write.result_view.toPlainText()
     # list_directory: a tree, folders marked, children indented under them.

@@ -17,7 +17,8 @@ release their widgets and are built again when scrolled back to
 
 Nothing here touches the engine's policy: the chat view feeds it events
 and carries out the message actions it asks for (``edit_requested``,
-``regenerate_requested``).
+``regenerate_requested``, and the undo requests: a write card's Undo and Redo,
+a user message's "Undo changes since this message").
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 FLUSH_MS = 30
+UNDO_SINCE = "Undo changes since this message"
 HISTORY_PAGE = 30  # blocks built when a session opens
 EARLIER_PAGE = 4  # blocks per page inserted above while scrolling up
 EARLIER_MARGIN_PX = 1200  # start building earlier blocks this close to the top
@@ -70,6 +72,9 @@ class Transcript(QScrollArea):
     flushed = Signal(int)  # characters appended by one coalesced flush
     edit_requested = Signal(str)  # the last question's text, to put back in the composer
     regenerate_requested = Signal()
+    card_undo_requested = Signal(str)  # a write's checkpoint id
+    card_redo_requested = Signal(str)  # an undo's checkpoint id
+    undo_since_requested = Signal(object)  # the user MessageBlock whose turn and later turns to undo
 
     def __init__(self, theme: Any = None) -> None:
         super().__init__()
@@ -80,6 +85,9 @@ class Transcript(QScrollArea):
         self.theme = theme
         # Reads an attachment's bytes in the open session's media scope (set by the chat view).
         self.load_media: Callable[[str], Awaitable[bytes]] | None = None
+        # The chat's UndoService (application/undo.py), for write cards' diffs and Undo (set by the chat view).
+        self.undo_service: Callable[[], Any] | None = None
+        self.undone: dict[str, str] = {}  # write checkpoint id -> the undo that took it back, while it stands
         self._inner = QWidget()
         self._inner.setObjectName("transcriptColumn")
         self._column = QVBoxLayout(self._inner)
@@ -173,10 +181,12 @@ class Transcript(QScrollArea):
         self._set_anchor(None)
         self._stick = True
 
-    def _message(self, role: str, text: str, media: Sequence[Attached] = (), *, cut_off: bool = False) -> MessageBlock:
+    def _message(self, role: str, text: str, media: Sequence[Attached] = (), *, cut_off: bool = False,
+                 index: int | None = None) -> MessageBlock:
         from relavium_desktop.ui.chat.message_block import MessageBlock
 
         block = MessageBlock(role, text, markdown=role == "assistant", theme=self.theme)
+        block.message_index = index  # type: ignore[attr-defined]  # its place in the stored session, if known
         block.complete = True
         if cut_off:
             block.mark_cut_off()
@@ -190,6 +200,11 @@ class Transcript(QScrollArea):
     def _wire(self, block: MessageBlock) -> None:
         block.edit_requested.connect(lambda: self.edit_requested.emit(block.text))
         block.regenerate_requested.connect(self.regenerate_requested.emit)
+        if block.role == "user" and self.undo_service is not None:
+            button = block._action("history", UNDO_SINCE, lambda: self.undo_since_requested.emit(block))
+            button.setObjectName("undoSinceMessage")
+            block._offer(button)  # beside Copy, shown by _update_actions
+            block.undo_since_button = button  # type: ignore[attr-defined]
 
     def add_message(self, role: str, text: str, media: Sequence[Attached] = ()) -> MessageBlock:
         """A message block; ``media`` are the user's attachments as (handle, mime, name, thumbnail or None)."""
@@ -203,7 +218,7 @@ class Transcript(QScrollArea):
         from relavium_desktop.ui.chat.tool_cards import ToolCard
 
         self.end_stream()
-        card = ToolCard(tool_id, tool_input, theme=self.theme)
+        card = self._wire_card(ToolCard(tool_id, tool_input, theme=self.theme, undo=self.undo_service))
         self._add(card)
         self._open_cards.append(card)
         return card
@@ -237,14 +252,19 @@ class Transcript(QScrollArea):
         for block in self.blocks:
             if isinstance(block, MessageBlock):
                 parts.append(block.shown_text())
-            elif isinstance(block, ToolCard):
-                parts.append(block.plain_text())
+            elif isinstance(block, ToolCard) or hasattr(block, "plain_text"):
+                parts.append(block.plain_text())  # a card, or an undo's note
         return "\n".join(parts)
 
     def repaint_theme(self) -> None:
         """Icons, highlighting and generated HTML again in the new palette."""
         for block in [*self.blocks, *(w for _, w in self._next_page)]:
             block.repaint_theme()  # type: ignore[attr-defined]
+            undo_since = getattr(block, "undo_since_button", None)
+            if undo_since is not None:
+                from relavium_desktop.ui.chat.look import themed_icon
+
+                undo_since.setIcon(themed_icon("history", self.theme, "muted"))
 
     # -- history --------------------------------------------------------------------
 
@@ -269,7 +289,7 @@ class Transcript(QScrollArea):
             media = [(p.handle, p.mime_type, p.name, None) for p in message.parts if isinstance(p, MediaPart)] \
                 if own else []
             if message.role == "user" and (message.text or media):
-                recipes.append(partial(self._message, "user", message.text, media))
+                recipes.append(partial(self._message, "user", message.text, media, index=index))
             elif message.role == "assistant":
                 text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
                 if text:
@@ -293,7 +313,7 @@ class Transcript(QScrollArea):
     def _stored_card(self, call: Any, result: Any) -> ToolCard:
         from relavium_desktop.ui.chat.tool_cards import ToolCard
 
-        card = ToolCard(call.name, dict(call.args), theme=self.theme)
+        card = self._wire_card(ToolCard(call.name, dict(call.args), theme=self.theme, undo=self.undo_service))
         if result is None:
             card.cancel()
         elif not result.is_error:
@@ -302,7 +322,39 @@ class Transcript(QScrollArea):
             card.set_result({"success": False, "fromHistory": True, "error": {
                 "code": result.error_code or "tool_failed", "reason": result.error_reason,
                 "message": result.content}})
+        if card.checkpoint_id is not None and card.checkpoint_id in self.undone:
+            card.set_undone(self.undone[card.checkpoint_id])
         return card
+
+    def _wire_card(self, card: ToolCard) -> ToolCard:
+        card.undo_requested.connect(self.card_undo_requested.emit)
+        card.redo_requested.connect(self.card_redo_requested.emit)
+        return card
+
+    # -- undo -----------------------------------------------------------------------
+
+    def show_undone(self, undone: dict[str, str]) -> None:
+        """Which writes are taken back now (checkpoint id -> the undo's id): their cards say "Undone"
+        and offer Redo; every other write card offers Undo again."""
+        self.undone = dict(undone)
+        for card in self.cards():
+            if card.checkpoint_id is not None:
+                card.set_undone(undone.get(card.checkpoint_id))
+
+    def users_after(self, block: QWidget) -> int:
+        """How many user messages follow ``block`` (a live block's place counted from the end)."""
+        blocks = self.blocks
+        after = blocks[blocks.index(block) + 1:] if block in blocks else []
+        return sum(1 for b in after if getattr(b, "role", None) == "user" and hasattr(b, "undo_since_button"))
+
+    def add_note(self, text: str) -> QWidget:
+        """A muted line in the conversation ("Restored 2 files"): what an undo did."""
+        from relavium_desktop.ui.chat.undo_sheet import UndoNote
+
+        self.end_stream()
+        note = UndoNote(text)
+        self._add(note)
+        return note
 
     def _build_earlier(self) -> None:
         """Build one earlier block per event-loop turn; every ``EARLIER_PAGE`` go in above as a page.
@@ -371,6 +423,9 @@ class Transcript(QScrollArea):
             )
             if message.try_again_button is not None:  # Try again redoes the last turn only
                 message.try_again_button.setVisible(self._actions_enabled and message is last)
+            undo_since = getattr(message, "undo_since_button", None)
+            if undo_since is not None:
+                undo_since.setVisible(self._actions_enabled)
 
     def remove_last_turn(self, *, keep_question: bool) -> None:
         """Take the last question's turn off the screen: its answer, and the question unless kept."""

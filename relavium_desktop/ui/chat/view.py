@@ -125,6 +125,10 @@ class ChatView(QWidget):
         self.transcript = Transcript(context.theme)
         self.transcript.edit_requested.connect(self.edit_last)
         self.transcript.regenerate_requested.connect(self.regenerate)
+        self.transcript.card_undo_requested.connect(self.undo_write)
+        self.transcript.card_redo_requested.connect(self.redo_undo)
+        self.transcript.undo_since_requested.connect(self.undo_since)
+        self._undo_flow: Any = None  # ui/chat/undo_flow.UndoFlow, built on the first undo
         self._editing: str | None = None  # the session whose last question the composer is editing
         self.banner = ErrorBanner()
         self.banner.action_requested.connect(self._banner_action)
@@ -307,6 +311,7 @@ class ChatView(QWidget):
             session_grants=self._session_grants,
         )
         self._start_mcp(self.backend)
+        self.transcript.undo_service = self.context.app.undo  # write cards' diffs and Undo
         self._paint_icons()
         changed = getattr(self.context.theme, "changed", None)
         if changed is not None:
@@ -482,7 +487,68 @@ class ChatView(QWidget):
         self.refresh_sessions()
 
     def _render_history(self, messages: list[Message], cut_off: set[int] | None = None) -> None:
+        self.transcript.undone = self._undone()
         self.transcript.show_history(messages, cut_off or set())
+
+    # -- undo (issue 25): the sheet, the restore, and the transcript's note -------------------
+
+    def _undone(self) -> dict[str, str]:
+        """The open chat's writes that an undo (still standing) took back."""
+        from relavium_desktop.ui.chat.undo_sheet import undone_by
+
+        if self.session_id is None:
+            return {}
+        return undone_by(self.context.app.undo().checkpoints(chat=self.session_id, include_undo=True))
+
+    def _flow(self) -> Any:
+        if self._undo_flow is None:
+            from relavium_desktop.ui.chat.undo_flow import UndoFlow
+
+            self._undo_flow = UndoFlow(self.context.app.undo, self, self.context.theme)
+            self._undo_flow.done.connect(self._undo_done)
+        return self._undo_flow
+
+    def _undo_done(self, sentence: str) -> None:
+        self.transcript.add_note(sentence)
+        self.transcript.show_undone(self._undone())
+
+    def undo_write(self, checkpoint_id: str) -> None:
+        """A write card's Undo: the sheet for that one file."""
+        found = self.context.app.undo().get(checkpoint_id)
+        if not self.busy and found is not None:
+            self._flow().offer([found])
+
+    def redo_undo(self, undo_id: str) -> None:
+        """An undone card's Redo: take the undo back (the file as the agent wrote it)."""
+        found = self.context.app.undo().get(undo_id)
+        if not self.busy and found is not None:
+            self._flow().offer([found], verb="Redo")
+
+    def undo_since(self, block: Any) -> None:
+        """ "Undo changes since this message": every write of its turn and the turns after, not yet undone."""
+        from relavium_desktop.ui.chat.undo_flow import NOTHING
+
+        if self.busy or self.session_id is None:
+            return
+        index = getattr(block, "message_index", None)
+        if index is None:
+            index = self._stored_index(block)
+        service = self.context.app.undo()
+        undone = self._undone()
+        writes = [c for c in service.checkpoints(chat=self.session_id, since_message=index) if c.id not in undone] \
+            if index is not None else []
+        if self._flow().offer(writes) is None:
+            self.transcript.add_note(NOTHING)
+
+    def _stored_index(self, block: Any) -> int | None:
+        """A message sent in this sitting: its place in the stored session, counted from the end."""
+        from relavium_desktop.engine.llm.messages import NoticePart
+
+        stored = self.ensure_loaded().store.messages(self.session_id or "")
+        own = [i for i, m in enumerate(stored)
+               if m.role == "user" and not any(isinstance(p, NoticePart) for p in m.parts)]
+        back = self.transcript.users_after(block)
+        return own[-1 - back] if back < len(own) else None
 
     # -- turns -----------------------------------------------------------------------
 

@@ -6,13 +6,17 @@ the facts on the right ("+12", "10 lines · 6 ms", "exit 1 · 2.3 s") and a
 chevron.  Tool ids and error codes are in the expanded details only.  The expanded renderer is built on the first expand, which is
 what keeps a 500-call history cheap to open.  The duration is measured from
 the moment the call event arrived to its result; a card rebuilt from
-stored history has none unless the result carries one (run_command).  The summary line names what
+stored history has none unless the result carries one (run_command).  A write_file card
+with a checkpoint (the result's ``checkpointId``) says "Edited" or "Created", shows "+9 −31" from the
+result's exact counts and an Undo action; expanded, its diff comes from the checkpoint (removed lines
+included).  The undo itself is asked of the transcript (``undo_requested``), which plans and confirms it.  The summary line names what
 the model asked for, so it is shown by the one display rule: control, bidi and invisible characters
 in a path or a command are styled markers, never raw.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -31,10 +35,12 @@ from relavium_desktop.ui.qt import (
     QToolButton,
     QUrl,
     QVBoxLayout,
+    Signal,
 )
 from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3
 from relavium_desktop.ui.untrusted import set_shown
 
+log = logging.getLogger(__name__)
 ICON_PX = 16
 # The status dot: its colour (a tone) and the word a screen reader says for it.
 DOT = {
@@ -47,8 +53,15 @@ DOT = {
 
 
 class ToolCard(QFrame):
-    def __init__(self, tool_id: str, tool_input: Any, *, theme: Any = None) -> None:
+    undo_requested = Signal(str)  # the write's checkpoint id: take this write back
+    redo_requested = Signal(str)  # the undo's checkpoint id: take the undo back
+
+    def __init__(self, tool_id: str, tool_input: Any, *, theme: Any = None, undo: Any = None) -> None:
         super().__init__()
+        # The chat's UndoService (application/undo.py), or a callable returning it; None: no undo here.
+        self.undo_source = undo
+        self.checkpoint_id: str | None = None
+        self.undone_by: str | None = None  # the undo that took this write back, while it stands
         self.setObjectName("toolCard")
         look.surface(self, "card")
         self.tool_id = tool_id
@@ -89,6 +102,23 @@ class ToolCard(QFrame):
         self.added.setObjectName("toolAdded")
         look.mark(self.added, tone="success")
         self.added.hide()
+        self.removed = QLabel()
+        self.removed.setObjectName("toolRemoved")
+        look.mark(self.removed, tone="danger")
+        self.removed.hide()
+        self.undone = QLabel("Undone")
+        self.undone.setObjectName("toolUndone")
+        look.mark(self.undone, tone="muted")
+        self.undone.hide()
+        self.undo_button = QToolButton()
+        self.undo_button.setObjectName("toolUndo")
+        self.undo_button.setAutoRaise(True)
+        self.undo_button.setText("Undo")
+        self.undo_button.setToolTip("Put the file back as it was before this write")
+        self.undo_button.setAccessibleName("Undo this change")
+        look.mark(self.undo_button, tone="accent", variant="ghost")
+        self.undo_button.clicked.connect(self._undo_clicked)
+        self.undo_button.hide()
         self.facts = QLabel()
         self.facts.setObjectName("toolFacts")
         look.mark(self.facts, tone="muted")
@@ -102,7 +132,10 @@ class ToolCard(QFrame):
         top.addWidget(self.verb)
         top.addWidget(self.summary, 1)
         top.addWidget(self.added)
+        top.addWidget(self.removed)
         top.addWidget(self.facts)
+        top.addWidget(self.undone)
+        top.addWidget(self.undo_button)
         top.addWidget(self.chevron)
         self._column = QVBoxLayout(self)
         self._column.setContentsMargins(SPACE_3, SPACE_1, SPACE_1, SPACE_1)
@@ -177,6 +210,7 @@ class ToolCard(QFrame):
             o.ok = True
             o.text = mask_text(str(event.get("outputSummary") or ""))
             o.data, o.clipped = parse(o.text)
+            self._read_checkpoint()
         else:
             error = event.get("error") or {}
             o.ok = False
@@ -200,6 +234,61 @@ class ToolCard(QFrame):
             self._end_progress()
             self._refresh()
 
+    # -- undo ----------------------------------------------------------------------------
+
+    def _service(self) -> Any:
+        source = self.undo_source
+        return source() if callable(source) else source
+
+    def _read_checkpoint(self) -> None:
+        """A write's checkpoint: whether it created its file (the verb), and whether Undo is offered."""
+        found = self.outcome.field("checkpointId") if self.tool_id == "write_file" else None
+        self.checkpoint_id = found if isinstance(found, str) and found else None
+        if self.checkpoint_id is None:
+            return
+        service = self._service()
+        checkpoint = service.get(self.checkpoint_id) if service is not None else None
+        if checkpoint is None:  # gone (retention, another data folder): nothing to undo with
+            self.checkpoint_id = None
+            return
+        self.outcome.extra["created"] = not checkpoint.existed
+        self.outcome.extra["checkpoint"] = checkpoint
+
+    def _undo_clicked(self) -> None:
+        if self.undone_by is not None:
+            self.redo_requested.emit(self.undone_by)
+        elif self.checkpoint_id is not None:
+            self.undo_requested.emit(self.checkpoint_id)
+
+    def set_undone(self, undo_id: str | None) -> None:
+        """This write was taken back by the undo ``undo_id`` ("Undone", and Redo), or is in place again."""
+        self.undone_by = undo_id
+        self._show_undo()
+
+    def _show_undo(self) -> None:
+        offered = self.checkpoint_id is not None and self.outcome.ok is True
+        undone = offered and self.undone_by is not None
+        self.undone.setVisible(undone)
+        self.undo_button.setVisible(offered)
+        self.undo_button.setText("Redo" if undone else "Undo")
+        words = "Redo this change" if undone else "Undo this change"
+        self.undo_button.setAccessibleName(words)
+        self.undo_button.setToolTip("Write it again, as the agent had" if undone
+                                    else "Put the file back as it was before this write")
+
+    def _diff(self) -> Any:
+        """The checkpoint's diff (removed lines included), read on the first expand."""
+        checkpoint = self.outcome.extra.get("checkpoint")
+        service = self._service() if checkpoint is not None else None
+        if service is None or "diff" in self.outcome.extra:
+            return self.outcome.extra.get("diff")
+        try:
+            self.outcome.extra["diff"] = service.diff(checkpoint)
+        except Exception:  # history.db or the media store unreadable: the written lines instead
+            log.warning("the write's diff could not be read", exc_info=True)
+            self.outcome.extra["diff"] = None
+        return self.outcome.extra["diff"]
+
     # -- view ----------------------------------------------------------------------------
 
     @property
@@ -215,6 +304,8 @@ class ToolCard(QFrame):
     def result_view(self) -> ResultView:
         """The expanded renderer (built now if the card was never opened)."""
         if self._view is None:
+            if self.checkpoint_id is not None:
+                self._diff()
             self._view = render(self.outcome, self._theme)
             self._view.setVisible(self.chevron.isChecked())
             self._column.addWidget(self._view)
@@ -255,6 +346,10 @@ class ToolCard(QFrame):
         if said.added is not None:
             self.added.setText(f"+{said.added:,}")
             self.added.show()
+        if said.removed:
+            self.removed.setText(f"−{said.removed:,}")
+        self.removed.setVisible(bool(said.removed))
+        self._show_undo()
         if said.state != self._state:  # a re-polish per card adds up over a long history: only on a change
             self._state = said.state
             tone, word = DOT[said.state]
@@ -294,7 +389,7 @@ class ToolCard(QFrame):
 
     def plain_text(self) -> str:
         """What a person reads on this card: its line, and why it failed."""
-        parts = [self.summary_text]
+        parts = [self.summary_text + (" · Undone" if self.undone.isVisibleTo(self) else "")]
         if self.outcome.ok is False and self.outcome.text:
             parts.append(show(self.outcome.text, "block").text)
         return "\n".join(parts)

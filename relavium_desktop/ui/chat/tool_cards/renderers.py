@@ -1,8 +1,8 @@
 """The expanded card: each tool's result shown the way a person reads that kind of thing.
 
 A file is highlighted by its type, a command's output sits in a terminal
-block with its exit code, write_file is a diff (the written text as added
-lines: the previous content is not known after the fact), an HTTP answer is
+block with its exit code, write_file is a diff (from the write's checkpoint,
+removed lines included; without one, the written text as added lines), an HTTP answer is
 its status line and headers then the body, a listing is a tree, and
 anything else a key/value view -- never escaped JSON.  A renderer is built
 only when the card is first expanded, so a long history costs one line per
@@ -23,7 +23,8 @@ from relavium_desktop.ui.chat import look
 from relavium_desktop.ui.chat.code_block import CodeBlock
 from relavium_desktop.ui.chat.rich_text import FittedText
 from relavium_desktop.ui.chat.tool_cards.results import Outcome, refusal_sentence
-from relavium_desktop.ui.qt import QFontDatabase, QFrame, QLabel, Qt, QVBoxLayout, QWidget
+from relavium_desktop.ui.qt import QFrame, QLabel, Qt, QVBoxLayout, QWidget
+from relavium_desktop.ui.theme.fonts import mono_font
 from relavium_desktop.ui.untrusted import marked_html, set_shown
 
 MAX_SHOWN_CHARS = 20_000
@@ -116,6 +117,10 @@ def _argv(o: Outcome) -> list[str]:
 
 
 def _write_file(o: Outcome, view: ResultView, theme: Any) -> None:
+    diff = o.extra.get("diff")
+    if diff is not None and (diff.lines or diff.sentence):
+        _checkpoint_diff(diff, view, theme)
+        return
     content = o.args.get("content")
     if not isinstance(content, str):
         _key_values(o, view, theme)
@@ -128,9 +133,47 @@ def _write_file(o: Outcome, view: ResultView, theme: Any) -> None:
     )
     diff = FittedText(wrap=False)
     diff.setObjectName("diffText")
-    diff.setHtml(f'<table width="100%" cellspacing="0" cellpadding="1" style="font-family: monospace">'
+    diff.setFont(mono_font())  # the shipped mono face, ligatures off: "->" stays two characters
+    diff.setHtml(f'<table width="100%" cellspacing="0" cellpadding="1">'
                  f"{rows}</table>")
     view.add(diff, "\n".join("+ " + show_block(line) for line in _lines(content)))
+
+
+def _checkpoint_diff(diff: Any, view: ResultView, theme: Any) -> None:
+    """The write's real change from its checkpoint (``application.undo.DiffText``): removed lines
+    too, each with its old or new line number, a gap between two hunks shown as ``⋯``."""
+    if not diff.lines:
+        view.add(_label(diff.sentence, "muted", theme), diff.sentence)
+        return
+    palette = look.palette_of(theme)
+    colours = {
+        "added": (palette["diff_add_bg"], palette["diff_add_text"], "+"),
+        "removed": (palette["diff_remove_bg"], palette["diff_remove_text"], "-"),
+        "context": ("transparent", palette["code_text"], " "),
+        "hunk": ("transparent", palette["info"], ""),
+    }
+    faint = palette["faint"]
+    rows, text = [], []
+    shown_chars = 0
+    for position, line in enumerate(diff.lines):
+        if line.kind == "hunk" and position == 0:
+            continue  # the line numbers say where the change starts
+        bg, fg, mark = colours[line.kind]
+        number = line.new_no if line.kind == "added" else line.old_no
+        body = "⋯" if line.kind == "hunk" else mark + " " + line.text  # a gap between two hunks
+        if shown_chars <= MAX_SHOWN_CHARS:
+            rows.append(
+                f'<tr><td align="right" style="color:{faint}; padding-right:8px">{number or ""}</td>'
+                f'<td style="background:{bg}; color:{fg}">{_html(body, theme)}</td></tr>'
+            )
+        shown_chars += len(body)
+        text.append(show_block(body))
+    table = FittedText(wrap=False)
+    table.setObjectName("diffText")
+    table.setFont(mono_font())  # the shipped mono face, ligatures off
+    table.setHtml(f'<table width="100%" cellspacing="0" cellpadding="1">'
+                  f"{''.join(rows)}</table>")
+    view.add(table, "\n".join(text))
 
 
 def _lines(text: str) -> list[str]:
@@ -161,7 +204,7 @@ def _list_directory(o: Outcome, view: ResultView, theme: Any) -> None:
     text = show_block("\n".join(lines))
     block = FittedText(wrap=False)
     block.setObjectName("treeText")
-    block.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))  # indents line up
+    block.setFont(mono_font())  # indents line up
     block.setPlainText(text)
     view.add(block, text)
 

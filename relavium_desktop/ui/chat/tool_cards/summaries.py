@@ -114,9 +114,40 @@ def _run_command(o: Outcome) -> list[str]:
 
 
 def added_lines(o: Outcome) -> int | None:
-    """The lines a write put in the file (the design's green "+9"), when its content is known."""
+    """The lines a write put in the file (the design's green "+9"): the result's exact count, else
+    (a result from before writes counted lines) the written content's lines."""
+    if o.tool_id != "write_file":
+        return None
+    counted = o.field("linesAdded") if o.ok else None
+    if isinstance(counted, int):
+        return counted
     content = o.args.get("content")
-    return line_count(content) if o.tool_id == "write_file" and isinstance(content, str) else None
+    return line_count(content) if isinstance(content, str) else None
+
+
+def removed_lines(o: Outcome) -> int | None:
+    """The lines a write took out of the file (the design's red "−31"), from the result's exact count."""
+    if o.tool_id != "write_file" or not o.ok:
+        return None
+    counted = o.field("linesRemoved")
+    return counted if isinstance(counted, int) else None
+
+
+def created(o: Outcome) -> bool | None:
+    """Whether a finished write created its file (None: the result does not say).
+
+    The card's checkpoint says it exactly (``o.extra["created"]``); without
+    one, a replace that removed nothing and added every line it wrote
+    started from no file (or an empty one, which reads the same).
+    """
+    known = o.extra.get("created")
+    if isinstance(known, bool):
+        return known
+    added, removed = o.field("linesAdded"), o.field("linesRemoved")
+    content = o.args.get("content")
+    if not isinstance(added, int) or not isinstance(removed, int) or not isinstance(content, str):
+        return None
+    return removed == 0 and added == line_count(content)
 
 
 def _write_file(o: Outcome) -> list[str]:
@@ -272,6 +303,14 @@ class Sentence:
     why: str = ""  # a refusal's or failure's reason in words (text from the tool or the person: untrusted)
     facts: tuple[str, ...] = ()
     added: int | None = None  # lines a write put in
+    removed: int | None = None  # lines a write took out (known from the result's exact count)
+
+    @property
+    def counts(self) -> str:
+        """ "+9 −31" (the removed count only when the result gave it and it is not zero)."""
+        if self.added is None:
+            return ""
+        return f"+{self.added:,}" + (f" −{self.removed:,}" if self.removed else "")
 
     @property
     def text(self) -> str:
@@ -280,7 +319,7 @@ class Sentence:
             head += "…"
         if self.why:
             head += f" — {self.why}"
-        facts = ([f"+{self.added}"] if self.added is not None else []) + list(self.facts)
+        facts = ([self.counts] if self.counts else []) + list(self.facts)
         return SEP.join([head, *facts])
 
 
@@ -289,6 +328,10 @@ def _verbs(o: Outcome) -> tuple[str, str, str]:
         return GIT_VERBS.get(_arg(o, "subcommand", "status"), GIT_VERBS["status"])
     if o.tool_id == "write_file" and o.args.get("append"):
         return "append to", "Appending to", "Appended to"
+    if o.tool_id == "write_file" and o.ok:
+        made = created(o)
+        if made is not None:  # the design's "Edited src/pricing.py", or "Created" for a new file
+            return "write", "Writing", "Created" if made else "Edited"
     if o.tool_id == "http_request":
         method = (_arg(o, "method", "GET") or "GET").upper()
         if method not in ("GET", "HEAD"):
@@ -325,7 +368,7 @@ def sentence(o: Outcome) -> Sentence:
     if o.duration_ms is not None and o.tool_id in ("read_file", "run_command", "http_request", "web_search",
                                                     "git_status", "git_commit", "mcp_call", "invoke_agent"):
         facts.append(human_duration(o.duration_ms))
-    return Sentence(_done_state(o), done, what, facts=tuple(facts), added=added_lines(o))
+    return Sentence(_done_state(o), done, what, facts=tuple(facts), added=added_lines(o), removed=removed_lines(o))
 
 
 def _why_refused(o: Outcome) -> str:

@@ -24,6 +24,7 @@ import pytest
 from relavium_desktop.host.secrets import SecretStore
 from tests.conftest import relavium_cmd
 from tests.fixtures.desktop_bus import desktop_bus_env_fixture, desktop_bus_fixture  # noqa: F401
+from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 BROWSER = Path(__file__).resolve().parents[1] / "conformance" / "browser.py"
@@ -145,3 +146,33 @@ def test_sign_in_use_refresh_and_sign_out_with_no_token_left_anywhere(
               for t in tokens if t.encode() in p.read_bytes()]
     assert leaked == []  # every file: history.db, logs, settings, runs
     assert not [t for t in tokens for text in outputs if t in text]
+
+
+def test_a_chat_turn_calls_a_tool_with_the_signed_in_token(
+    desktop_bus_env: dict[str, str], env: dict[str, str], llm_server: ScriptedLLMServer, relavium_home: Path,
+    oauth_server: OAuthServer, tmp_path: Path,
+) -> None:
+    """After ``relavium mcp login``, ``relavium chat`` (no terminal: nobody to sign in) uses the stored token."""
+    run_env = {**env, **desktop_bus_env, "RELAVIUM_HOME": str(relavium_home),
+               "BROWSER": f"{sys.executable} {BROWSER} %s"}
+    (relavium_home / "providers.yaml").write_text(json.dumps({"providers": {"anthropic": {
+        "kind": "anthropic", "base_url": llm_server.base_url, "api_key": "env:RELAVIUM_TEST_KEY",
+        "allow_local": True}}}))
+    (relavium_home / "mcp.yaml").write_text(
+        f"servers:\n  tracker:\n    transport: http\n    url: http://127.0.0.1:{oauth_server.port}/mcp\n"
+        "    allowLocal: true\n"
+    )
+    login = _cli("mcp", "login", "tracker", env=run_env)
+    assert login.returncode == 0, login.stderr
+    llm_server.script(Reply.call("mcp_tracker_echo", {"text": "from chat"}), Reply.say("Done."))
+    chat = subprocess.run([*relavium_cmd(), "chat", "--mode", "auto", "--workspace", str(tmp_path)],
+                          input="echo something\n/exit\n", env=run_env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert chat.returncode == 0, chat.stderr
+    assert "Done." in chat.stdout
+    assert "echo: from chat" in json.dumps(llm_server.requests[1].body["messages"])  # the tool really ran
+    tokens = oauth_server.tokens()
+    assert tokens
+    assert not [str(p) for p in relavium_home.rglob("*") if p.is_file() for t in tokens if t.encode() in p.read_bytes()]
+    assert not [t for t in tokens if t in chat.stdout + chat.stderr + login.stdout + login.stderr]
+    assert not [t for t in tokens if t in json.dumps([r.body for r in llm_server.requests])]  # nor to the model

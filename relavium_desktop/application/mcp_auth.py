@@ -84,6 +84,7 @@ class SignInResult:
     message: str  # a sentence for a person: "Signed in to docs as ada@example.com."
     account: str | None = None
     expires_at: float | None = None
+    required: bool = True  # False: the server never asked for a sign-in (it works without one)
 
 
 class McpAuth:
@@ -228,7 +229,9 @@ class McpAuth:
         if not report.ok:
             return SignInResult(name, False, f"Signing in to {name} failed: {report.error}")
         if record is None or not record.signed_in:
-            return SignInResult(name, False, f"{name} did not ask for a sign-in; it works without one")
+            return SignInResult(
+                name, False, f"{name} did not ask for a sign-in; it works without one.", required=False
+            )
         who = f" as {record.account}" if record.account else ""
         return SignInResult(
             name, True, f"Signed in to {name}{who}.", account=record.account, expires_at=record.expires_at

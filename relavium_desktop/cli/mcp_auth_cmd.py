@@ -20,7 +20,7 @@ import asyncio
 import sys
 from typing import Any
 
-from relavium_desktop.cli import EXIT_FAILED, EXIT_OK, UsageError
+from relavium_desktop.cli import EXIT_OK, UsageError
 from relavium_desktop.cli.jsonargs import action_failed, print_result
 
 AUTH_ACTIONS = ("login", "logout", "status")
@@ -67,16 +67,21 @@ def run_auth(args: argparse.Namespace) -> int:
         return action_failed(args.json, where, "tool_unavailable", f"MCP servers are misconfigured: {exc}")
     except SecretStoreError as exc:
         return action_failed(args.json, where, "tool_unavailable", str(exc))
-    if not result.signed_in:
+    if not result.signed_in and result.required:
         return action_failed(args.json, where, "tool_failed", result.message)
+    if not result.signed_in:
+        out_none = {"ok": True, "server": result.server, "signedIn": False, "message": result.message}
+        print_result(args.json, out_none, result.message)
+        return EXIT_OK
     from relavium_desktop.application.mcp_auth import local_when
 
     until = f" The sign-in lasts until {local_when(result.expires_at)}." if result.expires_at else ""
     out = {
         "ok": True,
         "server": result.server,
+        "signedIn": True,
         "account": result.account,
         "expires": local_when(result.expires_at) if result.expires_at else None,
     }
     print_result(args.json, out, result.message + until)
-    return EXIT_OK if result.signed_in else EXIT_FAILED
+    return EXIT_OK

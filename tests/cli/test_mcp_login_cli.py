@@ -176,3 +176,24 @@ def test_a_chat_turn_calls_a_tool_with_the_signed_in_token(
     assert not [str(p) for p in relavium_home.rglob("*") if p.is_file() for t in tokens if t.encode() in p.read_bytes()]
     assert not [t for t in tokens if t in chat.stdout + chat.stderr + login.stdout + login.stderr]
     assert not [t for t in tokens if t in json.dumps([r.body for r in llm_server.requests])]  # nor to the model
+
+
+def test_login_to_a_server_that_needs_none_says_so_and_stores_nothing(
+    desktop_bus_env: dict[str, str], cli_env: dict[str, str], relavium_home: Path, tmp_path: Path,
+) -> None:
+    from tests.host.mcp.conftest import start_http_server
+
+    server = start_http_server(tmp_path)
+    try:
+        (relavium_home / "mcp.yaml").write_text(
+            f"servers:\n  open:\n    transport: http\n    url: {server.url()}\n    allowLocal: true\n")
+        env = {**cli_env, **desktop_bus_env, "RELAVIUM_HOME": str(relavium_home), "BROWSER": "/bin/false %s"}
+        done = _cli("mcp", "login", "open", "--json", env=env)
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+        assert (out["ok"], out["server"], out["signedIn"]) == (True, "open", False)
+        assert out["message"] == "open did not ask for a sign-in; it works without one."
+        assert SecretStore().get_item("relavium-mcp-oauth", "open") is None
+    finally:
+        server.proc.kill()
+        server.proc.wait()

@@ -61,6 +61,7 @@ class _Lighting:
     painted: int = 0  # runs painted so far
     position: int = 0  # where the next run starts in the document
     at: int = 0  # nothing before this position needs painting
+    lexed: bool = False
 
     def __post_init__(self) -> None:
         self.position = self.at = self.origin
@@ -196,7 +197,11 @@ class CodeBlock(QFrame):
             self._job = _Lighting(origin, end, whole, SlicedLex(self.code[origin:end], lexer, style))
             self._rough = self._rough or (origin > 0 and not whole)
         job = self._job
-        if job.lexing.step(SLICE_S) and self._paint(job):
+        if not job.lexed:  # lexing and painting take turns of their own: one slice is one budget
+            job.lexed = job.lexing.step(SLICE_S)
+            self._wake()
+            return
+        if self._paint(job):
             self._job = None
             if job.whole:
                 self._rough, self._closed = False, False

@@ -60,8 +60,12 @@ CHATS, RUNS_IN_HISTORY = 200, 50
 
 BARE = r"""
 import time
+def mark(phase):  # the same phase lines as relavium_desktop/ui/startup_probe.py, for the same table
+    print(f"relavium-phase {phase} {time.monotonic():.6f} {time.process_time():.6f}", flush=True)
+mark("interpreter")
 from PySide6.QtWidgets import QApplication, QMainWindow
 from PySide6.QtCore import QTimer
+mark("imports")
 class W(QMainWindow):
     done = False
     def paintEvent(self, e):
@@ -71,7 +75,11 @@ class W(QMainWindow):
             print(f"relavium-first-paint {time.monotonic():.6f} {time.process_time():.6f}", flush=True)
             QTimer.singleShot(0, app.quit)
 app = QApplication([])
-w = W(); w.resize(1100, 700); w.show()
+mark("qt-init")
+w = W(); w.resize(1100, 700)
+mark("window")
+w.show()
+mark("show")
 app.exec()
 """
 # The bare window kept open for the idle-memory baseline.
@@ -85,17 +93,21 @@ class Probe:
     wall: float
     cpu: float
     phases: dict[str, float] = field(default_factory=dict)  # phase -> seconds since spawn
+    cpu_phases: dict[str, float] = field(default_factory=dict)  # phase -> the child's CPU seconds at its end
 
 
 def _parse(out: str, start: float, argv: list[str]) -> Probe:
     phases: dict[str, float] = {}
+    cpu_phases: dict[str, float] = {}
     for line in out.splitlines():
         parts = line.split()
-        if line.startswith("relavium-phase ") and len(parts) == 3:
+        if line.startswith("relavium-phase ") and len(parts) in (3, 4):
             phases[parts[1]] = float(parts[2]) - start
+            if len(parts) == 4:
+                cpu_phases[parts[1]] = float(parts[3])
         elif line.startswith("relavium-first-paint "):
             cpu = float(parts[2]) if len(parts) > 2 else float("nan")
-            return Probe(float(parts[1]) - start, cpu, phases)
+            return Probe(float(parts[1]) - start, cpu, phases, cpu_phases)
     raise RuntimeError(f"no first-paint line from {argv}: {out!r}")
 
 
@@ -229,8 +241,10 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:6.0f} ms"
 
 
-def phase_table(series: dict[str, list[Probe]]) -> list[str]:
-    """Median length of each phase (from the previous phase's end; the first from spawn)."""
+def phase_table(series: dict[str, list[Probe]], cpu: bool = False) -> list[str]:
+    """Median length of each phase (from the previous phase's end; the first from spawn), wall or CPU.
+
+    A phase a series does not mark (the bare window has no theme) is part of its next marked one."""
     order: list[str] = []
     for probes in series.values():
         for probe in probes:
@@ -238,20 +252,28 @@ def phase_table(series: dict[str, list[Probe]]) -> list[str]:
                 if name not in order:
                     order.append(name)
     order.append("first-paint")
-    lines = ["phase (median ms; each from the previous one's end)".ljust(40)
-             + "".join(label.rjust(14) for label in series)]
+    what = "CPU ms" if cpu else "ms"
+    lines = [f"phase (median {what}; each from the previous one's end)".ljust(40)
+             + "".join(label.rjust(12) for label in series)]
+    totals = {label: 0.0 for label in series}
     for i, name in enumerate(order):
         row = f"  {name}".ljust(40)
-        for probes in series.values():
+        for label, probes in series.items():
             lengths = []
             for probe in probes:
-                ends = dict(probe.phases, **{"first-paint": probe.wall})
+                if cpu:
+                    ends = dict(probe.cpu_phases, **{"first-paint": probe.cpu})
+                else:
+                    ends = dict(probe.phases, **{"first-paint": probe.wall})
                 if name not in ends:
                     continue
                 previous = [ends[p] for p in order[:i] if p in ends]
                 lengths.append(ends[name] - (previous[-1] if previous else 0.0))
-            row += (f"{statistics.median(lengths) * 1000:.0f}" if lengths else "-").rjust(14)
+            if lengths:
+                totals[label] += statistics.median(lengths)
+            row += (f"{statistics.median(lengths) * 1000:.0f}" if lengths else "-").rjust(12)
         lines.append(row)
+    lines.append("  (sum of the medians)".ljust(40) + "".join(f"{t * 1000:.0f}".rjust(12) for t in totals.values()))
     return lines
 
 
@@ -309,7 +331,10 @@ def main() -> int:
                   f"ratio {bundle_wall / bare_wall:.2f} ({bundle[0]}); size {_size_mb(bundle[1]):.0f} MB")
 
         print()
-        print("\n".join(phase_table({k: series[k] for k in ("fresh", "populated")})))
+        phase_series = {k: series[k] for k in ("fresh", "populated", "bare")}
+        print("\n".join(phase_table(phase_series)))
+        print()
+        print("\n".join(phase_table(phase_series, cpu=True)))
 
         print()
         top, packages, modules, count = import_profile(fresh_env)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QBuffer as QBuffer
     from PySide6.QtCore import QByteArray as QByteArray
     from PySide6.QtCore import QEvent as QEvent
+    from PySide6.QtCore import QEventLoop as QEventLoop
     from PySide6.QtCore import QFileSystemWatcher as QFileSystemWatcher
     from PySide6.QtCore import QIODevice as QIODevice
     from PySide6.QtCore import QLineF as QLineF

@@ -32,10 +32,12 @@ from relavium_desktop.ui.identity import APP_ID, app_icon
 from relavium_desktop.ui.qt import (
     QApplication,
     QCloseEvent,
+    QEvent,
     QHBoxLayout,
     QKeySequence,
     QLabel,
     QMainWindow,
+    QObject,
     QPaintEvent,
     QSettings,
     QShortcut,
@@ -54,7 +56,7 @@ from relavium_desktop.ui.top_bar import TopBar
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from relavium_desktop.application.app import Application
     from relavium_desktop.application.desktop_os import DesktopOs
@@ -79,6 +81,31 @@ TRAY_NOTICE_TITLE = "Relavium is still running in the tray"
 TRAY_NOTICE_BODY = "Closing the window keeps it running: quit from the tray icon's menu, or change this in Settings."
 
 
+class _FirstPaintWatch(QObject):
+    """Says once when ``widget`` or one of its children has painted (the first page after the first frame).
+
+    Children too: Qt does not paint a widget its opaque children cover, so the page itself may get no
+    paint event while all of it is drawn.
+    """
+
+    painted = Signal()
+
+    def __init__(self, widget: QWidget, parent: QObject) -> None:
+        super().__init__(parent)
+        self._watched = [widget, *widget.findChildren(QWidget)]
+        for each in self._watched:
+            each.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if self._watched and event.type() == QEvent.Type.Paint:
+            for each in self._watched:
+                each.removeEventFilter(self)
+            self._watched = []
+            self.painted.emit()
+            self.deleteLater()
+        return False
+
+
 def _placeholder(title: str, text: str) -> QWidget:
     page = QWidget()
     layout = QVBoxLayout(page)
@@ -96,6 +123,8 @@ def _placeholder(title: str, text: str) -> QWidget:
 
 class MainWindow(QMainWindow):
     first_painted = Signal()
+    # The first page (chat or welcome) painted, when it was built after the first frame (first_view_after_paint).
+    first_view_painted = Signal()
     # Set by quit_app: the next close is for real even when the window would go to the tray.
     quitting = False
     tray_status: TrayStatus | None = None  # what the tray shows, built with the tray
@@ -111,9 +140,15 @@ class MainWindow(QMainWindow):
         load_chat: bool = True,
         open_folder: FolderOpener | None = None,
         app: Application | None = None,
+        first_view_after_paint: bool = False,
     ) -> None:
         """``app`` is the process's Application, built by the entry point from the paths decided at start-up;
-        None builds it from the environment (a test's or a bench's window)."""
+        None builds it from the environment (a test's or a bench's window).
+
+        ``first_view_after_paint`` (the real start, ``run_app``): the first frame is the window's chrome --
+        sidebar, top bar, the page's empty slot -- and the first page (the chat or the welcome flow) is
+        built on the loop turn after it, so the window is on screen without waiting for that page's
+        imports and widgets; ``first_view_painted`` says when the page itself has painted."""
         super().__init__()
         # False for --headless-check: paint, check storage, quit -- no chat backend, no MCP discovery.
         self.load_chat = load_chat
@@ -159,7 +194,7 @@ class MainWindow(QMainWindow):
         # The Chat page is built when first shown or asked for (``chat_view``): behind the
         # welcome flow it would only delay the first paint and hold memory.
         self._chat_view: ChatView | None = None
-        self.first_painted.connect(lambda: QTimer.singleShot(0, self._load_chat))
+        self.first_painted.connect(lambda: self.after_first_view(self._load_chat))
         # The settings read cleanly at this start become the last good copy (.bak), once painted --
         # on the next turn of the loop: inside the paint event its two fsyncs would hold the frame back.
         self.first_painted.connect(lambda: QTimer.singleShot(0, lambda: keys.keep_backup(self.context.settings)))
@@ -207,11 +242,22 @@ class MainWindow(QMainWindow):
         row.addWidget(self.sidebar)
         row.addWidget(main, 1)
         self.setCentralWidget(root)
-        if self.first_run_certain():
+        self.first_view_due = first_view_after_paint
+        self.first_view_shown = not first_view_after_paint  # the first page has painted
+        self.first_view_painted.connect(self._first_view_was_painted)
+        if first_view_after_paint:
+            # The skeleton: the place and title the page will have, its slot empty until after the paint.
+            self._first_view_welcome = self.first_run_certain()
+            self.nav.show_row(-1 if self._first_view_welcome else NAV_CHAT)
+            self.top_bar.set_title(WELCOME_TITLE if self._first_view_welcome else PAGE_TITLES[NAV_CHAT])
+            self.first_painted.connect(lambda: QTimer.singleShot(0, self.show_first_view))
+            startup_probe.mark("page-skeleton")
+        elif self.first_run_certain():
             self.show_welcome()
+            startup_probe.mark("first-view")
         else:
             self.nav.setCurrentRow(NAV_CHAT)
-        startup_probe.mark("first-view")
+            startup_probe.mark("first-view")
 
         shortcut = self.context.settings.value(keys.KEY_SHORTCUT_CLIPBOARD, keys.DEFAULT_CLIPBOARD_SHORTCUT)
         self.clipboard_shortcut = QShortcut(QKeySequence(str(shortcut)), self)
@@ -222,6 +268,35 @@ class MainWindow(QMainWindow):
         geometry = self.context.settings.value(keys.KEY_GEOMETRY)
         if geometry is not None:
             self.restoreGeometry(geometry)
+
+    def _first_view_was_painted(self) -> None:
+        self.first_view_shown = True
+
+    def after_first_view(self, slot: Callable[[], None]) -> None:
+        """Run ``slot`` on a later loop turn, once the first page has painted (the frame alone is not enough)."""
+        if self.first_view_shown:
+            QTimer.singleShot(0, slot)
+        else:
+            self.first_view_painted.connect(lambda: QTimer.singleShot(0, slot))
+
+    _first_view_welcome = False  # the page built after the first frame is the welcome flow (else the chat)
+
+    def show_first_view(self) -> None:
+        """Build and show the first page after the first frame (once; not when something already showed a page)."""
+        if not self.first_view_due:
+            return
+        self.first_view_due = False
+        if self.welcome_view is None and self.pages.currentIndex() == NAV_CHAT and self._chat_view is None:
+            if self._first_view_welcome:
+                self.show_welcome()
+            else:
+                self.nav.show_row(-1)  # so that choosing Chats is a change that builds and shows the page
+                self.nav.setCurrentRow(NAV_CHAT)
+        startup_probe.mark("first-view")
+        page = self.pages.currentWidget()
+        if page is not None:
+            watch = _FirstPaintWatch(page, self)
+            watch.painted.connect(self.first_view_painted)
 
     # -- the Chat page, built on first use ----------------------------------------
 
@@ -249,7 +324,7 @@ class MainWindow(QMainWindow):
             if self.tray_status is not None:
                 self.tray_status.watch_chat(view)
             if self._painted:  # built after the first paint (the welcome flow ended): load it now
-                QTimer.singleShot(0, self._load_chat)
+                self.after_first_view(self._load_chat)
         return self._chat_view
 
     async def _run_clipboard_in_chat(self, action: ClipboardAction, text: str) -> str:
@@ -257,12 +332,18 @@ class MainWindow(QMainWindow):
 
     # -- first paint and lazily built services --------------------------------
 
+    @property
+    def painted(self) -> bool:
+        """Whether the window has painted its first frame."""
+        return self._painted
+
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
         if not self._painted:
             self._painted = True
             self.first_painted.emit()
-            QTimer.singleShot(0, self.after_first_paint)
+            # The services, tray and the rest wait for the first page's paint, not the other way round.
+            self.after_first_view(self.after_first_paint)
 
     def after_first_paint(self) -> None:
         """Build what the first screen does not need: stores, notifier, tray; sweep old spills.
@@ -807,7 +888,11 @@ def run_app(argv: list[str], paths: AppPaths) -> int:
     # A check paints and checks storage; it starts no chat backend (nor MCP servers) it would stop at once.
     from relavium_desktop.application.app import Application as ProcessApplication
 
-    window = MainWindow(load_chat=not args.headless_check, app=ProcessApplication(paths))
+    # A check paints and quits at once, and a start in the tray paints nothing: both build the first page
+    # as before; a shown window paints its chrome first and the page on the next turn.
+    deferred = not args.headless_check and not args.hidden
+    window = MainWindow(load_chat=not args.headless_check, app=ProcessApplication(paths),
+                        first_view_after_paint=deferred)
     startup_probe.mark("window")
     if args.project:
         window.context.set_project(args.project)
@@ -835,13 +920,22 @@ def run_app(argv: list[str], paths: AppPaths) -> int:
         window.first_painted.connect(checked)
     probe = startup_probe.enabled()
     if probe:
-        # bench/startup.py: report the first paint on the shared monotonic clock, then quit (or stay idle).
-        def report() -> None:
-            startup_probe.first_paint()
+        # bench/startup.py: report the first paint on the shared monotonic clock, then the first page's
+        # paint when it comes after it, then quit (or stay idle).
+        painted = {"window": False, "page": not deferred}  # the page paints with the window unless deferred
+
+        def finish(what: str) -> None:
+            painted[what] = True
+            if what == "window":
+                startup_probe.first_paint()
+            if not all(painted.values()):
+                return
+            startup_probe.mark("first-view-paint")
             if not startup_probe.stays():
                 os._exit(0)  # the probe times the start; a full teardown would only slow the bench's next run
 
-        window.first_painted.connect(report)
+        window.first_painted.connect(lambda: finish("window"))
+        window.first_view_painted.connect(lambda: finish("page"))
     # Start at login starts the app in the tray; with no tray it would be unreachable, so it shows.
     hidden = args.hidden and not args.headless_check and not probe and window.tray_available()
     if not hidden:
@@ -849,6 +943,14 @@ def run_app(argv: list[str], paths: AppPaths) -> int:
     startup_probe.mark("show")
     # Paint first; asyncio + qasync (~0.1-0.2 s of imports) load after the window is on screen.
     app.processEvents()
+    if window.painted and not window.first_view_shown:  # the frame is up: the first page next, before asyncio
+        window.show_first_view()
+        # Its paint waits for the platform's next frame: wait for it here (bounded), ahead of the imports.
+        from relavium_desktop.ui.qt import QEventLoop
+
+        deadline = time.monotonic() + 1.0
+        while not window.first_view_shown and time.monotonic() < deadline:
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
     import asyncio
 
     import qasync

@@ -1,8 +1,9 @@
 """Start-up phase marks for ``bench/startup.py`` and the first-paint import test.
 
 With ``RELAVIUM_STARTUP_PROBE`` set, the app prints one line per start-up
-phase on the shared CLOCK_MONOTONIC clock (``relavium-phase NAME SECONDS``),
-so the bench can say where the time to first paint goes, and then the
+phase on the shared CLOCK_MONOTONIC clock with the process's CPU seconds so far
+(``relavium-phase NAME SECONDS CPU_SECONDS``), so the bench can say where the
+time to first paint goes, and then the
 ``relavium-first-paint SECONDS CPU_SECONDS`` line.  ``RELAVIUM_STARTUP_PROBE=stay`` keeps
 the app running after the first paint (the bench reads its idle memory);
 any other value quits at once.  ``RELAVIUM_STARTUP_MODULES=PATH`` writes the
@@ -39,7 +40,7 @@ def mark(phase: str) -> None:
     if phase in _seen or not enabled():
         return
     _seen.add(phase)
-    print(f"relavium-phase {phase} {time.monotonic():.6f}", flush=True)
+    print(f"relavium-phase {phase} {time.monotonic():.6f} {time.process_time():.6f}", flush=True)
 
 
 def first_paint() -> None:

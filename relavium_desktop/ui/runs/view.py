@@ -61,6 +61,7 @@ from relavium_desktop.ui.qt import (
 from relavium_desktop.ui.runs.gate_panel import GatePanel
 from relavium_desktop.ui.runs.local_time import full_local, short_local
 from relavium_desktop.ui.runs.run_story import dollars, format_ms, node_spans, story
+from relavium_desktop.ui.runs.run_undo import RunUndoBar
 from relavium_desktop.ui.runs.story_view import StoryView
 from relavium_desktop.ui.runs.waterfall import Waterfall
 from relavium_desktop.ui.tasks import spawn
@@ -187,6 +188,7 @@ class RunsView(QWidget):
         self._timer.timeout.connect(self._gate_timed_out)
         self.gate_panel = GatePanel()
         self.gate_panel.decided.connect(self.answer_gate)
+        self.undo_bar = RunUndoBar(context.app.undo, theme=context.theme)  # the run's writes, taken back
         self.runs: list[JsonDict] = []
         self.events: list[JsonDict] = []
         self.run_state = RunState.initial()  # the shown run, from the one reducer
@@ -306,6 +308,7 @@ class RunsView(QWidget):
         bottom_col.setContentsMargins(0, SPACE_3, 0, 0)
         bottom_col.setSpacing(SPACE_3)
         bottom_col.addWidget(self.log_title)
+        bottom_col.addWidget(self.undo_bar)
         bottom_col.addWidget(self.gate_panel)
         bottom_col.addWidget(self.detail_tabs, 1)
         split = QSplitter(Qt.Orientation.Vertical)
@@ -428,6 +431,7 @@ class RunsView(QWidget):
                                                         for e in events)))
         self.story_view.set_rows(story(events))
         self.waterfall.set_spans(node_spans(events))
+        self.undo_bar.show_run(run_id)
         await self._show_gate(run_id, run)
         self.log_shown.emit(run_id)
 

@@ -30,7 +30,9 @@ class SignInWatch(httpx2.Auth):
         self.requires_response_body = getattr(inner, "requires_response_body", False)
         self.refused: ToolFailedError | None = None
 
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         from relavium_desktop.host.mcp.oauth.provider import SignInRequired
 
         flow = self.inner.async_auth_flow(request)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from relavium_desktop.application.mcp_settings import HttpServer, McpConfigError, McpYamlEditor, StdioServer
 from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.mcp.server_dialog import ServerDialog
-from relavium_desktop.ui.mcp.sign_in import McpSignIn, SignInPanel, window_sign_in
+from relavium_desktop.ui.mcp.sign_in import McpSignIn, SignInPanel, server_needing_sign_in, window_sign_in
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
     QCheckBox,
@@ -112,6 +112,8 @@ def health_text(report: ServerReport | None, testing: bool) -> tuple[str, str, s
         return "Testing…", "muted", "clock"
     if report is None:
         return "Not tested yet. Test connects, lists the tools and measures the time.", "muted", "info"
+    if not report.ok and server_needing_sign_in(report.error) == report.server:
+        return "Needs sign-in: the server answered that you must sign in first (Sign in, below).", "warning", "warning"
     if not report.ok:
         return f"Failing: {report.error or 'no reason given'}", "danger", "warning"
     latency = f" in {report.latency_ms} ms" if report.latency_ms is not None else ""

@@ -48,7 +48,6 @@ from relavium_desktop.ui.qt import (
     QCloseEvent,
     QDialog,
     QEvent,
-    QFontDatabase,
     QFormLayout,
     QHBoxLayout,
     QKeyEvent,
@@ -66,6 +65,7 @@ from relavium_desktop.ui.qt import (
 from relavium_desktop.ui.readable import readable
 from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
 from relavium_desktop.ui.theme.diff import DiffView, change_counts, colour_diff
+from relavium_desktop.ui.theme.fonts import mono_font
 from relavium_desktop.ui.theme.icons import icon
 from relavium_desktop.ui.theme.palette import LIGHT, Palette
 from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_1, SPACE_2, SPACE_3, SPACE_4, SPACE_6
@@ -263,7 +263,7 @@ class PermissionDialog(QDialog):
         self.target_notes.setVisible(bool(self.target_notes.text()))
         layout.addWidget(self.target_notes)
 
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        mono = mono_font()
         self.args_view = QPlainTextEdit()
         self.args_view.setObjectName("argsView")
         self.args_view.setAccessibleName("What the agent sent (credentials masked)")

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from relavium_desktop.engine.display_text import Mode, Shown, show
 from relavium_desktop.ui.qt import QColor, QLabel, Qt, QTextCharFormat, QTextCursor
+from relavium_desktop.ui.theme.fonts import MONO_FAMILY
 from relavium_desktop.ui.theme.palette import LIGHT, Palette
 
 
@@ -30,7 +31,7 @@ def marked_html(shown: Shown, palette: Palette = LIGHT) -> str:
     """``shown`` as Qt rich text: text escaped, markers in the warning colours, newlines kept."""
     style = (
         f"background-color: {palette['warning_bg']}; color: {palette['warning']}; "
-        "font-weight: bold; font-family: monospace"
+        f"font-weight: bold; font-family: {MONO_FAMILY}, monospace"
     )
     pieces = []
     for text, marker in shown.parts:

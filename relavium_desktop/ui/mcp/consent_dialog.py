@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from relavium_desktop.ui.mcp.decision_dialog import DecisionDialog
 from relavium_desktop.ui.qt import (
-    QFontDatabase,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -30,6 +29,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
 )
 from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.fonts import mono_font
 from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_4
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _selectable(text: str, *, mono: bool = False) -> QLabel:
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     if mono:
-        label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        label.setFont(mono_font())
     return label
 
 
@@ -106,7 +106,7 @@ class ConsentDialog(DecisionDialog):
         self.args_view = QPlainTextEdit()
         self.args_view.setObjectName("consentArgs")
         self.args_view.setReadOnly(True)
-        self.args_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.args_view.setFont(mono_font())
         self.args_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         # One argument per line: a space inside an argument stays visible as what it is.
         self.args_view.setPlainText("\n".join(request.args) if request.args else "(none)")

@@ -39,7 +39,6 @@ from relavium_desktop.engine.workflow.run_state import RunState, fold
 from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
-    QFontDatabase,
     QFrame,
     QHBoxLayout,
     QHeaderView,
@@ -66,6 +65,7 @@ from relavium_desktop.ui.runs.story_view import StoryView
 from relavium_desktop.ui.runs.waterfall import Waterfall
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.fonts import mono_font
 from relavium_desktop.ui.theme.icons import icon
 from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2, SPACE_3, SPACE_6
 from relavium_desktop.ui.workflows.gate_payload import under_review
@@ -266,7 +266,7 @@ class RunsView(QWidget):
         self.log_view = QPlainTextEdit()
         self.log_view.setObjectName("eventLog")
         self.log_view.setReadOnly(True)
-        self.log_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.log_view.setFont(mono_font())
         self.log_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         # The run's id, stored status and error code: details for a bug report, not the primary text.
         self.details = QLabel("")

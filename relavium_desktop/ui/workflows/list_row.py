@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from relavium_desktop.ui.qt import (
     QColor,
     QFont,
-    QFontDatabase,
     QFontMetrics,
     QListWidgetItem,
     QModelIndex,
@@ -31,6 +30,7 @@ from relavium_desktop.ui.qt import (
     QStyleOptionViewItem,
     Qt,
 )
+from relavium_desktop.ui.theme.fonts import mono_font
 from relavium_desktop.ui.theme.icons import icon
 from relavium_desktop.ui.theme.tokens import RADIUS_CONTROL, SPACE_1, SPACE_2, TYPE_CAPTION_PX
 
@@ -86,7 +86,7 @@ def fill_item(item: QListWidgetItem, entry: WorkflowEntry, palette: Palette) -> 
 
 def path_font(base: QFont) -> QFont:
     """The mono face at the caption size: how a path is set under a name."""
-    mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    mono = mono_font()
     mono.setPixelSize(TYPE_CAPTION_PX)
     mono.setStyleStrategy(base.styleStrategy())
     return mono

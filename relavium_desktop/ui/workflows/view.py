@@ -31,7 +31,6 @@ from relavium_desktop.ui.error_text import error_text
 from relavium_desktop.ui.mcp.hooks import app_mcp_hooks
 from relavium_desktop.ui.qt import (
     QAbstractItemView,
-    QFontDatabase,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -52,6 +51,7 @@ from relavium_desktop.ui.readable import readable
 from relavium_desktop.ui.runs.gate_panel import GatePanel
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.fonts import mono_font
 from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2, SPACE_3, SPACE_4
 from relavium_desktop.ui.workflows.catalog import WorkflowEntry, last_statuses, scan_project
 from relavium_desktop.ui.workflows.examples import add_examples
@@ -141,7 +141,7 @@ class WorkflowsView(QWidget):
         self._active = False  # a run of this view is running (not paused)
         palette = context.theme.palette
 
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        mono = mono_font()
 
         # -- left: the project's workflows -------------------------------------
         self.workflow_list = QListWidget()

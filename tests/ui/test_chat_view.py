@@ -188,7 +188,7 @@ def test_provider_auth_error_shows_a_banner_that_opens_provider_settings(
     assert done.args == ["failed"]
     assert chat.banner.isVisible()
     assert chat.banner.button.text() == "Add an API key"
-    assert KEY not in chat.banner.label.text()
+    assert KEY not in chat.banner.label.text() + chat.banner.details.text()
     window = chat.window()
     chat.banner.button.click()
     assert window.settings_view is not None and window.pages.currentWidget() is window.settings_view
@@ -204,7 +204,8 @@ def test_missing_local_opt_in_is_a_validation_banner(
     with qtbot.waitSignal(chat.turn_finished, timeout=15_000):
         type_and_enter(qtbot, chat, "hello?")
     assert chat.banner.code == "validation"
-    assert "allow_local" in chat.banner.label.text()
+    assert "allow_local" in chat.banner.details.text()  # the setting's key: in the expandable details
+    assert "allow_local" not in chat.banner.label.text()
     assert chat.banner.button.text() == "Open provider settings"
     assert llm_server.requests == []  # refused before any connection
 

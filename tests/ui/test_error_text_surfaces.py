@@ -114,6 +114,6 @@ def test_the_chat_error_banner_marks_control_characters_a_server_put_in_its_erro
     qtbot.addWidget(banner)
     banner.show_error({"code": "provider_unavailable",
                        "message": f"upstream said \u202egpj.sh\u202c with {KEY}\x1b[2J"})
-    shown = banner.label.text()
+    shown = banner.details.text()  # the engine's message sits in the banner's details
     assert "⟦U+202E RLO⟧" in shown and "⟦\\x1b⟧" in shown and "\x1b" not in shown and "\u202e" not in shown
     assert pieces_shown(KEY, shown) == [], shown

@@ -157,3 +157,19 @@ def test_every_code_and_reason_has_a_sentence_and_the_code_stays_in_the_detail()
         assert problems(words) == [] and words.startswith("A tool call was refused"), words
     assert error_words("made_up") == "Something went wrong."
     assert code_detail("tool_denied", "not_granted") == "tool_denied (not_granted)"
+
+
+def test_the_banner_keeps_the_engine_message_in_its_collapsed_details(qtbot) -> None:
+    banner = ErrorBanner()
+    qtbot.addWidget(banner)
+    banner.show()
+    banner.show_error({"code": "tool_denied", "message": "write_file: tool_denied (not_granted) for notes.md"})
+    texts = assert_words_for_people(banner, "banner with an engine message")
+    assert texts[0] == "A tool call was refused, so the agent stopped."
+    assert not banner.details.isVisible() and banner.details_toggle.text() == "Show details"
+    banner.details_toggle.click()
+    assert banner.details.isVisible() and banner.details_toggle.text() == "Hide details"
+    assert "write_file" in banner.details.text() and "notes.md" in banner.details.text()
+    assert_words_for_people(banner, "banner, details open")  # the ids are only in the details
+    banner.show_error({"code": "provider_unavailable", "message": ""})  # the next error: collapsed again
+    assert not banner.details.isVisible() and not banner.details_toggle.isVisible()

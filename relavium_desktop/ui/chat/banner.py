@@ -4,8 +4,11 @@ A failed turn carries a fixed error code (ARCHITECTURE.md); each code maps
 to a sentence a user can act on and, where one exists, a button that goes
 there -- a missing or rejected key opens Settings → Providers, a rate limit
 or an unreachable server offers to send the message again.  The engine's
-message (already secret-free) is shown underneath through ``ui/error_text``,
-the one way error text reaches the screen (masked, clipped, display rule).
+message (already secret-free, but written for logs: it may name a tool id
+or a setting key) sits in a collapsed "Show details" part under the
+headline, shown through ``ui/error_text``, the one way error text reaches
+the screen (masked, clipped, display rule).  The headline is always a
+sentence for people.
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from relavium_desktop.ui.error_text import error_text, error_words
-from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, QWidget, Signal
-from relavium_desktop.ui.theme import set_surface, set_variant
-from relavium_desktop.ui.theme.tokens import SPACE_2, SPACE_3
+from relavium_desktop.ui.qt import QHBoxLayout, QLabel, QPushButton, Qt, QVBoxLayout, QWidget, Signal
+from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
+from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3
 
 ACTION_ADD_KEY = "add_key"
 ACTION_PROVIDERS = "providers"
@@ -57,8 +60,24 @@ class ErrorBanner(QWidget):
         set_surface(self, "banner-danger")
         self.code = ""
         self.action: str | None = None
-        self.label = QLabel()
+        self.label = QLabel()  # the headline: a sentence, never a code or an id
         self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        # The engine's message, collapsed: words for logs (ids, keys), marked as details.
+        self.details_toggle = QPushButton("Show details")
+        self.details_toggle.setCheckable(True)
+        self.details_toggle.setAutoDefault(False)
+        set_variant(self.details_toggle, "ghost")
+        self.details_toggle.toggled.connect(self._show_details)
+        self.details = QLabel()
+        self.details.setObjectName("details")
+        self.details.setProperty("details", True)
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        set_variant(self.details, "mono")
+        set_tone(self.details, "muted")
+        self.details.setVisible(False)
         self.button = QPushButton()
         self.button.setAutoDefault(False)
         set_variant(self.button, "primary")  # the banner's one way forward
@@ -67,13 +86,22 @@ class ErrorBanner(QWidget):
         self.dismiss.setAutoDefault(False)
         set_variant(self.dismiss, "ghost")
         self.dismiss.clicked.connect(self.hide)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(SPACE_3, SPACE_2, SPACE_2, SPACE_2)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(SPACE_3, SPACE_2, SPACE_2, SPACE_2)
+        column.setSpacing(SPACE_1)
+        row = QHBoxLayout()
         row.setSpacing(SPACE_2)
         row.addWidget(self.label, 1)
+        row.addWidget(self.details_toggle)
         row.addWidget(self.button)
         row.addWidget(self.dismiss)
+        column.addLayout(row)
+        column.addWidget(self.details)
         self.setVisible(False)
+
+    def _show_details(self, shown: bool) -> None:
+        self.details.setVisible(shown)
+        self.details_toggle.setText("Hide details" if shown else "Show details")
 
     def show_error(self, error: dict[str, Any]) -> None:
         self.code = str(error.get("code", ""))
@@ -81,7 +109,10 @@ class ErrorBanner(QWidget):
         if error.get("reason") == "empty_answer":  # reached, answered nothing: not "could not be reached"
             text = BannerText("The model returned an empty answer.", "Try again", ACTION_RETRY)
         detail = error_text(str(error.get("message", "")), limit=400, mode="block")
-        self.label.setText(f"<b>{_escape(text.headline)}</b><br>{_escape(detail)}")
+        self.label.setText(f"<b>{_escape(text.headline)}</b>")
+        self.details.setText(detail)
+        self.details_toggle.setChecked(False)
+        self.details_toggle.setVisible(bool(detail.strip()))
         self.action = text.action
         self.button.setText(text.button or "")
         self.button.setVisible(text.button is not None)

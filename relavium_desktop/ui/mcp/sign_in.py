@@ -250,8 +250,8 @@ class SignInPanel(QWidget):
         if server != self.server:
             self.note.hide()
             last = self.controller.last.get(server)
-            if last is not None:
-                self._say(last[1], "success" if last[0] else "danger")
+            if last is not None and not last[0]:  # a failed attempt stays said until the next one
+                self._say(last[1], "danger")
         self.server, self.state = server, state
         self._update()
 
@@ -313,6 +313,8 @@ class SignInPanel(QWidget):
             self._update()
 
     def _finished(self, server: str, ok: bool, words: str) -> None:
-        if server == self.server:
-            self._say(words, "success" if ok else "danger")
+        if server == self.server and ok:
+            self.note.hide()  # the state line says who is signed in, and until when
+        elif server == self.server:
+            self._say(words, "danger")
         self._update()

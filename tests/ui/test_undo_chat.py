@@ -41,7 +41,9 @@ def test_a_write_over_a_two_line_file_shows_both_removed_lines_and_its_undo_puts
     chat.window().context.set_mode("auto")
     notes = project / "notes.md"
     notes.write_bytes(b"first line\nsecond line\n")
-    llm_server.script(Reply.call("write_file", {"path": "notes.md", "content": "hello\n"}), Reply.say("Done."))
+    llm_server.script(
+        Reply.call("write_file", {"path": "notes.md", "content": "hello\n"}), Reply.say("Done.")
+    )
     _turn(qtbot, chat, "rewrite the notes")
     assert notes.read_bytes() == b"hello\n"
 
@@ -123,7 +125,9 @@ def test_undo_since_a_message_restores_every_later_write_byte_for_byte_and_the_r
     assert (project / "data.bin").read_bytes() == original
     assert not (project / "new.txt").exists()
     assert (project / "notes.md").read_text() == "ONE\n"
-    qtbot.waitUntil(lambda: "Restored 1 file and deleted 1 file the agent created" in _notes(chat), timeout=5_000)
+    qtbot.waitUntil(
+        lambda: "Restored 1 file and deleted 1 file the agent created" in _notes(chat), timeout=5_000
+    )
     assert data_card.undo_button.text() == "Redo" and new_card.undo_button.text() == "Redo"
     assert first_card.undo_button.text() == "Undo"
 
@@ -146,7 +150,9 @@ def test_a_file_changed_since_the_agent_wrote_it_is_a_conflict_kept_unless_the_p
     chat.window().context.set_mode("auto")
     notes = project / "notes.md"
     notes.write_text("mine\n")
-    llm_server.script(Reply.call("write_file", {"path": "notes.md", "content": "agent's\n"}), Reply.say("Done."))
+    llm_server.script(
+        Reply.call("write_file", {"path": "notes.md", "content": "agent's\n"}), Reply.say("Done.")
+    )
     _turn(qtbot, chat, "write it")
     notes.write_text("changed by me afterwards\n")  # the person edits the file after the agent did
     (card,) = chat.transcript.cards()

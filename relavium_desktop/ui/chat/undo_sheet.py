@@ -295,7 +295,7 @@ class UndoSheet(QDialog):
         grid = QGridLayout(box)
         grid.setContentsMargins(SPACE_3, SPACE_2, SPACE_3, SPACE_2)
         grid.setHorizontalSpacing(SPACE_3)
-        grid.setVerticalSpacing(SPACE_1)
+        grid.setVerticalSpacing(0)
         self.path_labels: list[QLabel] = []
         self.action_labels: list[QLabel] = []
         for index, row in enumerate(self.rows):
@@ -316,6 +316,7 @@ class UndoSheet(QDialog):
             set_tone(what, ACTION_TONES[row.action])
             grid.addWidget(path, index * 2, 0)
             grid.addLayout(counts, index * 2, 1, Qt.AlignmentFlag.AlignRight)
+            what.setContentsMargins(0, 0, 0, SPACE_2 if index < len(self.rows) - 1 else 0)
             grid.addWidget(what, index * 2 + 1, 0, 1, 2)
             self.path_labels.append(path)
             self.action_labels.append(what)
@@ -373,7 +374,9 @@ class UndoSheet(QDialog):
 
     def _count(self) -> None:
         count = self.count
-        self.undo_button.setText(f"{self.verb} {_changes(count)}" if count else f"Nothing to {self.verb.lower()}")
+        self.undo_button.setText(
+            f"{self.verb} {_changes(count)}" if count else f"Nothing to {self.verb.lower()}"
+        )
         self.undo_button.setEnabled(count > 0)
         self.undo_button.setAccessibleName(self.undo_button.text())
 

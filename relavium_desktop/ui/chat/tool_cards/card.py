@@ -52,6 +52,38 @@ DOT = {
 }
 
 
+class TextAction(QLabel):
+    """A word that acts when clicked, or on Enter or Space with the focus: the card's "Undo".
+
+    The design draws it as accent text in the line, not as a button's box
+    (every button variant has a box or muted text), so it is a label that
+    takes the focus and a click.
+    """
+
+    clicked = Signal()
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setAccessibleDescription("Button")
+
+    def mouseReleaseEvent(self, event: Any) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            self.clicked.emit()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: Any) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.clicked.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
 class ToolCard(QFrame):
     undo_requested = Signal(str)  # the write's checkpoint id: take this write back
     redo_requested = Signal(str)  # the undo's checkpoint id: take the undo back
@@ -110,13 +142,11 @@ class ToolCard(QFrame):
         self.undone.setObjectName("toolUndone")
         look.mark(self.undone, tone="muted")
         self.undone.hide()
-        self.undo_button = QToolButton()
+        self.undo_button = TextAction("Undo")
         self.undo_button.setObjectName("toolUndo")
-        self.undo_button.setAutoRaise(True)
-        self.undo_button.setText("Undo")
         self.undo_button.setToolTip("Put the file back as it was before this write")
         self.undo_button.setAccessibleName("Undo this change")
-        look.mark(self.undo_button, tone="accent", variant="ghost")
+        look.mark(self.undo_button, tone="accent")  # the design's accent text action beside "+9 −31"
         self.undo_button.clicked.connect(self._undo_clicked)
         self.undo_button.hide()
         self.facts = QLabel()

@@ -163,7 +163,7 @@ def _checkpoint_diff(diff: Any, view: ResultView, theme: Any) -> None:
         body = "⋯" if line.kind == "hunk" else mark + " " + line.text  # a gap between two hunks
         if shown_chars <= MAX_SHOWN_CHARS:
             rows.append(
-                f'<tr><td align="right" style="color:{faint}; padding-right:8px">{number or ""}</td>'
+                f'<tr><td width="1%" align="right" style="color:{faint}; padding-right:8px">{number or ""}</td>'
                 f'<td style="background:{bg}; color:{fg}">{_html(body, theme)}</td></tr>'
             )
         shown_chars += len(body)

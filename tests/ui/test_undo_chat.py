@@ -68,8 +68,10 @@ def test_a_write_over_a_two_line_file_shows_both_removed_lines_and_its_undo_puts
     qtbot.waitUntil(lambda: _notes(chat) == ["Restored 1 file"], timeout=5_000)
     assert card.undone.isVisibleTo(card) and card.undo_button.text() == "Redo"
 
-    # Redo: the undo taken back, the agent's content again; the card offers Undo once more.
-    qtbot.mouseClick(card.undo_button, LEFT)
+    # Redo (from the keyboard: the word takes the focus and Enter): the agent's content again.
+    assert card.undo_button.accessibleName() == "Redo this change"
+    card.undo_button.setFocus()
+    qtbot.keyClick(card.undo_button, Qt.Key.Key_Return)
     redo = _sheet(qtbot, chat)
     assert redo.headline.text().startswith("Redo 1 change")
     qtbot.mouseClick(redo.undo_button, LEFT)

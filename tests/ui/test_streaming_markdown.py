@@ -414,3 +414,18 @@ def test_a_flush_that_builds_a_code_block_draws_its_code_on_the_next_turn_withou
     first = block.code_blocks()[0]
     assert first.code == "x = 1\ny = 2\n" and "After." in shown(block)
     assert raw_markers(shown(block)) == []
+
+
+def test_a_fence_streamed_with_windows_line_ends_shows_the_code_the_parser_reads(transcript) -> None:
+    text = "Run:\r\n\r\n```bash\r\nmake test\r\nmake lint\r\n```\r\n\r\nDone.\r\n"
+    for piece in chunks(text, 1):
+        transcript.stream(piece)
+        transcript.flush()
+        for code in transcript.messages()[-1].code_blocks():
+            assert "\r" not in code.code and "\r" not in code.view.toPlainText()
+    transcript.end_stream()
+    block = transcript.messages()[-1]
+    assert [c.code for c in block.code_blocks()] == ["make test\nmake lint\n"]
+    full = MessageBlock("assistant", text)
+    full.complete = True
+    assert block.shown_text() == full.shown_text()

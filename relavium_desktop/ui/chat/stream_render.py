@@ -187,6 +187,8 @@ class StreamRender:
         complete = new[: new.rfind("\n") + 1]
         if not complete:
             return True  # a partial line waits for its end
+        if "\r" in complete or "\0" in complete:
+            return False  # the parser normalises these; it draws such lines
         lines = complete.split("\n")[:-1]
         if any(line.lstrip(" ").startswith((char, "\t")) for line in lines):
             return False

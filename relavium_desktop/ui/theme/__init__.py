@@ -30,6 +30,7 @@ import shutil
 import tempfile
 import weakref
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui import startup_probe
@@ -37,13 +38,11 @@ from relavium_desktop.ui.qt import (
     QApplication,
     QColor,
     QFont,
-    QGraphicsDropShadowEffect,
     QGuiApplication,
     QObject,
     QPalette,
     QSettings,
     Qt,
-    QTableWidget,
     QWidget,
     Signal,
 )
@@ -57,6 +56,11 @@ from relavium_desktop.ui.theme.stylesheet import (
     build_stylesheet,
     indicator_svgs,
 )
+
+if TYPE_CHECKING:
+    # Annotations only: PySide6 builds a class (its bases and enums) on first use, and the
+    # table classes alone cost ~8 ms before the first paint, which shows no table.
+    from relavium_desktop.ui.qt import QGraphicsDropShadowEffect, QTableWidget
 
 __all__ = ["ELEVATIONS", "Theme", "set_surface", "set_table_look", "set_tone", "set_variant", "to_qpalette"]
 
@@ -128,7 +132,9 @@ def set_table_look(table: QTableWidget) -> None:
     header = table.horizontalHeader()
     header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     header.setHighlightSections(False)
-    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+    from relavium_desktop.ui.qt import QAbstractItemView
+
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
 
 
 def _repolish(widget: QWidget) -> None:
@@ -221,6 +227,8 @@ class Theme(QObject):
         """
         if level not in ELEVATIONS:
             raise ValueError(f"unknown elevation {level!r}; one of {sorted(ELEVATIONS)}")
+        from relavium_desktop.ui.qt import QGraphicsDropShadowEffect
+
         effect = QGraphicsDropShadowEffect(widget)
         blur, offset, _light, _dark = ELEVATIONS[level]
         effect.setBlurRadius(blur)

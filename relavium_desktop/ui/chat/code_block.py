@@ -5,11 +5,11 @@ rendered text), which is what a person pastes into a terminal or editor.
 While an answer streams, an unclosed fence is one of these growing a line at
 a time (``set_code``): it is never shown as raw backticks.  New lines are
 appended as plain code and coloured a moment later, lexed and painted in
-slices between events (a growing fence highlighted whole on
-every flush cost tens of milliseconds each, and even a line or two of
-Python costs Pygments milliseconds).  Once the fence is closed, ``settle``
-lexes it whole, again in slices, and repaints only from the first line that
-came out differently (a string spanning pieces).
+slices between events: a growing fence highlighted whole on every flush
+cost tens of milliseconds each, and even a line or two of Python costs
+Pygments milliseconds.  Once the fence is closed, ``settle`` lexes it
+whole, again in slices, and repaints only from the first line that came
+out differently (a string spanning pieces).
 """
 
 from __future__ import annotations

@@ -63,7 +63,9 @@ class Retention:
     max_bytes: int = DEFAULT_MAX_BYTES
 
     @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Retention:
+    def with_overrides(cls, environ: Mapping[str, str] | None = None) -> Retention:
+        """The defaults, or the limits RELAVIUM_CHECKPOINT_MAX_DAYS / _MAX_BYTES set (an unreadable value keeps
+        the default).  Not the data folder: that is still decided once, by the entry point."""
         env = os.environ if environ is None else environ
         age, size = cls.max_age_s, cls.max_bytes
         try:
@@ -198,7 +200,7 @@ class UndoService:
         self.media = media
         # The folders granted to a project beyond it ("Allow this folder"): a restore may write there too.
         self._granted = granted_folders
-        self.retention = retention or Retention.from_environment(environ)
+        self.retention = retention or Retention.with_overrides(environ)
         env = os.environ if environ is None else environ
         self._pause = _pause_seconds(env.get(PAUSE_RESTORE_ENV))
         self.prune()
@@ -575,7 +577,7 @@ class HistoryCheckpoints:
 
                 store = CheckpointStore.open(self.home, durable_commits=False)
                 weakref.finalize(self, store.close)
-                retention = Retention.from_environment()
+                retention = Retention.with_overrides()
                 store.prune(max_age_s=retention.max_age_s, max_bytes=retention.max_bytes, now=time.time())
                 self._store = store
             return self._store

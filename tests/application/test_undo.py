@@ -193,11 +193,11 @@ async def test_a_path_moved_out_of_the_project_is_refused_with_the_reason(
 
 
 def test_retention_reads_its_bounds_from_the_environment() -> None:
-    assert Retention.from_environment({}) == Retention(30 * 86400, 1024**3)
-    assert Retention.from_environment(
+    assert Retention.with_overrides({}) == Retention(30 * 86400, 1024**3)
+    assert Retention.with_overrides(
         {"RELAVIUM_CHECKPOINT_MAX_DAYS": "2", "RELAVIUM_CHECKPOINT_MAX_BYTES": "5000"}
     ) == Retention(2 * 86400, 5000)
-    assert Retention.from_environment({"RELAVIUM_CHECKPOINT_MAX_DAYS": "soon"}).max_age_s == 30 * 86400
+    assert Retention.with_overrides({"RELAVIUM_CHECKPOINT_MAX_DAYS": "soon"}).max_age_s == 30 * 86400
 
 
 async def test_retention_removes_checkpoints_past_their_age(app: Application, ws: Path) -> None:

@@ -10,6 +10,11 @@ cost tens of milliseconds each, and even a line or two of Python costs
 Pygments milliseconds.  Once the fence is closed, ``settle`` lexes it
 whole, again in slices, and repaints only from the first line that came
 out differently (a string spanning pieces).
+
+Every line of code is one text block with no margins of its own and the
+design's line height (``CODE_LINE_HEIGHT``): Qt gives a ``<pre>`` 12 px
+above and below, and a line appended as a new block copied them, so
+streamed code stood a blank line apart.  The frame's layout pads the code.
 """
 
 from __future__ import annotations
@@ -40,12 +45,14 @@ from relavium_desktop.ui.qt import (
     QVBoxLayout,
 )
 from relavium_desktop.ui.theme import set_variant
+from relavium_desktop.ui.theme.fonts import MONO_FAMILY
 from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3
 
 if TYPE_CHECKING:
     from relavium_desktop.ui.chat.highlight import Run, SlicedLex
 
 COPIED_MS = 1_500
+CODE_LINE_HEIGHT = 120  # percent of the mono face's line spacing: the design's 1.6 em at 12.8 px
 SLICE_S = 0.002  # streamed code is lexed and painted in slices of about this much CPU between events
 _PLAIN = Look("", bold=False, italic=False, underline=False, background="")
 
@@ -112,7 +119,7 @@ class CodeBlock(QFrame):
         header.addWidget(self.copy_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(SPACE_3, SPACE_1, SPACE_2, SPACE_2)
-        layout.setSpacing(SPACE_1)
+        layout.setSpacing(SPACE_2)
         layout.addLayout(header)
         layout.addWidget(self.view)
         self.repaint_theme()
@@ -289,6 +296,10 @@ class CodeBlock(QFrame):
         self.view.setHtml(
             highlight_html(self.code, self.language, style=style, filename=self._filename, colour=colour)
         )
+        cursor = QTextCursor(self.view.document())
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.mergeBlockFormat(_line_format())
+        cursor.mergeCharFormat(_mono())
 
     def copy(self) -> None:
         QApplication.clipboard().setText(self.code)
@@ -306,4 +317,24 @@ def _pre_formats(colour: str) -> tuple[QTextBlockFormat, QTextCharFormat]:
     reference.setHtml(f'<pre style="color: {colour}">x</pre>')
     cursor = QTextCursor(reference)
     cursor.movePosition(QTextCursor.MoveOperation.End)
-    return QTextBlockFormat(cursor.blockFormat()), QTextCharFormat(cursor.charFormat())
+    block = QTextBlockFormat(cursor.blockFormat())
+    block.merge(_line_format())
+    char = QTextCharFormat(cursor.charFormat())
+    char.merge(_mono())
+    return block, char
+
+
+def _mono() -> QTextCharFormat:
+    """The shipped mono face for code: a ``<pre>`` asks for "monospace", which the desktop resolves its own way."""
+    face = QTextCharFormat()
+    face.setFontFamilies([MONO_FAMILY])
+    return face
+
+
+def _line_format() -> QTextBlockFormat:
+    """A code line's spacing: no block margins (the frame pads the code), the design's line height."""
+    line = QTextBlockFormat()
+    line.setTopMargin(0)
+    line.setBottomMargin(0)
+    line.setLineHeight(CODE_LINE_HEIGHT, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+    return line

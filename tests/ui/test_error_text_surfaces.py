@@ -55,7 +55,7 @@ def test_a_keyring_error_that_echoes_the_key_is_masked_in_the_providers_banner(
     page.save_key("claude")
     qtbot.waitUntil(lambda: "helper rejected" in page.banner.text(), timeout=15_000)
     shown = page.banner.text()
-    assert "API keys cannot be stored right now" in shown and "helper rejected" in shown and "***" in shown
+    assert "API keys can't be saved" in shown and "helper rejected" in shown and "***" in shown
     assert pieces_shown(KEY, shown) == [], shown
     assert "dbus-run-session" in shown  # the keyring's own setup help is not clipped away
     assert row.key_edit.text() == ""

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from relavium_desktop.ui import app_settings as keys
+from relavium_desktop.ui.qt import QLabel
 from relavium_desktop.ui.settings.provider_migration import KEY_MIGRATED
 from tests.fixtures.llm_server import Reply, ScriptedLLMServer
 from tests.helpers import run_cli
@@ -97,7 +98,7 @@ def test_an_endpoint_edit_and_a_removal_are_saved_to_the_file(make_window, relav
     page.rows["gateway"].remove_provider.click()
     assert page.rows == {}
     assert "gateway:" not in (relavium_home / "providers.yaml").read_text()
-    assert page.findChild(type(page.banner), "providersEmpty") is not None
+    assert page.findChild(QLabel, "providersEmpty") is not None
 
 
 def test_an_edit_on_disk_is_picked_up_without_a_restart(make_window, qtbot, relavium_home: Path) -> None:

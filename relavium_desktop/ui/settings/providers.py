@@ -44,6 +44,7 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.settings.keyring_banner import KeyringBanner
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
 from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2, SPACE_3, SPACE_4
@@ -111,11 +112,7 @@ class ProvidersPage(QWidget):
         self.rows: dict[str, ProviderRow] = {}
         self._tested: dict[str, tuple[str, str]] = {}  # provider -> its last test's state words and tone
 
-        self.banner = QLabel()
-        self.banner.setObjectName("keyringBanner")
-        self.banner.setWordWrap(True)
-        self.banner.setVisible(False)
-        set_surface(self.banner, "banner-warning")
+        self.banner = KeyringBanner()
         self.file_error = QLabel()
         self.file_error.setObjectName("providersFileError")
         self.file_error.setWordWrap(True)
@@ -338,8 +335,7 @@ class ProvidersPage(QWidget):
 
     def _unavailable(self, exc: SecretStoreError) -> None:
         self._keyring_error = error_text(exc)
-        self.banner.setText(f"API keys cannot be stored right now. {self._keyring_error}")
-        self.banner.setVisible(True)
+        self.banner.show_problem(self._keyring_error)
 
     def refresh(self) -> None:
         self.context.check_providers()
@@ -354,7 +350,7 @@ class ProvidersPage(QWidget):
             self.changed.emit()
             return
         self._keyring_error = None
-        self.banner.setVisible(False)
+        self.banner.clear()
         self._hints = {e.name: e.hint for e in entries}
         self._show_key_states()
         self.changed.emit()

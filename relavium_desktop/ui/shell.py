@@ -74,6 +74,8 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.workflows.view import WorkflowsView
 
 NAV_CHAT, NAV_WORKFLOWS, NAV_RUNS, NAV_SETTINGS = range(4)
+# The longest the work after the first paint waits for the first page's own paint.
+FIRST_VIEW_GRACE_MS = 2000
 # What the top bar says is open, per page (the Chats page says the open chat's title instead).
 PAGE_TITLES = ("Chats", "Workflows", "Activity", "Settings")
 WELCOME_TITLE = "Set up Relavium"
@@ -197,7 +199,7 @@ class MainWindow(QMainWindow):
         self.first_painted.connect(lambda: self.after_first_view(self._load_chat))
         # The settings read cleanly at this start become the last good copy (.bak), once painted --
         # on the next turn of the loop: inside the paint event its two fsyncs would hold the frame back.
-        self.first_painted.connect(lambda: QTimer.singleShot(0, lambda: keys.keep_backup(self.context.settings)))
+        self.first_painted.connect(lambda: self.after_first_view(lambda: keys.keep_backup(self.context.settings)))
         # history.db's problems (checked before anything opens it) and broken settings files, shown above the pages.
         self.storage_state = StorageState(self.context.app.paths.home, open_folder=open_folder)
         self.storage_state.resolved.connect(self._storage_resolved)
@@ -273,13 +275,30 @@ class MainWindow(QMainWindow):
         self.first_view_shown = True
 
     def after_first_view(self, slot: Callable[[], None]) -> None:
-        """Run ``slot`` on a later loop turn, once the first page has painted (the frame alone is not enough)."""
+        """Run ``slot`` on a later loop turn, once the first page has painted (the frame alone is not enough).
+
+        At the latest ``FIRST_VIEW_GRACE_MS`` after this call: a page that never paints (the window
+        hidden at once) must not hold back the services, the tray or the chat list.
+        """
         if self.first_view_shown:
             QTimer.singleShot(0, slot)
-        else:
-            self.first_view_painted.connect(lambda: QTimer.singleShot(0, slot))
+            return
+        done: list[bool] = []
+
+        def once() -> None:
+            if self.starting:  # run_app is still pumping events before its loop: wait for the loop
+                QTimer.singleShot(0, once)
+            elif not done:
+                done.append(True)
+                slot()
+
+        self.first_view_painted.connect(lambda: QTimer.singleShot(0, once))
+        QTimer.singleShot(FIRST_VIEW_GRACE_MS, once)
 
     _first_view_welcome = False  # the page built after the first frame is the welcome flow (else the chat)
+    # True while run_app pumps events for the first page's paint, before the app's loop runs: a quit
+    # (closing the window) would be lost there, so the work after the first view waits for the loop.
+    starting = False
 
     def show_first_view(self) -> None:
         """Build and show the first page after the first frame (once; not when something already showed a page)."""
@@ -906,8 +925,8 @@ def run_app(argv: list[str], paths: AppPaths) -> int:
             server.listen()
             server.command_received.connect(window.handle_instance_command)
 
-    # On the loop turn after the first paint, not inside it.
-    window.first_painted.connect(lambda: QTimer.singleShot(0, serve))
+    # Once the first page has painted (on a later loop turn), not inside the paint.
+    window.first_painted.connect(lambda: window.after_first_view(serve))
     status = 0
     if args.headless_check:
         def checked() -> None:
@@ -949,8 +968,10 @@ def run_app(argv: list[str], paths: AppPaths) -> int:
         from relavium_desktop.ui.qt import QEventLoop
 
         deadline = time.monotonic() + 1.0
+        window.starting = True
         while not window.first_view_shown and time.monotonic() < deadline:
             app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
+        window.starting = False
     import asyncio
 
     import qasync

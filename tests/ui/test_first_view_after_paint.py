@@ -64,3 +64,14 @@ def test_a_window_built_for_tests_shows_its_page_at_once(make_window) -> None:
 
     window = make_window()
     assert isinstance(window.pages.currentWidget(), ChatView) and window.first_view_shown
+
+
+def test_work_waiting_for_a_page_that_never_paints_still_runs(make_window, qtbot, qapp) -> None:
+    from relavium_desktop.ui.shell import FIRST_VIEW_GRACE_MS
+
+    window = make_window(first_view_after_paint=True)  # never shown: its page never paints
+    ran: list[bool] = []
+    window.after_first_view(lambda: ran.append(True))
+    qapp.processEvents()
+    assert ran == []  # it waits for the page...
+    qtbot.waitUntil(lambda: ran == [True], timeout=FIRST_VIEW_GRACE_MS + 5_000)  # ...but not for ever, and once

@@ -21,7 +21,7 @@ from relavium_desktop.engine.llm.messages import Message, TextPart
 from relavium_desktop.store.db import history_db_path, open_db
 from relavium_desktop.store.sessions import SqliteSessionStore
 from relavium_desktop.ui.chat.sessions_panel import NO_CHATS, SessionsPanel
-from relavium_desktop.ui.qt import QApplication, QLineEdit, QPalette, Qt
+from relavium_desktop.ui.qt import QApplication, QLabel, QLineEdit, Qt
 from tests.ui.chat_driver import type_and_enter
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
@@ -95,7 +95,10 @@ def test_each_chat_shows_when_it_was_last_used_in_local_time(
     assert panel.titles() == ["this morning", "yesterday", "this week", "this year", "last year"]
     assert panel.dates() == ["Today 08:30", "Yesterday", "Fri", "12 Nov", "12 Nov 2025"]
     tip = panel.list.item(0).toolTip()
-    assert "Tue 1 Dec 2026, 08:30:00 JST" in tip, tip
+    assert "Last used Today 08:30 (Tue 1 Dec 2026, 08:30:00 JST)" in tip, tip
+    description = panel.list.item(0).data(Qt.ItemDataRole.AccessibleDescriptionRole)
+    assert description == "Last used Today 08:30"
+    assert "Last used 12 Nov 2025" in panel.list.item(4).toolTip()
 
 
 def test_a_list_left_open_overnight_moves_today_to_yesterday(
@@ -107,6 +110,7 @@ def test_a_list_left_open_overnight_moves_today_to_yesterday(
     clock.at = tokyo(2026, 12, 2, 0, 5)
     panel._tick.setInterval(20)  # the minute tick, sped up
     qtbot.waitUntil(lambda: panel.dates() == ["Yesterday"])
+    assert "Last used Yesterday (" in panel.list.item(0).toolTip()
 
 
 def test_search_finds_a_chat_by_what_was_said_in_it_as_you_type(
@@ -213,22 +217,26 @@ def test_a_chat_is_renamed_in_place_and_keeps_its_date(
     assert panel.dates() == date
 
 
-def test_in_the_window_the_date_is_muted_and_follows_the_theme(chat, qtbot, llm_server) -> None:
+def test_in_the_window_a_row_shows_its_whole_title_and_the_time_is_in_its_tooltip(
+    chat, qtbot, llm_server
+) -> None:
     from tests.fixtures.llm_server import Reply
 
     panel = chat.sessions
     assert panel.empty_text() == NO_CHATS
     llm_server.script(Reply.say("Hi."))
+    title = "Summarise the TODOs"  # whole beside nothing; cut short beside "Today 14:02"
     with qtbot.waitSignal(chat.turn_finished, timeout=15_000) as done:
-        type_and_enter(qtbot, chat, "Hello there")
+        type_and_enter(qtbot, chat, title)
     assert done.args == ["completed"]
-    assert panel.titles() == ["Hello there"] and panel.dates()[0].startswith("Today ")
-    date = panel.list.itemWidget(panel.list.item(0)).date
-    theme = chat.context.theme
-    for choice in ("light", "dark"):
-        theme.set_choice(choice)
-        qtbot.waitUntil(lambda: date.palette().color(QPalette.ColorRole.WindowText) == theme.qcolor("muted"))
-    assert theme.palette.name == "dark"
+    assert panel.titles() == [title] and panel.dates()[0].startswith("Today ")
+    row = panel.list.itemWidget(panel.list.item(0))
+    # Under TODAY the row says only its title, whole: no "Today 14:02" on every row eating its width.
+    shown = [label.text() for label in row.findChildren(QLabel) if label.isVisible()]
+    assert shown == ["TODAY", title]
+    item = panel.list.item(0)
+    assert f"Last used {panel.dates()[0]} (" in item.toolTip()
+    assert item.data(Qt.ItemDataRole.AccessibleDescriptionRole) == f"Last used {panel.dates()[0]}"
 
 
 def test_the_buttons_and_search_box_get_icons_in_the_theme_colours(qtbot, tmp_path: Path, qloop) -> None:

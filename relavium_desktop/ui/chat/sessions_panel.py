@@ -2,9 +2,11 @@
 
 Chats are grouped by when they were last used -- TODAY, YESTERDAY, PREVIOUS 7
 DAYS, OLDER -- the way a person looks for "the one from this morning".  Each
-row shows the chat's title and, muted, when it was last used, in local time
-and in words ("Today 14:03", "Yesterday", "Mon", "12 Nov"); the full timestamp
-is in the tooltip.  The group label rides on the first row of its group (one
+row shows only the chat's title, whole as far as the sidebar allows: a date
+on every row said "Today" under TODAY again and again and cut the titles
+short.  When it was last used, in local time and in words ("Today 14:03",
+"Yesterday", "Mon", "12 Nov"), and the full timestamp are in the row's
+tooltip and accessible description.  The group label rides on the first row of its group (one
 list item per chat, so a row's index is the chat's index).  Rename and delete
 are on the right-click menu and the keyboard (F2, Delete); Ctrl+K jumps to the
 search box, which asks the store (titles and what was said, on the masked
@@ -62,6 +64,9 @@ if TYPE_CHECKING:
 ID_ROLE = Qt.ItemDataRole.UserRole
 USED_ROLE = Qt.ItemDataRole.UserRole + 1  # updated_at, what the date says
 HEADER_ROLE = Qt.ItemDataRole.UserRole + 2  # px above the title taken by the row's group label (0: none)
+WHEN_ROLE = Qt.ItemDataRole.UserRole + 3  # when it was last used, in words ("Today 14:03")
+DETAIL_ROLE = Qt.ItemDataRole.UserRole + 4  # the tooltip's lines after "Last used"
+TIP_TITLE_ROLE = Qt.ItemDataRole.UserRole + 5  # the tooltip's first line: the stored title, as shown
 GROUPS = ("Today", "Yesterday", "Previous 7 days", "Older")
 SEARCH_DELAY_MS = 200  # long enough to skip the keystrokes of a word, short enough to feel live
 NO_CHATS = "No chats yet — type a message to start one"
@@ -107,12 +112,12 @@ def full_time(timestamp: float) -> str:
 
 
 class SessionRow(QWidget):
-    """What one list row shows: its group's label when it opens a group, then the title and the muted date.
+    """What one list row shows: its group's label when it opens a group, then the title.
 
     Clicks pass through to the list, which does the selecting and editing.
     """
 
-    def __init__(self, title: str, date: str, group: str | None = None) -> None:
+    def __init__(self, title: str, group: str | None = None) -> None:
         super().__init__()
         self.setObjectName("sessionRow")
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
@@ -126,9 +131,6 @@ class SessionRow(QWidget):
         self.title = ElidedLabel(show_line(title))
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setObjectName("sessionTitle")
-        self.date = QLabel(date)
-        self.date.setObjectName("sessionDate")
-        set_tone(self.date, "muted")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -141,7 +143,6 @@ class SessionRow(QWidget):
         line.setContentsMargins(SPACE_2, SPACE_2 - 2, SPACE_2, SPACE_2 - 2)
         line.setSpacing(SPACE_2)
         line.addWidget(self.title, 1)
-        line.addWidget(self.date)
         layout.addLayout(line)
 
     def header_height(self) -> int:
@@ -348,7 +349,8 @@ class SessionsPanel(QWidget):
         return [self.list.item(i).text() for i in range(self.list.count())]
 
     def dates(self) -> list[str]:
-        return [self._row(self.list.item(i)).date.text() for i in range(self.list.count())]
+        """When each chat was last used, in the words its tooltip and accessible description give."""
+        return [str(self.list.item(i).data(WHEN_ROLE)) for i in range(self.list.count())]
 
     def empty_text(self) -> str | None:
         """The empty state's sentence when it is up, else None."""
@@ -400,8 +402,9 @@ class SessionsPanel(QWidget):
         item.setData(ID_ROLE, info.id)
         item.setData(USED_ROLE, info.updated_at)
         messages = "1 message" if info.message_count == 1 else f"{info.message_count} messages"
-        item.setToolTip(f"{show_line(info.title)}\nLast used {full_time(info.updated_at)}\n"
-                        f"Started {full_time(info.created_at)}\n{messages} · mode {info.mode}")
+        item.setData(TIP_TITLE_ROLE, show_line(info.title))
+        item.setData(DETAIL_ROLE, f"Started {full_time(info.created_at)}\n{messages} · mode {info.mode}")
+        self._describe(item, now)
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
         self.list.addItem(item)
         self._attach(item, now)
@@ -417,7 +420,7 @@ class SessionsPanel(QWidget):
         group = group_of(used, now)
         above = self.list.item(index - 1) if index > 0 else None
         opens_group = above is None or group_of(float(above.data(USED_ROLE)), now) != group
-        row = SessionRow(title, when(used, now), group if opens_group else None)
+        row = SessionRow(title, group if opens_group else None)
         filling, self._filling = self._filling, True  # each change signals itemChanged: not a rename
         try:
             item.setData(HEADER_ROLE, row.header_height())
@@ -448,13 +451,25 @@ class SessionsPanel(QWidget):
                 labels.append(row.group.text())
         return labels
 
+    def _describe(self, item: QListWidgetItem, now: float) -> None:
+        """Put when the chat was last used, in words and in full, in the row's tooltip and description."""
+        used = float(item.data(USED_ROLE))
+        words = when(used, now)
+        if item.data(WHEN_ROLE) == words:
+            return
+        filling, self._filling = self._filling, True  # each change signals itemChanged: not a rename
+        try:
+            item.setData(WHEN_ROLE, words)
+            title = item.data(TIP_TITLE_ROLE)
+            item.setToolTip(f"{title}\nLast used {words} ({full_time(used)})\n{item.data(DETAIL_ROLE)}")
+            item.setData(Qt.ItemDataRole.AccessibleDescriptionRole, f"Last used {words}")
+        finally:
+            self._filling = filling
+
     def _refresh_dates(self) -> None:
         now = self._clock()
         for i in range(self.list.count()):
-            item = self.list.item(i)
-            row = self.list.itemWidget(item)
-            if isinstance(row, SessionRow):
-                row.date.setText(when(float(item.data(USED_ROLE)), now))
+            self._describe(self.list.item(i), now)
         self._regroup(now)
 
     def _row(self, item: QListWidgetItem) -> SessionRow:

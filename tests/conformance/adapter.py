@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 CIMD_URL = "https://conformance-test.local/client-metadata.json"
@@ -71,7 +72,10 @@ def main() -> int:
     url = sys.argv[-1]
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    home = Path(tempfile.mkdtemp(prefix="relavium-conformance-"))
+    # Sign-ins and secrets live in the one keyring: scenarios running side by side get names of
+    # their own (from the suite's port), or one would replace the other's tokens mid-scenario.
+    name = f"conf{urlsplit(url).port}"
+    home = Path(tempfile.mkdtemp(prefix=f"relavium-conformance-{os.getpid()}-"))
     env = {
         **os.environ,
         "RELAVIUM_HOME": str(home),
@@ -87,8 +91,8 @@ def main() -> int:
         if scenario.startswith("auth/client-credentials"):  # a machine account, not a person
             oauth.append("      grant: client_credentials")
         for field, key, secret_name in (
-            ("client_secret", "clientSecret", "conf-client"),
-            ("private_key_pem", "clientKey", "conf-key"),
+            ("client_secret", "clientSecret", f"{name}-client"),
+            ("private_key_pem", "clientKey", f"{name}-key"),
         ):
             if context.get(field):
                 subprocess.run(
@@ -106,12 +110,12 @@ def main() -> int:
         oauth.append(f"      clientMetadataUrl: {CIMD_URL}")
     if oauth:
         entry += ["    oauth:", *oauth]
-    (home / "mcp.yaml").write_text("servers:\n  conf:\n" + "\n".join(entry) + "\n", encoding="utf-8")
+    (home / "mcp.yaml").write_text(f"servers:\n  {name}:\n" + "\n".join(entry) + "\n", encoding="utf-8")
 
     listed = run_at_terminal([*relavium(), "tools", "list", "--json", "--mcp-timeout", "60"], env)
     sys.stderr.write(listed.stderr)
     try:
-        tools = [t for t in json.loads(listed.stdout) if t.get("server") == "conf" and not t.get("skipped")]
+        tools = [t for t in json.loads(listed.stdout) if t.get("server") == name and not t.get("skipped")]
     except ValueError:
         tools = []
     if not tools:  # a server with no tools (initialize): the listing itself was the test
@@ -133,9 +137,12 @@ def main() -> int:
     )
     sys.stdout.write(called.stdout)
     sys.stderr.write(called.stderr)
-    time.sleep(0.2)
     return called.returncode
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    finally:
+        for made in Path(tempfile.gettempdir()).glob(f"relavium-conformance-{os.getpid()}-*"):
+            shutil.rmtree(made, ignore_errors=True)

@@ -35,7 +35,7 @@ from relavium_desktop.ui.qt import (
     QWheelEvent,
     QWidget,
 )
-from relavium_desktop.ui.workflows.graph_items import BOX_H, BOX_W, EdgeItem, NodeItem, NodeLook
+from relavium_desktop.ui.workflows.graph_items import BOX_H, BOX_W, EdgeItem, NodeItem, NodeLook, box_height
 
 if TYPE_CHECKING:
     from relavium_desktop.engine.workflow.plan import RunPlan
@@ -45,7 +45,7 @@ GAP_X, GAP_Y = 32.0, 32.0
 MARGIN = 12.0
 ZOOM_STEP = 1.25
 MIN_SCALE, MAX_SCALE = 0.2, 4.0
-MAX_FIT_SCALE = 1.5  # a two-node graph in a big pane should not turn into giant boxes
+MAX_FIT_SCALE = 1.0  # fitting only shrinks: cards keep the design's size, never grow into giant boxes
 STREAM_FLUSH_MS = 80
 STREAM_KEEP = 400  # characters of streamed text kept per node (the face shows fewer)
 # Wide enough for one box plus margins and a scrollbar: nodes are never clipped by the splitter.
@@ -128,14 +128,15 @@ class WorkflowGraph(QGraphicsView):
         self.streams.clear()
         grid = layers(plan)
         widest = max((len(row) for row in grid), default=1)
-        for y, row in enumerate(grid):
+        top = 0.0
+        for row in grid:
             offset = (widest - len(row)) * (BOX_W + GAP_X) / 2
             for x, node_id in enumerate(row):
-                box = NodeItem(node_id, plan.nodes[node_id].type,
-                               offset + x * (BOX_W + GAP_X), y * (BOX_H + GAP_Y))
+                box = NodeItem(node_id, plan.nodes[node_id].type, offset + x * (BOX_W + GAP_X), top)
                 self.graph_scene.addItem(box)
                 self.boxes[node_id] = box
                 self.states[node_id] = "pending"
+            top += max((box_height(plan.nodes[n].type) for n in row), default=BOX_H) + GAP_Y
         for node_id in plan.order:
             for edge in plan.out_edges.get(node_id, []):
                 if edge.source not in self.boxes or edge.target not in self.boxes:

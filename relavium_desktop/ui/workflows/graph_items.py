@@ -33,7 +33,11 @@ from relavium_desktop.ui.qt import (
 )
 from relavium_desktop.ui.theme.tokens import RADIUS_CARD, TYPE_BODY_PX, TYPE_CAPTION_PX
 
-BOX_W, BOX_H = 184.0, 84.0
+# The design's card: ~190 px wide, 64-76 px tall -- kind, name, state; an agent adds a line for its words.
+BOX_W, BOX_H = 190.0, 68.0
+AGENT_BOX_H = 84.0  # an agent's card: one more line for the words it streams
+AGENT_TYPES = frozenset({"agent"})
+KIND_Y, NAME_Y, STATE_Y, STREAM_Y = 10.0, 25.0, 45.0, 61.0  # each line's top within the card
 PAD = 12.0
 BAR_W = 4.0  # the state's coloured bar down the card's left edge
 HALO = 5.0  # the soft ring around a card that waits for a person
@@ -59,7 +63,7 @@ class NodeItem(QGraphicsRectItem):
     """One node as a card: its kind (uppercase, small), its name, its state in words, an agent's latest words."""
 
     def __init__(self, node_id: str, node_type: str, left: float, top: float) -> None:
-        super().__init__(left, top, BOX_W, BOX_H)
+        super().__init__(left, top, BOX_W, box_height(node_type))
         self.node_id = node_id
         self.node_type = node_type
         self.look = NodeLook("Not started", "muted", faded=True)
@@ -78,16 +82,16 @@ class NodeItem(QGraphicsRectItem):
         x = left + PAD + BAR_W / 2
         self.kind = QGraphicsSimpleTextItem(self._elide(node_type.replace("_", " "), caps), self)
         self.kind.setFont(caps)
-        self.kind.setPos(x, top + 9)
+        self.kind.setPos(x, top + KIND_Y)
         self.title = QGraphicsSimpleTextItem(self._elide(node_id, name), self)
         self.title.setFont(name)
-        self.title.setPos(x, top + 25)
+        self.title.setPos(x, top + NAME_Y)
         self.state_label = QGraphicsSimpleTextItem(self.look.words, self)
         self.state_label.setFont(small)
-        self.state_label.setPos(x, top + 46)
+        self.state_label.setPos(x, top + STATE_Y)
         self.stream = QGraphicsSimpleTextItem("", self)
         self.stream.setFont(small)
-        self.stream.setPos(x, top + 63)
+        self.stream.setPos(x, top + STREAM_Y)
         self.stream_text = ""  # the unelided tail the face shows
 
     @staticmethod
@@ -141,6 +145,11 @@ class NodeItem(QGraphicsRectItem):
 
     def center(self) -> QPointF:
         return self.rect().center()
+
+
+def box_height(node_type: str) -> float:
+    """How tall a node's card is: an agent's has a line for its streamed words, the others do not."""
+    return AGENT_BOX_H if node_type in AGENT_TYPES else BOX_H
 
 
 def border_point(rect: QRectF, toward: QPointF) -> QPointF:

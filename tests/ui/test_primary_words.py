@@ -173,3 +173,17 @@ def test_the_banner_keeps_the_engine_message_in_its_collapsed_details(qtbot) -> 
     assert_words_for_people(banner, "banner, details open")  # the ids are only in the details
     banner.show_error({"code": "provider_unavailable", "message": ""})  # the next error: collapsed again
     assert not banner.details.isVisible() and not banner.details_toggle.isVisible()
+
+
+def test_the_walker_reads_table_cells_but_not_hidden_columns(qtbot) -> None:
+    from relavium_desktop.ui.qt import QTableWidget, QTableWidgetItem
+
+    table = QTableWidget(1, 2)
+    qtbot.addWidget(table)
+    table.setItem(0, 0, QTableWidgetItem("Write files"))
+    table.setItem(0, 1, QTableWidgetItem("write_file"))  # an id in a cell a person reads first
+    table.show()
+    with pytest.raises(AssertionError):
+        assert_words_for_people(table, "a table with an id")
+    table.setColumnHidden(1, True)  # e.g. an id column kept for sorting, not shown
+    assert assert_words_for_people(table, "the id column hidden") == ["Write files"]

@@ -330,6 +330,8 @@ CASES: dict[str, Callable[[Case], list[QWidget]]] = {
 KNOWN = {
     "settings/chat_tools": "ui/settings/chat_tools.py: 'run_command and http_request stay disabled in chat "
                            "until you allow something here.' names tool ids",
+    "settings/permissions": "ui/settings/permissions.py: the remembered answers' Tool column shows the tool ids "
+                            "'write_file' and 'run_command'",
 }
 
 

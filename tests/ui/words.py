@@ -5,7 +5,9 @@ The design's rule: primary text is words for people.  Error codes
 (``fs_write``, ``write_file``, ``mcp_files_add``) and raw UTC timestamps may
 appear only in an expanded detail.  A view marks such a container with
 objectName ``details`` or the dynamic property ``details=True``; the walker
-skips everything inside one.  Other view tests reuse :func:`primary_texts`
+skips everything inside one.  Besides labels and buttons it reads the cells
+of lists, tables and trees (their shown rows and columns): a table row is
+read first as much as a label is.  Other view tests reuse :func:`primary_texts`
 and :func:`assert_words_for_people`.
 """
 
@@ -17,7 +19,18 @@ from relavium_desktop.engine.errors import DenyReason, ErrorCode, InvalidReason
 from relavium_desktop.engine.llm.errors import ProviderErrorCode
 from relavium_desktop.engine.tools.builtins import BUILTIN_TOOLS
 from relavium_desktop.engine.tools.tooldef import ActionClass
-from relavium_desktop.ui.qt import QAbstractButton, QLabel, Qt, QTextDocument, QWidget
+from relavium_desktop.ui.qt import (
+    QAbstractButton,
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QListView,
+    Qt,
+    QTableView,
+    QTextDocument,
+    QTreeView,
+    QWidget,
+)
 
 # Identifiers never read first: every code, reason, action class and tool id that is not an
 # ordinary English word (the ones with an underscore), plus MCP tool ids by their shape.
@@ -60,8 +73,34 @@ def _plain(label: QLabel) -> str:
     return label.text()
 
 
+MAX_ROWS = 200  # a long list is read the same way row after row; its first rows stand for it
+
+
+def _cells(view: QAbstractItemView) -> list[str]:
+    """The display texts of a list's, table's or tree's shown top-level rows and columns."""
+    model = view.model()
+    if model is None or isinstance(view, QHeaderView):  # a header shares its table's model: not its cells
+        return []
+    root = view.rootIndex()
+    try:
+        columns = model.columnCount(root)
+    except TypeError:  # a list model (PySide keeps QAbstractListModel.columnCount private): one column
+        columns = 1
+    texts = []
+    for row in range(min(model.rowCount(root), MAX_ROWS)):
+        if isinstance(view, (QTableView, QListView)) and view.isRowHidden(row):
+            continue
+        for column in range(columns):
+            if isinstance(view, (QTableView, QTreeView)) and view.isColumnHidden(column):
+                continue
+            value = model.index(row, column, root).data(Qt.ItemDataRole.DisplayRole)
+            if isinstance(value, str):
+                texts.append(value)
+    return texts
+
+
 def primary_texts(widget: QWidget) -> list[str]:
-    """The texts of every visible QLabel and button under ``widget``, outside any details container."""
+    """The texts of every visible label, button and list/table cell under ``widget``, outside any details."""
     texts: list[str] = []
     for child in [widget, *widget.findChildren(QWidget)]:
         if not child.isVisibleTo(widget) and child is not widget:
@@ -72,6 +111,9 @@ def primary_texts(widget: QWidget) -> list[str]:
             text = _plain(child)
         elif isinstance(child, QAbstractButton):
             text = child.text()
+        elif isinstance(child, QAbstractItemView):
+            texts.extend(t for t in _cells(child) if t.strip())
+            continue
         else:
             continue
         if text.strip():

@@ -43,6 +43,7 @@ from relavium_desktop.ui.qt import (
     QSizePolicy,
     QStackedWidget,
     Qt,
+    QToolButton,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -52,6 +53,7 @@ from relavium_desktop.ui.runs.gate_panel import GatePanel
 from relavium_desktop.ui.tasks import spawn
 from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
 from relavium_desktop.ui.theme.fonts import mono_font
+from relavium_desktop.ui.theme.icons import icon
 from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_2, SPACE_3, SPACE_4
 from relavium_desktop.ui.workflows.catalog import WorkflowEntry, last_statuses, scan_project
 from relavium_desktop.ui.workflows.examples import add_examples
@@ -158,10 +160,20 @@ class WorkflowsView(QWidget):
         self.workflow_list.setFrameShape(QFrame.Shape.NoFrame)
         set_surface(self.workflow_list, "sunken")
         self.workflow_list.currentRowChanged.connect(self._picked)
-        self.refresh_button = QPushButton("Refresh")
-        self.refresh_button.setToolTip("Read the project's workflow files again (F5)")
+        # Refresh sits in the list's header as a small icon (F5 from anywhere on the page): a lone
+        # text button under the list read as a stray control.
+        self.list_heading = QLabel("In this project")
+        self.list_heading.setObjectName("workflowListHeading")
+        set_variant(self.list_heading, "group-label")
+        self.refresh_button = QToolButton()
+        self.refresh_button.setObjectName("refreshWorkflows")
+        self.refresh_button.setText("Refresh")
+        self.refresh_button.setAccessibleName("Refresh")
+        self.refresh_button.setToolTip("Refresh: read the project's workflow files again (F5)")
         self.refresh_button.setShortcut("F5")
-        self.refresh_button.setAutoDefault(False)
+        self.refresh_button.setAutoRaise(True)
+        self.refresh_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        self.refresh_button.setIcon(icon("refresh", palette, "muted"))
         set_variant(self.refresh_button, "ghost")
         self.refresh_button.clicked.connect(self.refresh)
         self.empty_label = QLabel("")
@@ -186,11 +198,15 @@ class WorkflowsView(QWidget):
         left_col = QVBoxLayout(left)
         left_col.setContentsMargins(0, 0, 0, 0)
         left_col.setSpacing(SPACE_2)
+        list_head = QHBoxLayout()
+        list_head.setContentsMargins(SPACE_2, 0, 0, 0)
+        list_head.addWidget(self.list_heading, 1)
+        list_head.addWidget(self.refresh_button)
+        left_col.addLayout(list_head)
         left_col.addWidget(self.workflow_list, 1)
         left_col.addWidget(self.empty_label)
         left_col.addWidget(self.examples_button)
         left_col.addWidget(self.folder_button)
-        left_col.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.left = left
 
         # -- middle: the open workflow's graph (or why it does not load) --------
@@ -329,6 +345,7 @@ class WorkflowsView(QWidget):
     def _retheme(self) -> None:
         palette = self.context.theme.palette
         self.graph_pane.set_palette(palette)
+        self.refresh_button.setIcon(icon("refresh", palette, "muted"))
         self.timeline.set_palette(palette)
         self.row_delegate.palette_now = palette
         for row, entry in enumerate(self.entries):

@@ -855,6 +855,13 @@ class MainWindow(QMainWindow):
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
+    if not argv:  # the usual start: the defaults, without building the parser (~4 ms of gettext and regexes)
+        return argparse.Namespace(process_clipboard=False, project=None, files=[], hidden=False,
+                                  headless_check=False, install_desktop_entry=False, uninstall_desktop_entry=False)
+    return argument_parser().parse_args(argv)
+
+
+def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="relavium-desktop", description="Relavium Desktop")
     parser.add_argument(
         "--process-clipboard", action="store_true",
@@ -873,7 +880,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="add Relavium to this user's application menu and file types, then exit")
     parser.add_argument("--uninstall-desktop-entry", action="store_true",
                         help="remove what --install-desktop-entry added, then exit")
-    return parser.parse_args(argv)
+    return parser
 
 
 def run_app(argv: list[str], paths: AppPaths) -> int:
@@ -886,7 +893,12 @@ def run_app(argv: list[str], paths: AppPaths) -> int:
     # instance part Qt takes from ``-name``, else argv[0]'s name) or by the desktop file
     # name (Wayland app id, KDE): both are set to APP_ID, while the class part stays the
     # application name.
-    app: Any = QApplication.instance() or QApplication([argv[0], "-name", APP_ID, *argv[1:]])
+    from relavium_desktop.ui.theme import FUSION_ARGUMENTS, FUSION_PROPERTY
+
+    app: Any = QApplication.instance()
+    if app is None:
+        app = QApplication([argv[0], "-name", APP_ID, *FUSION_ARGUMENTS, *argv[1:]])
+        app.setProperty(FUSION_PROPERTY, True)
     app.setApplicationName("Relavium")
     app.setApplicationDisplayName("Relavium Desktop")
     app.setDesktopFileName(APP_ID)

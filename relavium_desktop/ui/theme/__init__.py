@@ -69,6 +69,11 @@ SURFACE_NAMES = frozenset(SURFACES)
 # Remembered on the QApplication the first time a theme touches it, so "the desktop's
 # size" survives a later theme (a second window, a test) having changed the app font.
 _DESKTOP_FONT_PT = "relaviumDesktopFontPt"
+# The app runs on the Fusion style.  The window's entry point asks for it with FUSION_ARGUMENTS (Qt then
+# builds it natively) and sets FUSION_PROPERTY on the QApplication; otherwise the first apply() checks
+# and sets it.  Asking ``app.style()`` from Python builds the QStyle class with its enums: ~10 ms.
+FUSION_ARGUMENTS = ("-style", "Fusion")
+FUSION_PROPERTY = "relaviumFusion"
 # Surfaces and variants drawn in the mono face: ligatures go off on the widget itself
 # (a style sheet cannot switch OpenType features).
 _MONO_SURFACES = frozenset({"code", "terminal"})
@@ -315,9 +320,11 @@ class Theme(QObject):
         if not isinstance(app, QApplication):
             return
         points = self.font_pt
-        if app.style().name().lower() != "fusion":
+        if app.property(FUSION_PROPERTY) is not True:
             # Native styles (Windows, macOS) ignore parts of a QPalette; Fusion paints from it.
-            app.setStyle("Fusion")
+            if app.style().name().lower() != "fusion":
+                app.setStyle("Fusion")
+            app.setProperty(FUSION_PROPERTY, True)
         app.setPalette(to_qpalette(self._palette))
         startup_probe.mark("theme-palette")
         families = fonts.load_fonts()

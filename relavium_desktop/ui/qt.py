@@ -73,7 +73,9 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QTextCharFormat as QTextCharFormat
     from PySide6.QtGui import QTextCursor as QTextCursor
     from PySide6.QtGui import QTextDocument as QTextDocument
+    from PySide6.QtGui import QTextDocumentFragment as QTextDocumentFragment
     from PySide6.QtGui import QTextOption as QTextOption
+    from PySide6.QtGui import QTextTable as QTextTable
     from PySide6.QtGui import QWheelEvent as QWheelEvent
     from PySide6.QtNetwork import QLocalServer as QLocalServer
     from PySide6.QtNetwork import QLocalSocket as QLocalSocket

@@ -30,7 +30,7 @@ like the same answer opened from history.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from relavium_desktop.ui.chat.markdown import TopBlock, hold_back, render_blocks, render_inline, top_blocks
 from relavium_desktop.ui.qt import (
@@ -44,6 +44,7 @@ from relavium_desktop.ui.qt import (
 if TYPE_CHECKING:
     from relavium_desktop.ui.chat.code_block import CodeBlock
     from relavium_desktop.ui.chat.rich_text import FittedText
+    from relavium_desktop.ui.qt import QTextTable
 
 KEEP_LINES = 2  # an open paragraph's last lines, drawn again per flush; earlier ones are committed
 SEGMENT_CHARS = 300  # an open paragraph's last segment is committed once it is this long
@@ -82,7 +83,7 @@ class StreamRender:
         self._code_seen = 0  # where the open fence's unread lines start in the text
         self._shift = 0
         self.pending = False  # the last update stopped early (after building a code block)
-        self._table: tuple[str, Any, int] | None = None  # head lines, drawn QTextTable, rows read to
+        self._table: tuple[str, QTextTable, int] | None = None  # head lines, drawn QTextTable, rows read to
 
     def update(self, text: str, *, final: bool = False) -> bool:
         """Render ``text`` (the whole answer so far); ``final``: nothing more comes, render all of it.
@@ -295,7 +296,7 @@ class StreamRender:
         self._table = (head, table, seen)
         return True
 
-    def _append_rows(self, head: str, table: Any, rows: str, count: int) -> bool:
+    def _append_rows(self, head: str, table: QTextTable, rows: str, count: int) -> bool:
         """Render ``rows`` under the table's header and copy their cells into new rows of ``table``."""
         scratch = QTextDocument()
         scratch.setHtml(self._host.paint(render_blocks(head + rows)))
@@ -387,7 +388,7 @@ def append_html(document: QTextDocument, markup: str) -> None:
             fix.deletePreviousChar()
 
 
-def _last_table(document: QTextDocument) -> Any:
+def _last_table(document: QTextDocument) -> QTextTable | None:
     """The table a document ends with (Qt keeps an empty block after it), if it ends with one."""
     end = document.lastBlock()
     if end.length() == 1 and end.previous().isValid():

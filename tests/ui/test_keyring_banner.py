@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from relavium_desktop.ui.qt import Qt
+from relavium_desktop.ui.qt import QPoint, Qt
+from relavium_desktop.ui.theme.tokens import SPACE_3, SPACE_4
 
 JARGON = ("PYTHON_KEYRING_BACKEND", "dbus", "DBUS_SESSION_BUS_ADDRESS", "keyring.backends", "Secret Service")
 
@@ -35,6 +36,8 @@ def test_the_keyring_banner_is_a_sentence_and_how_to_fix_opens_the_technical_ste
         == "Your system keyring isn't available, so API keys can't be saved. Keys you paste are not kept."
     )
     assert [word for word in JARGON if word in headline] == []
+    at = banner.headline.mapTo(banner, QPoint(0, 0))
+    assert at.x() <= SPACE_4 and at.y() <= SPACE_3  # the surface's padding once, not padded twice
     # The steps are there, folded away and marked as details.
     assert not banner.details.isVisible()
     assert banner.fix_toggle.text() == "How to fix" and banner.fix_toggle.isVisible()

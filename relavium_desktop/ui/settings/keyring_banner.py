@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from relavium_desktop.ui.qt import QFrame, QHBoxLayout, QLabel, QPushButton, Qt, QVBoxLayout
 from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
-from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3
+from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2
 
 HEADLINE = "Your system keyring isn't available, so API keys can't be saved. Keys you paste are not kept."
 SHOW_FIX = "How to fix"
@@ -52,7 +52,7 @@ class KeyringBanner(QFrame):
         row.addWidget(self.headline, 1)
         row.addWidget(self.fix_toggle, 0, Qt.AlignmentFlag.AlignTop)
         column = QVBoxLayout(self)
-        column.setContentsMargins(SPACE_3, SPACE_2, SPACE_2, SPACE_2)
+        column.setContentsMargins(0, 0, 0, 0)  # the banner surface's padding is the theme's
         column.setSpacing(SPACE_1)
         column.addLayout(row)
         column.addWidget(self.details)

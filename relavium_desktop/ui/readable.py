@@ -45,3 +45,31 @@ def readable(value: Any, depth: int = 0) -> str:
             bullets.append(f"{pad}• {body}")
         return "\n".join(bullets)
     return f"{pad}{value}"
+
+
+# What a tool does, as a person names it (Settings → Permissions' Tool column); the id stays in the tooltip.
+TOOL_NAMES = {
+    "read_file": "Reading files",
+    "write_file": "Writing files",
+    "list_directory": "Listing folders",
+    "run_command": "Running commands",
+    "http_request": "Web requests",
+    "web_search": "Web search",
+    "git_status": "Git status",
+    "git_commit": "Git commits",
+    "read_clipboard": "Reading the clipboard",
+    "notify": "Notifications",
+    "invoke_agent": "Asking another agent",
+    "read_media": "Looking at images",
+}
+
+
+def tool_name(tool_id: str) -> str:
+    """``tool_id`` in words: a built-in by what it does, an MCP or plugin tool by its own name."""
+    if tool_id in TOOL_NAMES:
+        return TOOL_NAMES[tool_id]
+    if tool_id.startswith("mcp_"):
+        return "MCP tool " + tool_id[4:].replace("_", " ")
+    if tool_id.startswith("plugin_"):
+        return "Plugin tool " + tool_id[7:].replace("_", " ")
+    return tool_id.replace("_", " ").capitalize()

@@ -160,7 +160,8 @@ def test_always_in_project_survives_restart_and_is_gone_after_revoking(
     page = restarted.show_settings("permissions").permissions
     assert page.table.rowCount() == 1
     assert page.table.item(0, 0).text() == os.path.realpath(project)
-    assert page.table.item(0, 1).text() == "write_file"
+    assert page.table.item(0, 1).text() == "Writing files"  # the id is in the tooltip, not the cell
+    assert page.table.item(0, 1).toolTip() == "write_file"
     assert page.table.item(0, 2).text() == "writes under src/"
     # When, in local words (the grant was just made); the full local timestamp on hover, never raw UTC.
     assert page.table.item(0, 3).text().startswith("Today ")

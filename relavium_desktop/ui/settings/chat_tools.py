@@ -210,7 +210,7 @@ class ChatToolsPage(QWidget):
         super().__init__()
         self._settings = context.settings
         intro = QLabel(
-            "run_command and http_request stay disabled in chat until you allow something here. "
+            "Running commands and web requests stay off in chat until you allow something here. "
             "Allowed actions still ask for permission unless the chat mode is Auto."
         )
         intro.setWordWrap(True)
@@ -279,8 +279,8 @@ class ChatToolsPage(QWidget):
                 self.domains.add_value(str(entry), f"{entry}  (refused: not a usable host entry)")
         if problem is None and refused:
             # The engine refuses the whole stored policy (as the CLI would), so chat has neither tool.
-            problem = (f"{refused} stored entr{'y is' if refused == 1 else 'ies are'} refused; run_command "
-                       "and http_request stay disabled in chat until you remove "
+            problem = (f"{refused} stored entr{'y is' if refused == 1 else 'ies are'} refused; running commands "
+                       "and web requests stay off in chat until you remove "
                        f"{'it' if refused == 1 else 'them'}")
         stored_mode = data.get("sandbox", "strict")
         try:
@@ -288,8 +288,8 @@ class ChatToolsPage(QWidget):
         except ValueError:
             # The engine refuses the whole stored policy for it, as for a refused entry.
             self.sandbox.set_value("strict")
-            problem = problem or ("the stored sandbox choice is not strict, network or off; run_command and "
-                                  "http_request stay disabled in chat until you pick one")
+            problem = problem or ("the stored sandbox choice is not strict, network or off; running commands and "
+                                  "web requests stay off in chat until you pick one")
         self.sandbox.refresh_support()
         self.warning.setText(problem or "")
         self.warning.setVisible(problem is not None)

@@ -20,6 +20,7 @@ from relavium_desktop.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
+from relavium_desktop.ui.readable import tool_name
 from relavium_desktop.ui.runs.local_time import full_local, parse_wire_time, short_local
 from relavium_desktop.ui.theme import set_tone, set_variant
 from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_3
@@ -88,11 +89,14 @@ class PermissionsPage(QWidget):
         for row, (project, tool, allows, created, ident) in enumerate(rows):
             epoch = parse_wire_time(created)
             when = short_local(epoch) if epoch is not None else created.replace("T", " ")
-            for col, text in enumerate((project, tool, allows, when)):
+            shown_tool = "File tools" if tool == "file tools" else tool_name(tool)
+            for col, text in enumerate((project, shown_tool, allows, when)):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, ident)
                 if col == 3 and epoch is not None:
                     item.setToolTip(full_local(epoch))
+                if col == 1:
+                    item.setToolTip(tool)  # the tool's id, for whoever needs it
                 self.table.setItem(row, col, item)
         self.empty.setVisible(not rows)
         self.revoke_button.setEnabled(bool(rows))

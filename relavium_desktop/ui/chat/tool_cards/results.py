@@ -130,7 +130,11 @@ def refusal_sentence(code: str, reason: str, message: str) -> str:
         return REASONS[reason]
     if code == "tool_failed" and message:
         return message
-    return CODES.get(code, f"The call failed ({code}).")
+    if code in CODES:
+        return CODES[code]
+    from relavium_desktop.ui.error_text import error_words  # the one sentence per code; the code stays in details
+
+    return error_words(code)
 
 
 def human_bytes(size: int) -> str:

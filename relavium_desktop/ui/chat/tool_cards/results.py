@@ -132,7 +132,8 @@ def refusal_sentence(code: str, reason: str, message: str) -> str:
         return message
     if code in CODES:
         return CODES[code]
-    from relavium_desktop.ui.error_text import error_words  # the one sentence per code; the code stays in details
+    # The one sentence per code; the code itself stays in the card's details.
+    from relavium_desktop.ui.error_text import error_words
 
     return error_words(code)
 

@@ -89,6 +89,11 @@ Say **go** and I'll make the three edits.
 SCRIPT: list[dict[str, Any]] = [
     {"text": "Let me look at how the plans are priced.", "call": ("read_file", {"path": "src/pricing.py"})},
     {"text": ANSWER, "usage": (1840, 212)},
+    # The second turn ("go"): one edit, allowed once in the permission sheet, then the answer.
+    {"text": "", "call": ("write_file", {"path": "README.md",
+                                         "content": "# ACME website\n\nTeam plan: $39/month.\n"})},
+    {"text": "Done: `README.md` now says **$39/month**. `src/pricing.py` and its test are next — "
+             "shall I change them too?", "usage": (2310, 41)},
 ]
 OLDER_SESSIONS = (
     ("Why are totals rounded down?", "Because `int()` truncates; use `round()`."),
@@ -295,6 +300,16 @@ async def _chat(window: Any, out: Shots) -> None:
     await _until(lambda: outcomes, "the chat turn")
     if outcomes != ["completed"]:
         raise RuntimeError(f"screenshots: the demo chat turn ended {outcomes[0]}")
+    # "go": the agent edits README.md; the user allows it once in the permission sheet.
+    assert window.context.approvals is not None
+    from relavium_desktop.ui.qt import QTimer
+
+    window.context.approvals.dialog_opened.connect(lambda dialog: QTimer.singleShot(300, dialog.allow))
+    view.send("go")
+    await _until(lambda: len(outcomes) == 2, "the second chat turn")
+    window.context.approvals.dialog_opened.disconnect()
+    if outcomes[1] != "completed":
+        raise RuntimeError(f"screenshots: the demo edit turn ended {outcomes[1]}")
     sessions = view.backend.store.list_sessions()
     view.rename_session(sessions[0].id, "Raise the team plan price")
     view.sessions.select(sessions[0].id)

@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from relavium_desktop.application.desktop import APP_ID
 from relavium_desktop.ui import app_settings as keys
 from relavium_desktop.ui import startup_probe
 from relavium_desktop.ui.context import AppContext, FolderPicker
-from relavium_desktop.ui.identity import APP_ID, app_icon
 from relavium_desktop.ui.qt import (
     QApplication,
     QCloseEvent,
@@ -167,7 +167,6 @@ class MainWindow(QMainWindow):
         self.welcome_view: WelcomeView | None = None  # the first-run flow, while it is needed
 
         self.setWindowTitle("Relavium Desktop")
-        self.setWindowIcon(app_icon())
         self.setObjectName("mainWindow")
         self.resize(1100, 700)
 
@@ -370,6 +369,7 @@ class MainWindow(QMainWindow):
         history.db is checked first: when it cannot be used, the storage
         state says so and everything that does not need it still starts.
         """
+        self.show_window_icon()
         if self.storage_ok():
             self.ensure_services()
         self.show_settings_file_problems()
@@ -478,9 +478,20 @@ class MainWindow(QMainWindow):
         if self._painted:  # before it, after_first_paint draws them in the palette then in force
             self.show_nav_icons()
 
+    def show_window_icon(self) -> None:
+        """The app's icon on this window and the application (dialogs, task switcher), after the first paint:
+        QIcon's class alone (its ~150 theme-icon names) costs ~6 ms, and no frame shows the icon."""
+        from relavium_desktop.ui.identity import app_icon
+
+        icon = app_icon()
+        QApplication.setWindowIcon(icon)
+        self.setWindowIcon(icon)
+
     def show_nav_icons(self) -> None:
         """The sidebar's and top bar's icons in the current palette (first drawn after the first paint)."""
         palette = self.context.theme.palette
+        from relavium_desktop.ui.identity import app_icon
+
         self.sidebar.show_icons(palette, app_icon())
         self.top_bar.show_icons(palette)
 
@@ -902,7 +913,6 @@ def run_app(argv: list[str], paths: AppPaths) -> int:
     app.setApplicationName("Relavium")
     app.setApplicationDisplayName("Relavium Desktop")
     app.setDesktopFileName(APP_ID)
-    app.setWindowIcon(app_icon())
     startup_probe.mark("qt-init")
     files = [os.path.abspath(f) for f in args.files]
     name = server_name(paths.home)

@@ -55,6 +55,7 @@ NEVER_BEFORE_FIRST_PAINT = (
     "relavium_desktop.ui.chat",  # the first page (chat or welcome) is built after the first frame
     "relavium_desktop.ui.chat.markdown",  # (named too: answers are rendered after the chat list loads)
     "relavium_desktop.ui.welcome",
+    "relavium_desktop.ui.identity",  # the window icon (QIcon's class alone is ~6 ms) is set after the paint
     "relavium_desktop.ui.mcp",  # MCP sign-in offers: Settings and the chat, after the paint
     "datetime",  # times in words ("Today 14:02"): the chat list, after the paint
 )

@@ -43,8 +43,9 @@ def test_the_first_frame_is_the_chrome_and_the_chat_page_follows_it(
     assert len(at_first_frame) == 1 and not isinstance(at_first_frame[0], ChatView)  # the frame came first
     assert isinstance(window.pages.currentWidget(), ChatView)
     assert window.pages.currentWidget() is window.chat_view and window.nav.currentRow() == NAV_CHAT
-    # The stored chat is listed once the page is up.
+    # The stored chat is listed once the page is up; the window gets the app's icon then too.
     qtbot.waitUntil(lambda: window.chat_view.sessions.list.count() == 1, timeout=15_000)
+    qtbot.waitUntil(lambda: not window.windowIcon().isNull(), timeout=15_000)
     assert "Earlier chat" in window.chat_view.sessions.list.item(0).text()
 
 

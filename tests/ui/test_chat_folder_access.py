@@ -114,7 +114,7 @@ def test_granting_an_outside_folder_lets_the_retry_succeed_and_revoking_removes_
     assert again.context.grants.folders.roots(str(outside)) == ()  # another project has no such grant
     page = window.show_settings("permissions").permissions
     texts = [[page.table.item(r, c).text() for c in range(3)] for r in range(page.table.rowCount())]
-    assert texts == [[os.path.realpath(project), "file tools",
+    assert texts == [[os.path.realpath(project), "File tools",
                       f"files under {os.path.realpath(outside)} (outside the project)"]]
     page.table.selectRow(0)
     page.revoke_button.click()

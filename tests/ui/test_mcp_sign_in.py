@@ -105,7 +105,11 @@ def test_sign_in_from_settings_then_a_chat_turn_uses_the_token_and_sign_out_remo
     view.set_route(ROUTE)
     window.context.set_mode("auto")
     discovered(qtbot, view, 1)
+    # Before signing in, the chat's MCP status says so, and the offer under it signs in.
     assert "'tracker' needs you to sign in" in view.mcp_status.full_text()
+    offer = view.sign_in_offer
+    assert offer.isVisible() and "“tracker” needs you to sign in" in offer.label.text()
+    assert offer.sign_in_button.isVisible() and offer.sign_in_button.text() == "Sign in to tracker"
     assert view.mcp.tool_ids() == []
 
     page = settings_page(qtbot, window)
@@ -115,6 +119,9 @@ def test_sign_in_from_settings_then_a_chat_turn_uses_the_token_and_sign_out_remo
     assert panel.sign_in_button.isVisible() and panel.sign_in_button.property("variant") == "primary"
     assert not panel.sign_out_button.isVisible()
     assert "needs sign-in" in page.server_list.currentItem().text()
+    with qtbot.waitSignal(page.tested, timeout=WAIT_MS):  # Test says so in words too, not as a failure
+        page.test_button.click()
+    assert page.health.text().startswith("Needs sign-in") and page.health.property("tone") == "warning"
 
     with qtbot.waitSignal(page.sign_in.finished, timeout=WAIT_MS) as done:
         panel.sign_in_button.click()
@@ -126,13 +133,13 @@ def test_sign_in_from_settings_then_a_chat_turn_uses_the_token_and_sign_out_remo
     qtbot.waitUntil(lambda: panel.state_label.text().startswith("Signed in as ada@example.test · until "),
                     timeout=WAIT_MS)
     assert panel.sign_out_button.isVisible() and not panel.sign_in_button.isVisible()
-    assert "Signed in to tracker as ada@example.test" in panel.note.text()
+    assert panel.note.isHidden()  # the state line says it; no second line repeating it
     assert "signed in" in page.server_list.currentItem().text()
 
-    # The chat discovers again, and a turn calls the server's tool with the token.
-    view.mcp.refresh()
+    # The chat heard of the sign-in, discovered again, and a turn calls the server's tool with the token.
     qtbot.waitUntil(lambda: "mcp_tracker_echo" in view.mcp.tool_ids(), timeout=WAIT_MS)
     window.pages.setCurrentWidget(view)
+    assert not offer.isVisible()  # signed in elsewhere: the chat's offer is withdrawn
     llm_server.script(Reply.call("mcp_tracker_echo", {"text": "hi"}), Reply.say("It said hi."))
     with qtbot.waitSignal(view.turn_finished, timeout=WAIT_MS) as turn:
         type_and_enter(qtbot, view, "Echo hi")
@@ -186,3 +193,57 @@ def test_an_error_that_asks_for_a_sign_in_names_the_server() -> None:
     assert server_needing_sign_in(said) == "tracker"
     assert server_needing_sign_in("MCP server 'tracker': calling 'echo' failed (timeout)") is None
     assert server_needing_sign_in(None) is None
+
+
+def test_a_call_refused_mid_chat_offers_sign_in_in_place_and_continue_carries_the_turn_on(
+    desktop_bus_env: dict[str, str], make_window, qtbot, tracker: OAuthMcpProcess, browser: Path,
+    providers: None, llm_server: ScriptedLLMServer,
+) -> None:
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    view = window.chat_view
+    qtbot.waitUntil(lambda: view.backend is not None)
+    view.set_route(ROUTE)
+    window.context.set_mode("auto")
+    discovered(qtbot, view, 1)
+    offer = view.sign_in_offer
+    # Signing in from the chat's own offer: progress and a Cancel, then its tools are offered.
+    with qtbot.waitSignal(offer.controller.finished, timeout=WAIT_MS) as done:
+        offer.sign_in_button.click()
+        assert offer.cancel_button.isVisible() and not offer.sign_in_button.isVisible()
+    assert done.args[1] is True, done.args
+    assert "Signed in to tracker as ada@example.test" in offer.label.text()
+    qtbot.waitUntil(lambda: "mcp_tracker_echo" in view.mcp.tool_ids(), timeout=WAIT_MS)
+    llm_server.script(Reply.call("mcp_tracker_echo", {"text": "one"}), Reply.say("It said one."))
+    with qtbot.waitSignal(view.turn_finished, timeout=WAIT_MS):
+        type_and_enter(qtbot, view, "Echo one")
+    assert "echo: one" in json.dumps(llm_server.requests[-1].body["messages"])
+
+    # The server forgets every token (a revoked sign-in): the next call is refused mid-chat.
+    tracker.restart()
+    llm_server.script(Reply.call("mcp_tracker_echo", {"text": "two"}),
+                      Reply.call("mcp_tracker_echo", {"text": "two"}), Reply.say("It said two."))
+    with qtbot.waitSignal(view.turn_finished, timeout=WAIT_MS) as stopped:
+        type_and_enter(qtbot, view, "Echo two")
+    assert stopped.args == ["failed"]  # a host failure ends the turn; the offer says how to go on
+    card = view.transcript.cards()[-1]
+    assert card.tool_id == "mcp_tracker_echo" and card.status != "done"
+    assert offer.isVisible() and offer.mid_turn
+    assert "“tracker” asked you to sign in again" in offer.label.text()
+    assert offer.sign_in_button.isVisible() and offer.sign_in_button.property("variant") == "primary"
+    assert not view.banner.isVisible()  # the offer says what happened; no bare error on top
+
+    with qtbot.waitSignal(offer.controller.finished, timeout=WAIT_MS) as done:
+        offer.sign_in_button.click()
+    assert done.args[1] is True, done.args
+    assert offer.retry_button.isVisible() and offer.retry_button.text() == "Continue"
+    assert "Continue to let the agent try again" in offer.label.text()
+    with qtbot.waitSignal(view.turn_finished, timeout=WAIT_MS) as again:
+        offer.retry_button.click()
+    assert again.args == ["completed"]
+    assert not offer.isVisible()
+    assert "echo: two" in json.dumps(llm_server.requests[-1].body["messages"])
+    assert [m.shown_text().strip() for m in view.transcript.messages()][-1] == "It said two."
+    assert [m.shown_text() for m in view.transcript.messages()].count("Echo two") == 1  # resumed, not re-asked
+    assert browser.read_text().splitlines() == ["200", "200"]  # two sign-ins, each through the browser

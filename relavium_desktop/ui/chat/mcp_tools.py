@@ -71,6 +71,9 @@ def status_of(reports: Sequence[Any], *, running: bool, refused: Sequence[Any] =
         parts.append(f"{_plural(tools, 'tool')} from {names}")
     for report in down:
         reason = (report.error or "no reason given").splitlines()[0]
+        if f"MCP server '{report.server}' needs you to sign in" in reason:
+            parts.append(f"'{report.server}' needs you to sign in")  # the sign-in offer below says how
+            continue
         parts.append(f"'{report.server}' unavailable: {reason[:120]}")
     text = "MCP: " + " · ".join(parts) + (" (refreshing…)" if running else "")
     lines = []

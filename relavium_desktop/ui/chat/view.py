@@ -179,6 +179,7 @@ class ChatView(QWidget):
         self.status.setWordWrap(True)
         # The MCP servers' state (built with the backend, after the first paint): empty until then.
         self.mcp: ChatMcp | None = None
+        self.sign_in_offer: Any = None  # "Sign in to SERVER" (ui/mcp/sign_in_offer.py), made with the MCP servers
         self.mcp_status = ElidedLabel("")
         self.mcp_status.setObjectName("mcpStatus")
         self.mcp_status.hide()
@@ -790,6 +791,7 @@ class ChatView(QWidget):
         mcp = ChatMcp(self.context, backend.home, hooks=self._mcp_hooks, extra_roots=self._extra_roots)
         self.mcp = mcp
         mcp.changed.connect(self._show_mcp_status)
+        self._start_sign_in(mcp)
         # A folder granted from the chat is a new root: the open servers are told at once.
         self.folder_offer.granted.connect(lambda _folder: mcp.set_roots(self.context.project))
         self.slash_prompts: SlashPrompts = SlashPrompts(self.composer, mcp, self.status)
@@ -799,6 +801,19 @@ class ChatView(QWidget):
         self.attach_button.setAccessibleName("Attach a resource from an MCP server")
         self.composer_card.add_trailing(self.attach_button)
         mcp.start()
+
+    def _start_sign_in(self, mcp: ChatMcp) -> None:
+        """The sign-in offer for remote servers; a new sign-in (or sign-out) anywhere discovers again."""
+        from relavium_desktop.ui.mcp.sign_in import window_sign_in
+        from relavium_desktop.ui.mcp.sign_in_offer import SignInOffer
+
+        sign_in = window_sign_in(self.context)
+        sign_in.changed.connect(lambda _server: mcp.refresh())
+        self.sign_in_offer = SignInOffer(sign_in)
+        self.sign_in_offer.retry_requested.connect(self._retry_last)
+        column = self.column.layout()
+        if isinstance(column, QVBoxLayout):
+            column.insertWidget(column.indexOf(self.mode_offer) + 1, self.sign_in_offer)
 
     def _mcp_hooks(self) -> Any:
         """The app's MCP client hooks (consent, elicitation, sampling dialogs)."""
@@ -813,6 +828,13 @@ class ChatView(QWidget):
         self.mcp_status.setToolTip(status.details)
         look_tone(self.mcp_status, status.tone)
         self.mcp_status.setVisible(bool(status.text))
+        if self.sign_in_offer is not None and not self.mcp.running:
+            from relavium_desktop.ui.mcp.sign_in import server_needing_sign_in
+
+            waiting = sorted(r.server for r in self.mcp.reports if not r.ok and server_needing_sign_in(r.error))
+            self.sign_in_offer.withdraw(set(waiting))
+            if waiting:
+                self.sign_in_offer.offer(waiting[0], mid_turn=False)
 
     def _tool_progress(self, event: dict[str, Any]) -> None:
         """An MCP server's progress for a running call: onto that call's card (the newest running one)."""
@@ -889,7 +911,14 @@ class ChatView(QWidget):
         from relavium_desktop.engine.agent.modes import mode_allowing
 
         reason = error.get("reason")
-        if reason == "outside_scope":
+        if reason == "sign_in_required" and self.sign_in_offer is not None:
+            from relavium_desktop.ui.mcp.sign_in import server_needing_sign_in
+
+            server = server_needing_sign_in(str(error.get("message", "")))
+            if server is not None:
+                self.sign_in_offer.offer(server, mid_turn=True)
+                self._offer_shown = True
+        elif reason == "outside_scope":
             self.folder_offer.offer(tool_id, self._last_call_input)
             self._offer_shown = True
         elif reason == "not_granted" and not self.context.project and tool_id in self.agent().tools:

@@ -156,7 +156,9 @@ class McpSignIn(QObject):
         except asyncio.CancelledError:
             ok, words = False, f"Sign-in to {server} cancelled. Nothing was stored."
         except McpAuthError as exc:
-            ok, words = False, str(exc)[:400]
+            from relavium_desktop.ui.error_text import error_text
+
+            ok, words = False, error_text(exc, limit=400)
         except Exception as exc:  # noqa: BLE001 -- a failure is said in words, never a crash
             from relavium_desktop.ui.error_text import error_text
 
@@ -178,7 +180,9 @@ class McpSignIn(QObject):
         try:
             removed = await asyncio.to_thread(lambda: self._auth(self.home).logout(server))
         except McpAuthError as exc:
-            return str(exc)[:400]
+            from relavium_desktop.ui.error_text import error_text
+
+            return error_text(exc, limit=400)
         except Exception as exc:  # noqa: BLE001 -- the keyring refused: said, not raised
             from relavium_desktop.ui.error_text import error_text
 

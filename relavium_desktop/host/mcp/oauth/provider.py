@@ -63,7 +63,13 @@ DEFAULT_CLIENT_METADATA_URL: str | None = None
 
 
 class SignInRequired(ToolFailedError):
-    """The server needs a (new) sign-in and nobody is here to do it; the message says how."""
+    """The server needs a (new) sign-in and nobody is here to do it; the message says how.
+
+    It carries the ``sign_in_required`` reason from birth, so a surface can offer a sign-in
+    from the reason instead of from the message's wording."""
+
+    def __init__(self, message: str, *, reason: str | None = "sign_in_required") -> None:
+        super().__init__(message, reason=reason)
 
 
 def login_hint(server: str) -> str:

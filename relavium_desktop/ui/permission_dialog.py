@@ -97,7 +97,7 @@ PATH_CLASSES = ("fs_write", "read")  # targets that are paths: their kind is nam
 ARM_SECONDS = 0.8
 # The one sentence under the diff or arguments: what happens next, per action class.
 WHY = {
-    "fs_write": "Nothing is written until you allow it.",
+    "fs_write": "Nothing is written until you allow it; afterwards you can undo the edit from the chat.",
     "process": "The command runs in the project folder with your permissions.",
     "egress": "The agent reads whatever the server sends back.",
     "os": "The agent uses this part of your desktop once you allow it.",
@@ -292,6 +292,9 @@ class PermissionDialog(QDialog):
             self.diff_view.setFont(mono)
             set_surface(self.diff_view, "code")
             self.diff_view.setPlainText(self.diff_shown.text)
+            # As tall as the change (a short diff leaves no empty well), at most about 14 lines, then it scrolls.
+            lines = min(self.diff_shown.text.count("\n") + 1, 14)
+            self.diff_view.setFixedHeight(lines * self.diff_view.fontMetrics().lineSpacing() + SPACE_4)
             added, removed = change_counts(diff)
             # The file header row sits on the diff like a tab: the path on the left, +added −removed right.
             header_row = QWidget()

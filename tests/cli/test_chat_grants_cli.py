@@ -91,7 +91,8 @@ def grant_in_the_window(make_window, qtbot, project: Path, path: str) -> None:
     task, dialog = window_asks(window, qtbot, write_req(path))
     assert dialog is not None, "nothing granted yet: the window must ask"
     assert "writes under src" in dialog.project_button.toolTip()
-    dialog.project_button.click()
+    dialog.project_button.click()  # the scope: Always in this project
+    dialog.allow_button.click()
     qtbot.waitUntil(task.done)
     assert task.result() == ApprovalDecision(True, "project")
     window.close()
@@ -169,7 +170,7 @@ def test_the_terminal_hook_honours_the_windows_grant_without_asking(
     assert decisions == [[False, "once"]]
     assert "? allow write_file (fs_write): README.md" in out
     assert (
-        "[y]es once / [n]o / [a]lways this session / [p] always in this project (writes under README.md) > "
+        "[y]es once / [n]o / [a]lways this session / [p] always in this project (writes README.md) > "
         in out
     )
 
@@ -182,7 +183,7 @@ def test_p_on_the_terminal_grants_the_project_and_the_window_honours_it(
     tmp_path: Path,
 ) -> None:
     out, decisions = hook_child(cli_env, project, "p\n", ("src/a.py", False), ("src/b.py", False))
-    assert "[p] always in this project (writes under src) > " in out
+    assert "[p] always in this project (writes under src/) > " in out
     assert decisions == [[True, "project"], [True, "project"]]
     assert out.count("? allow") == 1  # the second write was covered by the first answer
 

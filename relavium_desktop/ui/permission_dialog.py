@@ -63,12 +63,13 @@ from relavium_desktop.ui.qt import (
     Signal,
 )
 from relavium_desktop.ui.readable import readable
+from relavium_desktop.ui.sheet_parts import question_row, sheet_badge
 from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
 from relavium_desktop.ui.theme.diff import DiffView, change_counts, colour_diff
 from relavium_desktop.ui.theme.fonts import mono_font
 from relavium_desktop.ui.theme.icons import icon
 from relavium_desktop.ui.theme.palette import LIGHT, Palette
-from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_1, SPACE_2, SPACE_3, SPACE_4, SPACE_6
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_1, SPACE_2, SPACE_3, SPACE_4
 from relavium_desktop.ui.untrusted import marked_html, paint_markers, set_shown
 
 if TYPE_CHECKING:
@@ -221,32 +222,13 @@ class PermissionDialog(QDialog):
         layout.setSpacing(SPACE_4)
 
         # The question, who asks and where, beside a soft warning badge.
-        self.action_icon = QLabel()
-        self.action_icon.setObjectName("permissionBadge")
-        self.action_icon.setFixedSize(SPACE_6 + SPACE_1, SPACE_6 + SPACE_1)
-        self.action_icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.action_icon.setAccessibleName("Permission request")
-        set_surface(self.action_icon, "banner-warning")
+        self.action_icon = sheet_badge("permissionBadge", "Permission request", "banner-warning")
         self.headline = QLabel()
         self.headline.setObjectName("permissionHeadline")
-        self.headline.setWordWrap(True)
         self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        set_variant(self.headline, "title")
-        set_tone(self.headline, "heading")
         self.sub = QLabel(sub_line(request, project, diff))
         self.sub.setObjectName("permissionSub")
-        self.sub.setWordWrap(True)
-        self.sub.setTextFormat(Qt.TextFormat.PlainText)
-        set_tone(self.sub, "muted")
-        words = QVBoxLayout()
-        words.setSpacing(SPACE_1)
-        words.addWidget(self.headline)
-        words.addWidget(self.sub)
-        top = QHBoxLayout()
-        top.setSpacing(SPACE_3)
-        top.addWidget(self.action_icon, 0, Qt.AlignmentFlag.AlignTop)
-        top.addLayout(words, 1)
-        layout.addLayout(top)
+        layout.addLayout(question_row(self.action_icon, self.headline, self.sub))
 
         if protected:
             warn = QLabel("This is a protected path: it always asks, and cannot be allowed for longer.")

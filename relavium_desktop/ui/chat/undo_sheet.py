@@ -36,8 +36,9 @@ from relavium_desktop.ui.qt import (
     QWidget,
     Signal,
 )
+from relavium_desktop.ui.sheet_parts import question_row, sheet_badge
 from relavium_desktop.ui.theme import set_surface, set_tone, set_variant
-from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_1, SPACE_2, SPACE_3, SPACE_4, SPACE_6
+from relavium_desktop.ui.theme.tokens import PAD_MAIN, SPACE_1, SPACE_2, SPACE_3, SPACE_4
 
 if TYPE_CHECKING:
     from relavium_desktop.application.undo import (
@@ -259,33 +260,14 @@ class UndoSheet(QDialog):
         layout.setContentsMargins(PAD_MAIN, PAD_MAIN, PAD_MAIN, PAD_MAIN)
         layout.setSpacing(SPACE_4)
 
-        badge = QLabel()
-        badge.setObjectName("undoBadge")
-        badge.setFixedSize(SPACE_6 + SPACE_1, SPACE_6 + SPACE_1)
-        badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        badge.setAccessibleName("Undo")
-        set_surface(badge, "accent-soft")
+        badge = sheet_badge("undoBadge", "Undo", "accent-soft")
         self._badge = badge
         self.headline = QLabel(question(plan, verb))
         self.headline.setObjectName("undoHeadline")
-        self.headline.setWordWrap(True)
         self.headline.setTextFormat(Qt.TextFormat.PlainText)
-        set_variant(self.headline, "title")
-        set_tone(self.headline, "heading")
         self.sub = QLabel(sub_line(plan, verb))
         self.sub.setObjectName("undoSub")
-        self.sub.setWordWrap(True)
-        self.sub.setTextFormat(Qt.TextFormat.PlainText)
-        set_tone(self.sub, "muted")
-        words = QVBoxLayout()
-        words.setSpacing(SPACE_1)
-        words.addWidget(self.headline)
-        words.addWidget(self.sub)
-        top = QHBoxLayout()
-        top.setSpacing(SPACE_3)
-        top.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
-        top.addLayout(words, 1)
-        layout.addLayout(top)
+        layout.addLayout(question_row(badge, self.headline, self.sub))
 
         # The files: path (mono) and +added −removed on one line, what happens to it under it.
         self.rows = file_rows(plan, checkpoints)

@@ -131,6 +131,14 @@ def test_a_fresh_desktop_keyring_is_not_created_by_launch_or_the_local_server_pa
     # The chat's model picker checks every configured provider's key (the default cloud ones need one).
     models = window.chat_view.models
     qtbot.waitUntil(lambda: models.statuses.get("anthropic") is not None, timeout=30_000)
+    if models.statuses["anthropic"].key_state == "unavailable":
+        # Seen once with the whole suite on 2 cores: the daemon missed D-Bus's reply deadline, so the
+        # picker truthfully said "keyring unavailable".  A person would see it clear on the next check;
+        # the test checks once more, and the search must then find the key missing.
+        qtbot.waitUntil(lambda: not models.busy, timeout=20_000)
+        models.statuses.clear()
+        models.refresh(force=True)
+        qtbot.waitUntil(lambda: models.statuses.get("anthropic") is not None, timeout=30_000)
     assert models.statuses["anthropic"].key_state == "missing"
     assert models.statuses["ollama"].key_state == "none_needed"
     qtbot.waitUntil(lambda: not models.busy, timeout=20_000)

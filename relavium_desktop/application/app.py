@@ -132,4 +132,10 @@ class Application:
                         store.close()
             finally:
                 if conn is not None:
-                    conn.close()
+                    # Under the connection's own lock: a statement still running on another thread
+                    # (a view reading history in the background) finishes first.  Closing SQLite
+                    # under a running statement crashed the process; a later use now raises instead.
+                    from relavium_desktop.store.db import connection_lock
+
+                    with connection_lock(conn):
+                        conn.close()

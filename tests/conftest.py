@@ -24,6 +24,19 @@ def relavium_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return home
 
 
+@pytest.fixture(autouse=True)
+def no_remembered_secrets() -> None:
+    """Each test starts as a fresh process does: knowing no secret by value.
+
+    The masker's known values are process state by design; one test's key
+    (``"a" * 64`` say) left behind would mask another test's data -- a consent
+    fingerprint stored as ``***`` is not the one granted.
+    """
+    from relavium_desktop.engine.tools.masking import forget_secrets
+
+    forget_secrets()
+
+
 @pytest.fixture
 def cli_env(relavium_home: Path) -> dict[str, str]:
     """Environment for running the real ``relavium`` console script as a subprocess."""

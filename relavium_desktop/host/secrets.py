@@ -15,9 +15,9 @@ reads it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -77,24 +77,34 @@ def parse_ref(ref: str) -> str:
     return validate_name(ref[len(REF_PREFIX):])
 
 
+_DETECTING = threading.Lock()
+
+
 def _detect_backend() -> Any:
     """The keyring backend the environment selects, detected afresh.
 
     Detection is repeated per store (not cached process-wide by us) so a
     process that gains a session bus later, or a test that starts one,
     sees the real state.
+
+    keyring remembers per process which backends were viable
+    (``get_all_keyring``'s saved result).  Its own ``reset()`` deletes that
+    result, and a check on another thread that read the cache just then fails
+    with AttributeError -- the window runs several readiness checks at once, so
+    "keyring unavailable" flickered on a working keyring.  So the fresh list is
+    computed first and then swapped in (one attribute assignment: never
+    absent), and detections take turns.
     """
     import keyring.backend
     import keyring.core
 
-    # keyring remembers per process which backends were viable; forget it so a
-    # Secret Service that started after us (or after an earlier failure) is seen.
-    reset = getattr(keyring.backend.get_all_keyring, "reset", None)
-    if callable(reset):
-        with contextlib.suppress(KeyError):  # nothing remembered yet
-            reset()
+    cached = keyring.backend.get_all_keyring
     try:
-        return keyring.core.load_env() or keyring.core.load_config() or keyring.core._detect_backend()
+        with _DETECTING:
+            uncached = getattr(cached, "__wrapped__", None)
+            if callable(uncached):
+                cached.saved_result = list(uncached())  # type: ignore[attr-defined]
+            return keyring.core.load_env() or keyring.core.load_config() or keyring.core._detect_backend()
     except Exception as exc:  # noqa: BLE001 - a backend's probe may raise anything
         # e.g. SecretService raising because no session bus is set: that is
         # "no usable backend", said clearly, not a crash in the caller.

@@ -66,3 +66,36 @@ def test_readiness_of_keyless_providers_does_not_touch_the_keyring(fresh_keyring
     assert [s.key_state for s in provider_statuses(keyed)] == ["missing"]
     assert any("member=SearchItems" in call for call in fresh_keyring.service_calls())
     assert fresh_keyring.calls() == [] and fresh_keyring.default_collection() == "/"
+
+
+def test_readiness_checks_running_at_once_all_see_the_keyring(fresh_keyring: FreshKeyring) -> None:
+    """The window asks several things at once (the model picker, the sidebar's readiness, Settings).
+
+    Each store detects its backend afresh; keyring's own cache reset deleted the
+    remembered backend list while another thread was reading it, and that check
+    said "keyring unavailable" on a working keyring (seen in the full suite).
+    Sixteen threads released together, eight rounds: every answer must be
+    "not stored", none "unavailable".
+    """
+    import threading
+
+    _forget_backend_probe()
+    failures: list[str] = []
+    for _round in range(8):
+        start = threading.Barrier(16)
+
+        def check() -> None:
+            start.wait()
+            try:
+                if SecretStore().has("ANTHROPIC_API_KEY") is not False:
+                    failures.append("found a key that was never stored")
+            except SecretStoreError as exc:
+                failures.append(str(exc))
+
+        threads = [threading.Thread(target=check) for _ in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    assert failures == []
+    assert fresh_keyring.calls() == []

@@ -29,7 +29,9 @@ import pytest
 from tests.fixtures.desktop_bus import desktop_bus_env_fixture, desktop_bus_fixture  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+# One worker builds the bundle once for every test here: spread over three workers the module-scoped
+# fixture was built three times at once (~2 minutes of both cores each).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("bundle")]
 
 
 @dataclass

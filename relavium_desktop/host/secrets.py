@@ -103,7 +103,7 @@ def _detect_backend() -> Any:
         with _DETECTING:
             uncached = getattr(cached, "__wrapped__", None)
             if callable(uncached):
-                cached.saved_result = list(uncached())  # type: ignore[attr-defined]
+                cached.saved_result = list(uncached())
             return keyring.core.load_env() or keyring.core.load_config() or keyring.core._detect_backend()
     except Exception as exc:  # noqa: BLE001 - a backend's probe may raise anything
         # e.g. SecretService raising because no session bus is set: that is

@@ -143,3 +143,10 @@ else:
                 globals()[name] = value  # later lookups skip this hook
                 return value
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def is_alive(obj: object) -> bool:
+    """Whether a Qt object's C++ side still exists: a background result may arrive after its widget closed."""
+    import shiboken6
+
+    return bool(shiboken6.isValid(obj))

@@ -84,7 +84,7 @@ def test_readiness_checks_running_at_once_all_see_the_keyring(fresh_keyring: Fre
     for _round in range(8):
         start = threading.Barrier(16)
 
-        def check() -> None:
+        def check(start: threading.Barrier = start) -> None:
             start.wait()
             try:
                 if SecretStore().has("ANTHROPIC_API_KEY") is not False:

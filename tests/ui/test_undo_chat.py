@@ -31,6 +31,11 @@ def _sheet(qtbot, chat) -> UndoSheet:
     return sheet
 
 
+def _offered(qtbot, *cards) -> None:
+    """Wait for the cards' checkpoints, read in the background, to offer Undo (or Redo)."""
+    qtbot.waitUntil(lambda: all(c.undo_button.isVisibleTo(c) for c in cards), timeout=5_000)
+
+
 def _notes(chat) -> list[str]:
     return [b.text() for b in chat.transcript.blocks if isinstance(b, UndoNote)]
 
@@ -48,13 +53,15 @@ def test_a_write_over_a_two_line_file_shows_both_removed_lines_and_its_undo_puts
     assert notes.read_bytes() == b"hello\n"
 
     (card,) = chat.transcript.cards()
+    _offered(qtbot, card)
     # The line: an edit (the file was there), the exact counts, and an Undo in words.
     assert card.summary_text == "Edited notes.md · +1 −2 · 6 B"
     assert card.verb.text() == "Edited" and card.added.text() == "+1" and card.removed.text() == "−2"
     assert card.undo_button.isVisibleTo(card) and card.undo_button.text() == "Undo"
     # Expanded: the real diff, the two removed lines included, numbered.
-    qtbot.mouseClick(card.chevron, LEFT)
-    assert card.result_view.toPlainText().splitlines() == ["- first line", "- second line", "+ hello"]
+    qtbot.mouseClick(card.chevron, LEFT)  # the diff is computed in the background, then drawn
+    want = ["- first line", "- second line", "+ hello"]
+    qtbot.waitUntil(lambda: card.result_view.toPlainText().splitlines() == want, timeout=5_000)
 
     qtbot.mouseClick(card.undo_button, LEFT)
     sheet = _sheet(qtbot, chat)
@@ -87,6 +94,7 @@ def test_a_new_file_says_created_and_its_undo_deletes_it(
     llm_server.script(Reply.call("write_file", {"path": "todo.md", "content": "a\nb\n"}), Reply.say("Done."))
     _turn(qtbot, chat, "make a todo")
     (card,) = chat.transcript.cards()
+    _offered(qtbot, card)
     assert card.summary_text == "Created todo.md · +2 · 4 B" and not card.removed.isVisibleTo(card)
     qtbot.mouseClick(card.undo_button, LEFT)
     sheet = _sheet(qtbot, chat)
@@ -112,6 +120,7 @@ def test_undo_since_a_message_restores_every_later_write_byte_for_byte_and_the_r
     )
     _turn(qtbot, chat, "second change")
     first_card, data_card, new_card = chat.transcript.cards()
+    _offered(qtbot, first_card, data_card, new_card)
 
     users = [m for m in chat.transcript.messages() if m.role == "user"]
     second = users[1]
@@ -142,6 +151,7 @@ def test_undo_since_a_message_restores_every_later_write_byte_for_byte_and_the_r
     chat.new_session()
     chat.open_session(session)
     cards = chat.transcript.cards()
+    _offered(qtbot, *cards)
     assert [c.undo_button.text() for c in cards] == ["Undo", "Redo", "Redo"]
     assert [c.undone.isVisibleTo(c) for c in cards] == [False, True, True]
 
@@ -158,6 +168,7 @@ def test_a_file_changed_since_the_agent_wrote_it_is_a_conflict_kept_unless_the_p
     _turn(qtbot, chat, "write it")
     notes.write_text("changed by me afterwards\n")  # the person edits the file after the agent did
     (card,) = chat.transcript.cards()
+    _offered(qtbot, card)
 
     qtbot.mouseClick(card.undo_button, LEFT)
     sheet = _sheet(qtbot, chat)

@@ -36,6 +36,7 @@ from relavium_desktop.ui.qt import (
     QUrl,
     QVBoxLayout,
     Signal,
+    is_alive,
 )
 from relavium_desktop.ui.theme.tokens import SPACE_1, SPACE_2, SPACE_3
 from relavium_desktop.ui.untrusted import set_shown
@@ -94,6 +95,9 @@ class ToolCard(QFrame):
         self.undo_source = undo
         self.checkpoint_id: str | None = None
         self.undone_by: str | None = None  # the undo that took this write back, while it stands
+        self._checkpoint_found = False  # the checkpoint was read (in the background): Undo is offered
+        self._diffing = False
+        self._loading: Any = None  # the background read of the checkpoint or its diff (kept referenced)
         self.setObjectName("toolCard")
         look.surface(self, "card")
         self.tool_id = tool_id
@@ -271,18 +275,39 @@ class ToolCard(QFrame):
         return source() if callable(source) else source
 
     def _read_checkpoint(self) -> None:
-        """A write's checkpoint: whether it created its file (the verb), and whether Undo is offered."""
+        """Read the write's checkpoint in the background: the verb ("Created"), and whether Undo is offered.
+
+        Why not here: a chat opened from history sets thirty results at once, and
+        each read is a history.db query -- the window's thread does no I/O.  Until
+        it arrives the card reads as the result alone says, without an Undo.
+        """
         found = self.outcome.field("checkpointId") if self.tool_id == "write_file" else None
-        self.checkpoint_id = found if isinstance(found, str) and found else None
-        if self.checkpoint_id is None:
+        service = self._service() if isinstance(found, str) and found else None
+        # Known now (the chat's undo state keys its cards by it); Undo waits for the read.
+        self.checkpoint_id = found if service is not None else None
+        self._checkpoint_found = False
+        if service is not None and isinstance(found, str):
+            from relavium_desktop.ui.tasks import spawn
+
+            self._loading = spawn(self._load_checkpoint(service, found))
+
+    async def _load_checkpoint(self, service: Any, checkpoint_id: str) -> None:
+        import asyncio
+
+        try:
+            checkpoint = await asyncio.to_thread(service.get, checkpoint_id)
+        except Exception:  # history.db unreadable: the card stays as the result says, without an Undo
+            log.warning("the write's checkpoint could not be read", exc_info=True)
+            checkpoint = None
+        if not is_alive(self) or self.checkpoint_id != checkpoint_id:  # the card closed, or a newer result
             return
-        service = self._service()
-        checkpoint = service.get(self.checkpoint_id) if service is not None else None
         if checkpoint is None:  # gone (retention, another data folder): nothing to undo with
             self.checkpoint_id = None
             return
+        self._checkpoint_found = True
         self.outcome.extra["created"] = not checkpoint.existed
         self.outcome.extra["checkpoint"] = checkpoint
+        self._refresh()
 
     def _undo_clicked(self) -> None:
         if self.undone_by is not None:
@@ -296,7 +321,7 @@ class ToolCard(QFrame):
         self._show_undo()
 
     def _show_undo(self) -> None:
-        offered = self.checkpoint_id is not None and self.outcome.ok is True
+        offered = self.checkpoint_id is not None and self._checkpoint_found and self.outcome.ok is True
         undone = offered and self.undone_by is not None
         self.undone.setVisible(undone)
         self.undo_button.setVisible(offered)
@@ -306,18 +331,36 @@ class ToolCard(QFrame):
         self.undo_button.setToolTip("Write it again, as the agent had" if undone
                                     else "Put the file back as it was before this write")
 
-    def _diff(self) -> Any:
-        """The checkpoint's diff (removed lines included), read on the first expand."""
+    def _load_diff(self) -> None:
+        """Compute the checkpoint's diff (removed lines included) off the window's thread, once.
+
+        It reads both versions from the media store and diffs them -- a large
+        file takes long enough to freeze the window.  Until it arrives the
+        details show the lines the write sent; then they are drawn again.
+        """
         checkpoint = self.outcome.extra.get("checkpoint")
         service = self._service() if checkpoint is not None else None
-        if service is None or "diff" in self.outcome.extra:
-            return self.outcome.extra.get("diff")
+        if service is None or "diff" in self.outcome.extra or self._diffing:
+            return
+        from relavium_desktop.ui.tasks import spawn
+
+        self._diffing = True
+        self._loading = spawn(self._compute_diff(service, checkpoint))
+
+    async def _compute_diff(self, service: Any, checkpoint: Any) -> None:
+        import asyncio
+
         try:
-            self.outcome.extra["diff"] = service.diff(checkpoint)
-        except Exception:  # history.db or the media store unreadable: the written lines instead
+            diff = await asyncio.to_thread(service.diff, checkpoint)
+        except Exception:  # history.db or the media store unreadable: the written lines stay
             log.warning("the write's diff could not be read", exc_info=True)
-            self.outcome.extra["diff"] = None
-        return self.outcome.extra["diff"]
+            diff = None
+        if not is_alive(self):
+            return
+        self._diffing = False
+        self.outcome.extra["diff"] = diff
+        if diff is not None and self._view is not None:
+            self._rebuild_view()
 
     # -- view ----------------------------------------------------------------------------
 
@@ -335,7 +378,7 @@ class ToolCard(QFrame):
         """The expanded renderer (built now if the card was never opened)."""
         if self._view is None:
             if self.checkpoint_id is not None:
-                self._diff()
+                self._load_diff()
             self._view = render(self.outcome, self._theme)
             self._view.setVisible(self.chevron.isChecked())
             self._column.addWidget(self._view)
@@ -391,6 +434,11 @@ class ToolCard(QFrame):
                 self._summary_tone = summary_tone
                 look.mark(self.summary, tone=summary_tone) if summary_tone else look.tone(self.summary, None)
         if self._view is not None:  # a result arrived after the card was opened on its arguments
+            self._rebuild_view()
+
+    def _rebuild_view(self) -> None:
+        """Draw the open details again from the outcome as it is now."""
+        if self._view is not None:
             self._column.removeWidget(self._view)
             self._view.deleteLater()
             self._view = None

@@ -247,3 +247,16 @@ def test_a_call_refused_mid_chat_offers_sign_in_in_place_and_continue_carries_th
     assert [m.shown_text().strip() for m in view.transcript.messages()][-1] == "It said two."
     assert [m.shown_text() for m in view.transcript.messages()].count("Echo two") == 1  # resumed, not re-asked
     assert browser.read_text().splitlines() == ["200", "200"]  # two sign-ins, each through the browser
+
+    # Refused once more, and this time the person asks something else instead of signing in: the
+    # Continue would re-run a turn that is no longer the last, so the bar goes with the new message.
+    tracker.restart()
+    llm_server.script(Reply.call("mcp_tracker_echo", {"text": "three"}))
+    with qtbot.waitSignal(view.turn_finished, timeout=WAIT_MS):
+        type_and_enter(qtbot, view, "Echo three")
+    assert offer.isVisible() and offer.mid_turn
+    llm_server.script(Reply.say("Sure, no tools needed."))
+    with qtbot.waitSignal(view.turn_finished, timeout=WAIT_MS) as other:
+        type_and_enter(qtbot, view, "Never mind, what is 2 + 2?")
+    assert other.args == ["completed"]
+    assert not offer.isVisible() and not offer.retry_button.isVisible()

@@ -406,6 +406,8 @@ class ChatView(QWidget):
         self.transcript.clear()
         self.banner.hide()
         self.folder_offer.hide()
+        if self.sign_in_offer is not None:
+            self.sign_in_offer.turn_moved_on()
         self._set_usage([])
         self.sessions.clear_current()
         self._update_empty()
@@ -431,6 +433,8 @@ class ChatView(QWidget):
         self._conversation = None
         self.banner.hide()
         self.folder_offer.hide()
+        if self.sign_in_offer is not None:
+            self.sign_in_offer.turn_moved_on()
         self.transcript.clear()
         self._render_history(backend.store.messages(session_id), backend.store.cut_off_indexes(session_id))
         self._set_usage(backend.store.usage_by_model(session_id))
@@ -648,6 +652,8 @@ class ChatView(QWidget):
         backend = self.ensure_loaded()
         self.banner.hide()
         self.folder_offer.hide()
+        if self.sign_in_offer is not None:
+            self.sign_in_offer.turn_moved_on()
         self.mode_offer.hide()
         self._set_running(True)
         self._offer_shown = False

@@ -62,6 +62,19 @@ class SignInOffer(OfferBar):
         if not self.isHidden() and not self.mid_turn and self.server not in servers and not waiting:
             self.hide()
 
+    def turn_moved_on(self) -> None:
+        """The person sent something new (or opened another chat): the refused call's Continue is moot.
+
+        Continue would re-run the turn that was refused, which is no longer the
+        chat's last.  A sign-in still waiting on the browser goes on, and its end
+        then says the tools are offered; otherwise the bar goes.
+        """
+        if self.isHidden() or not self.mid_turn:
+            return
+        self.mid_turn = False
+        if self.controller.running != self.server:
+            self.hide()
+
     def _sign_in(self) -> None:
         if self.server is not None and self.controller.sign_in(self.server):
             self.show_step(WAITING, self.cancel_button)

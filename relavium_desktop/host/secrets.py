@@ -227,11 +227,25 @@ class SecretStore:
         return self.has_item(SERVICE, name, read=lambda: self.get(name))
 
     def has_item(self, service: str, key: str, read: Callable[[], str | None] | None = None) -> bool:
-        """:meth:`has` for any ``(service, key)``: a presence check that creates and unlocks nothing."""
+        """:meth:`has` for any ``(service, key)``: a presence check that creates and unlocks nothing.
+
+        keyring chains backends when more than one is usable (the Secret Service
+        beside KWallet or a file keyring): the Secret Service in the chain is
+        still searched, never read through its default collection, and only the
+        chain's other keyrings are read.
+        """
         backend = self._usable()
-        service_backend = _secret_service_backend(backend)
+        chain = [b for b in getattr(backend, "backends", None) or [backend]
+                 if not backend_name(b).startswith(_REFUSED_BACKENDS)]
+        service_backend = next((b for b in chain if _secret_service_backend(b) is not None), None)
         if service_backend is None:
             return (read() if read is not None else self.get_item(service, key)) is not None
+        if self._search(service_backend, service, key):
+            return True
+        others = [b for b in chain if b is not service_backend]
+        return any(self._read_from(other, service, key) for other in others)
+
+    def _search(self, service_backend: Any, service: str, key: str) -> bool:
         import secretstorage
         from secretstorage.exceptions import SecretStorageException
 
@@ -243,6 +257,18 @@ class SecretStore:
             finally:
                 connection.close()
         except (SecretStorageException, OSError) as exc:
+            raise SecretStoreUnavailable(
+                f"the keyring backend {backend_name(service_backend)} could not look up the secret "
+                f"({type(exc).__name__}). {LINUX_HELP}"
+            ) from None
+
+    def _read_from(self, backend: Any, service: str, key: str) -> bool:
+        """Whether one chained keyring holds the entry (its value is dropped at once)."""
+        import keyring.errors
+
+        try:
+            return backend.get_password(service, key) is not None
+        except (keyring.errors.KeyringError, OSError) as exc:
             raise SecretStoreUnavailable(
                 f"the keyring backend {backend_name(backend)} could not look up the secret "
                 f"({type(exc).__name__}). {LINUX_HELP}"

@@ -99,3 +99,40 @@ def test_readiness_checks_running_at_once_all_see_the_keyring(fresh_keyring: Fre
             t.join(timeout=60)
     assert failures == []
     assert fresh_keyring.calls() == []
+
+
+def test_a_chain_of_keyrings_still_searches_the_secret_service_and_creates_no_keyring(
+    fresh_keyring: FreshKeyring,
+) -> None:
+    """keyring chains its backends when a second one is usable (KWallet, a file keyring) beside the
+    Secret Service.  Presence must then still be a search there -- reading through the chain would
+    create the default collection on a fresh desktop -- and the chain's other keyring is read.
+
+    The second keyring is defined here (an in-memory one: a real KWallet cannot run in this
+    container); keyring registers backend classes for the life of the process, so it is removed after.
+    """
+    from keyring.backend import KeyringBackend
+    from keyring.backends.chainer import ChainerBackend
+
+    class OtherKeyring(KeyringBackend):
+        priority = 1  # type: ignore[assignment]
+        def get_password(self, service: str, username: str) -> str | None:
+            return "v" if (service, username) == ("relavium", "IN_THE_OTHER") else None
+
+        def set_password(self, service: str, username: str, password: str) -> None:
+            raise NotImplementedError
+
+        def delete_password(self, service: str, username: str) -> None:
+            raise NotImplementedError
+
+    try:
+        _forget_backend_probe()
+        store = SecretStore()
+        assert isinstance(store.backend, ChainerBackend)  # the situation under test: a chain was chosen
+        assert store.has("ANTHROPIC_API_KEY") is False
+        assert store.has("IN_THE_OTHER") is True
+        assert fresh_keyring.calls() == []
+        assert fresh_keyring.default_collection() == "/"
+    finally:
+        KeyringBackend._classes.discard(OtherKeyring)
+        _forget_backend_probe()

@@ -102,7 +102,7 @@ def _detail(entry: ProviderEntry, state: KeyState, why: str = "") -> str:
     if state == "present":
         return f"key found ({ref})"
     if state == "unavailable":
-        return clip(mask_text(f"cannot check {ref}: {why or 'the keyring is not available'}"), 300)
+        return clip(mask_text(f"cannot check {ref} — {why or 'the keyring is not available'}"), 300)
     if scheme == "env":
         return f"environment variable {key_name} is not set"
     return f"secret {key_name!r} is not in the keyring; set it with 'relavium secret set {key_name}'"

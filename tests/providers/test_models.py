@@ -186,6 +186,8 @@ def test_key_states_without_the_network(monkeypatch: pytest.MonkeyPatch) -> None
         ("env-set", "present"), ("env-unset", "missing"), ("keyless", "none_needed"), ("keyring", "unavailable")]
     assert "NOT_SET_ANYWHERE" in statuses[1].detail
     assert "keyring" in statuses[3].detail and KEY not in str(statuses)
+    # Names the key it could not check, in the clear (a name is no secret): the person can act on it.
+    assert statuses[3].detail.startswith("cannot check secret:ANTHROPIC_API_KEY — "), statuses[3].detail
     assert usable(statuses) == ["env-set", "keyless"]
     assert key_state(entries["env-set"], lambda ref: False) == "missing"
 

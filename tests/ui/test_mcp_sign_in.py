@@ -34,9 +34,12 @@ SERVICE = "relavium-mcp-oauth"  # the keyring service the sign-in store writes
 WAIT_MS = 60_000
 
 
+TTL_S = 4  # an access token's life where a test lets it expire (indirect parameter of ``oauth_server``)
+
+
 @pytest.fixture
-def oauth_server(tmp_path: Path) -> Iterator[OAuthMcpProcess]:
-    server = OAuthMcpProcess(tmp_path)
+def oauth_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[OAuthMcpProcess]:
+    server = OAuthMcpProcess(tmp_path, ttl_s=getattr(request, "param", None))
     server.start()
     yield server
     server.stop()
@@ -91,6 +94,7 @@ def settings_page(qtbot, window):
     return page
 
 
+@pytest.mark.parametrize("oauth_server", [TTL_S], indirect=True)
 def test_sign_in_from_settings_then_a_chat_turn_uses_the_token_and_sign_out_removes_it(
     desktop_bus_env: dict[str, str], make_window, qtbot, relavium_home: Path, tracker: OAuthMcpProcess,
     browser: Path, providers: None, llm_server: ScriptedLLMServer, caplog: pytest.LogCaptureFixture,
@@ -145,6 +149,21 @@ def test_sign_in_from_settings_then_a_chat_turn_uses_the_token_and_sign_out_remo
         type_and_enter(qtbot, view, "Echo hi")
     assert turn.args == ["completed"]
     assert "echo: hi" in json.dumps(llm_server.requests[1].body["messages"])
+
+    # The access token expires (after 4 s here): the next turn's call refreshes it -- no prompt, no
+    # browser, no offer -- and the refreshed token is what the keyring holds.
+    issued = len(tracker.tokens())
+    qtbot.wait((TTL_S + 1) * 1000)
+    llm_server.script(Reply.call("mcp_tracker_echo", {"text": "later"}), Reply.say("It said later."))
+    with qtbot.waitSignal(view.turn_finished, timeout=WAIT_MS) as later:
+        type_and_enter(qtbot, view, "Echo later")
+    assert later.args == ["completed"]
+    assert "echo: later" in json.dumps(llm_server.requests[-1].body["messages"])
+    assert len(tracker.tokens()) > issued  # a new access token was issued...
+    assert browser.read_text().splitlines() == ["200"]  # ...without a second sign-in
+    assert not offer.isVisible()
+    refreshed = stored()
+    assert refreshed is not None and tracker.tokens()[-1] in refreshed
 
     page = settings_page(qtbot, window)
     reads = page.auth_reads

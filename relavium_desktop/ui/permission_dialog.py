@@ -56,6 +56,7 @@ from relavium_desktop.ui.qt import (
     QPlainTextEdit,
     QPushButton,
     QShowEvent,
+    QSizePolicy,
     Qt,
     QTextOption,
     QVBoxLayout,
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
     from relavium_desktop.ui.theme import Theme
 
 ARGS_PREVIEW_CHARS = 8_000
+DIFF_MAX_LINES = 14  # a longer change scrolls inside the sheet
 ACTION_WORDS = {
     "fs_write": "write a file",
     "process": "run a program",
@@ -213,6 +215,8 @@ class PermissionDialog(QDialog):
         self.decision: ApprovalDecision | None = None
         self._armed_at = float("inf")
         self._new_file = diff is not None and diff.startswith("new file: ")
+        self._fitted = False
+        self._diff_lines = 0
         self.setObjectName("permissionDialog")
         set_surface(self, "sheet")
         self.setWindowTitle("Relavium needs your permission")
@@ -274,9 +278,10 @@ class PermissionDialog(QDialog):
             self.diff_view.setFont(mono)
             set_surface(self.diff_view, "code")
             self.diff_view.setPlainText(self.diff_shown.text)
-            # As tall as the change (a short diff leaves no empty well), at most about 14 lines, then it scrolls.
-            lines = min(self.diff_shown.text.count("\n") + 1, 14)
-            self.diff_view.setFixedHeight(lines * self.diff_view.fontMetrics().lineSpacing() + SPACE_4)
+            # As tall as the change (a short diff leaves no empty well), at most about 14 lines, then it
+            # scrolls: fitted when shown (_fit_diff), once the frame and padding of the style are known.
+            self._diff_lines = min(self.diff_shown.text.count("\n") + 1, DIFF_MAX_LINES)
+            self.diff_view.setFixedHeight(self._diff_lines * self.diff_view.fontMetrics().lineSpacing() + SPACE_4)
             added, removed = change_counts(diff)
             # The file header row sits on the diff like a tab: the path on the left, +added −removed right.
             header_row = QWidget()
@@ -288,6 +293,7 @@ class PermissionDialog(QDialog):
             self.diff_counts = QLabel()
             self.diff_counts.setObjectName("diffCounts")
             set_variant(self.diff_counts, "mono")
+            header_row.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # a tab, never a well
             header_layout = QHBoxLayout(header_row)
             header_layout.setContentsMargins(SPACE_3, SPACE_1, SPACE_3, SPACE_1)
             header_layout.addWidget(self.diff_header, 1)
@@ -296,8 +302,8 @@ class PermissionDialog(QDialog):
             block = QVBoxLayout()
             block.setSpacing(0)
             block.addWidget(header_row)
-            block.addWidget(self.diff_view, 1)
-            layout.addLayout(block, 2)
+            block.addWidget(self.diff_view)
+            layout.addLayout(block)
         else:
             layout.addWidget(self.args_view, 1)
 
@@ -523,6 +529,34 @@ class PermissionDialog(QDialog):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._armed_at = time.monotonic()
+        if not self._fitted:
+            self._fitted = True
+            self._fit_diff()
+
+    def _fit_diff(self) -> None:
+        """The diff exactly as tall as its lines (up to the cap), and the sheet as tall as its content.
+
+        Why here: the style's frame and padding around the text are known only
+        once the sheet is laid out; guessed at construction, a nine-line diff
+        scrolled and the file's header row took the spare height instead.
+        """
+        view = self.diff_view
+        if view is None:
+            return
+        chrome = view.height() - view.viewport().height()
+        block, text = view.document().firstBlock(), 0.0
+        for _line in range(self._diff_lines):  # the laid-out lines, in the font the style really gave them
+            if not block.isValid():
+                break
+            text += view.blockBoundingRect(block).height()
+            block = block.next()
+        view.setFixedHeight(int(text + 2 * view.document().documentMargin()) + chrome + 2)
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+            wraps = layout.hasHeightForWidth()  # wrapped lines: the height at this width, not at the hint's
+            self.resize(self.width(), layout.totalHeightForWidth(self.width()) if wraps
+                        else layout.totalSizeHint().height())
 
     def changeEvent(self, event: QEvent) -> None:
         # Coming back to the sheet from elsewhere re-arms it: the typing that brought focus here is not an answer.

@@ -144,6 +144,25 @@ def test_the_diff_has_old_and_new_line_numbers_under_a_file_header(window, qtbot
     deny(dialog, qtbot)
 
 
+def test_a_short_diff_is_shown_whole_under_a_one_line_header(window, qtbot, project: Path) -> None:
+    """Nine lines of change: no scroll bar, no empty well, and the file's header stays one slim row."""
+    (project / "src" / "app.py").write_text("".join(f"line {n}\n" for n in range(1, 8)))
+    content = "".join(f"line {n}\n" for n in range(1, 8)).replace("line 4\n", "line four\n")
+    dialog = open_dialog(window, qtbot, request(
+        "write_file", ActionClass.FS_WRITE, "src/app.py", {"path": "src/app.py", "content": content}))
+    view = dialog.diff_view
+    assert view is not None and dialog.diff_header is not None
+    qtbot.waitUntil(dialog.isVisible)
+    assert view.verticalScrollBar().maximum() == 0  # every line in view
+    last = view.document().lastBlock()
+    spare = view.viewport().height() - (view.blockBoundingGeometry(last).translated(view.contentOffset()).bottom())
+    assert 0 <= spare <= 2 * view.fontMetrics().lineSpacing()  # at most a line's room to spare
+    row = dialog.diff_header.parentWidget()
+    assert row is not None and row.height() <= dialog.diff_header.sizeHint().height() + 16
+    assert view.numbers()[-1] == (None, None)  # the diff's final newline is no line of the file
+    deny(dialog, qtbot)
+
+
 def test_the_scope_is_one_exclusive_choice_and_there_is_one_primary_button(window, qtbot, project: Path) -> None:
     dialog = open_dialog(window, qtbot, request(
         "write_file", ActionClass.FS_WRITE, "src/app.py", {"path": "src/app.py", "content": "x\n"}))

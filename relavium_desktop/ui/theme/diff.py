@@ -74,8 +74,10 @@ def line_numbers(lines: list[str]) -> list[tuple[int | None, int | None]]:
     """
     old, new = 1, 1
     numbers: list[tuple[int | None, int | None]] = []
-    for line in lines:
-        if line.startswith("@@"):
+    for index, line in enumerate(lines):
+        if not line and index == len(lines) - 1:  # after the diff's final newline: no line of the file
+            numbers.append((None, None))
+        elif line.startswith("@@"):
             old, new = _hunk_start(line, old, new)
             numbers.append((None, None))
         elif line.startswith(("+++ ", "--- ", "new file: ", "(")):

@@ -36,6 +36,12 @@ def _offered(qtbot, *cards) -> None:
     qtbot.waitUntil(lambda: all(c.undo_button.isVisibleTo(c) for c in cards), timeout=5_000)
 
 
+def _confirm(qtbot, sheet) -> None:
+    """Press the sheet's primary button: the files are put back off the window's thread, then it closes."""
+    with qtbot.waitSignal(sheet.finished, timeout=10_000):
+        qtbot.mouseClick(sheet.undo_button, LEFT)
+
+
 def _notes(chat) -> list[str]:
     return [b.text() for b in chat.transcript.blocks if isinstance(b, UndoNote)]
 
@@ -69,7 +75,14 @@ def test_a_write_over_a_two_line_file_shows_both_removed_lines_and_its_undo_puts
     assert [(r.path, r.action, r.added, r.removed) for r in sheet.rows] == [("notes.md", "restore", 1, 2)]
     assert sheet.undo_button.text() == "Undo 1 change" and not sheet.overwrite.isVisibleTo(sheet)
     assert_words_for_people(sheet, "undo sheet")
-    qtbot.mouseClick(sheet.undo_button, LEFT)
+    with qtbot.waitSignal(sheet.finished, timeout=10_000):
+        qtbot.mouseClick(sheet.undo_button, LEFT)
+        # While the file is put back (off the window's thread) the sheet says so and takes no other answer;
+        # Esc does not close it under a running restore.
+        assert sheet.working and sheet.undo_button.text() == "Undoing…"
+        assert not sheet.undo_button.isEnabled() and not sheet.cancel_button.isEnabled()
+        sheet.reject()
+        assert sheet.isVisible()
 
     assert notes.read_bytes() == b"first line\nsecond line\n"  # byte for byte
     qtbot.waitUntil(lambda: _notes(chat) == ["Restored 1 file"], timeout=5_000)
@@ -81,7 +94,7 @@ def test_a_write_over_a_two_line_file_shows_both_removed_lines_and_its_undo_puts
     qtbot.keyClick(card.undo_button, Qt.Key.Key_Return)
     redo = _sheet(qtbot, chat)
     assert redo.headline.text().startswith("Redo 1 change")
-    qtbot.mouseClick(redo.undo_button, LEFT)
+    _confirm(qtbot, redo)
     assert notes.read_bytes() == b"hello\n"
     qtbot.waitUntil(lambda: card.undo_button.text() == "Undo", timeout=5_000)
     assert not card.undone.isVisibleTo(card)
@@ -99,7 +112,7 @@ def test_a_new_file_says_created_and_its_undo_deletes_it(
     qtbot.mouseClick(card.undo_button, LEFT)
     sheet = _sheet(qtbot, chat)
     assert sheet.action_labels[0].text() == "Deleted: the agent created it"
-    qtbot.mouseClick(sheet.undo_button, LEFT)
+    _confirm(qtbot, sheet)
     assert not (project / "todo.md").exists()
     qtbot.waitUntil(lambda: _notes(chat) == ["Deleted 1 file the agent created"], timeout=5_000)
 
@@ -131,7 +144,7 @@ def test_undo_since_a_message_restores_every_later_write_byte_for_byte_and_the_r
     # Only the second turn's writes: the first turn's edit stays.
     assert sorted((r.path, r.action) for r in sheet.rows) == [("data.bin", "restore"), ("new.txt", "delete")]
     assert sheet.headline.text() == f"Undo 2 changes in {project.name}?"
-    qtbot.mouseClick(sheet.undo_button, LEFT)
+    _confirm(qtbot, sheet)
 
     assert (project / "data.bin").read_bytes() == original
     assert not (project / "new.txt").exists()
@@ -187,10 +200,10 @@ def test_a_file_changed_since_the_agent_wrote_it_is_a_conflict_kept_unless_the_p
     qtbot.mouseClick(card.undo_button, LEFT)
     sheet = _sheet(qtbot, chat)
     sheet.overwrite.setChecked(True)
-    qtbot.mouseClick(sheet.undo_button, LEFT)
+    _confirm(qtbot, sheet)
     assert notes.read_text() == "mine\n"
     qtbot.waitUntil(lambda: card.undo_button.text() == "Redo", timeout=5_000)
     qtbot.mouseClick(card.undo_button, LEFT)
     redo = _sheet(qtbot, chat)
-    qtbot.mouseClick(redo.undo_button, LEFT)
+    _confirm(qtbot, redo)
     assert notes.read_text() == "changed by me afterwards\n"  # nothing was lost

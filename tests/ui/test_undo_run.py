@@ -65,7 +65,8 @@ def test_a_runs_changes_are_listed_then_undone_and_the_line_says_what_was_restor
         ("notes.md", "restore", 1, 2),
     ]
     assert_words_for_people(sheet, "run undo sheet")
-    qtbot.mouseClick(sheet.undo_button, LEFT)
+    with qtbot.waitSignal(sheet.finished, timeout=10_000):  # the restore runs off the window's thread
+        qtbot.mouseClick(sheet.undo_button, LEFT)
 
     assert (project / "notes.md").read_bytes() == b"one\ntwo\n"
     assert not (project / "new.txt").exists()

@@ -4,20 +4,26 @@ The chat (a card's Undo and Redo, "Undo changes since this message") and
 Activity ("Undo this run's changes") share this flow; what a restore means
 (conflicts, refusals, the undo of an undo) is the application's
 ``UndoService``, and this module only asks it, shows the sheet and hands the
-outcome back as a sentence.  A restore is a few small file writes and
-history.db rows: it runs on the GUI thread, after the person confirmed.
+outcome back as a sentence.  A restore runs off the window's thread, after
+the person confirmed, while the sheet says "Undoing…": it can be dozens of
+files of up to 25 MiB, each written atomically with an fsync and its current
+content kept first, so the undo can itself be undone.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from relavium_desktop.ui.chat.undo_sheet import UndoSheet, restore_plan, result_sentence
-from relavium_desktop.ui.qt import QObject, QWidget, Signal
+from relavium_desktop.ui.qt import QObject, QWidget, Signal, is_alive
 
 if TYPE_CHECKING:
     from relavium_desktop.application.undo import Checkpoint, RestorePlan, UndoService
+
+log = logging.getLogger(__name__)
 
 NOTHING = "Nothing to undo: the agent changed no files here, or its changes were already undone"
 
@@ -33,9 +39,17 @@ class UndoFlow(QObject):
         self._parent = parent
         self._theme = theme
         self.sheet: UndoSheet | None = None
+        self._restoring: asyncio.Task[None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        """A confirmed restore is still running."""
+        return self._restoring is not None and not self._restoring.done()
 
     def offer(self, checkpoints: Sequence[Checkpoint], *, verb: str = "Undo") -> UndoSheet | None:
         """Show the sheet for taking ``checkpoints`` back (None, and nothing shown, when there are none)."""
+        if self.busy:
+            return self.sheet  # the running restore's sheet is up; it answers first
         if not checkpoints:
             return None
         service = self._service()
@@ -45,7 +59,7 @@ class UndoFlow(QObject):
         if self.sheet is not None:
             self.sheet.close()
         sheet = UndoSheet(plan, checkpoints, self._parent, theme=self._theme, verb=verb)
-        sheet.confirmed.connect(lambda overwrite: self._restore(plan, overwrite))
+        sheet.confirmed.connect(lambda overwrite: self._start(sheet, plan, overwrite))
         sheet.finished.connect(lambda _code: self._forget(sheet))
         self.sheet = sheet
         sheet.open()
@@ -56,6 +70,24 @@ class UndoFlow(QObject):
             self.sheet = None
         sheet.deleteLater()
 
-    def _restore(self, plan: RestorePlan, overwrite: bool) -> None:
-        result = restore_plan(self._service(), plan, overwrite=overwrite)
-        self.done.emit(result_sentence(result))
+    def _start(self, sheet: UndoSheet, plan: RestorePlan, overwrite: bool) -> None:
+        from relavium_desktop.ui.tasks import spawn
+
+        if self.busy:
+            return
+        sheet.set_working()
+        self._restoring = spawn(self._restore(sheet, plan, overwrite))
+
+    async def _restore(self, sheet: UndoSheet, plan: RestorePlan, overwrite: bool) -> None:
+        service = self._service()
+        try:
+            result = await asyncio.to_thread(restore_plan, service, plan, overwrite=overwrite)
+            sentence = result_sentence(result)
+        except Exception as exc:  # history.db or the disk failed mid-way: each file is whole, old or new
+            from relavium_desktop.engine.tools.masking import mask_text
+
+            log.warning("the undo failed", exc_info=True)
+            sentence = f"The undo could not finish: {mask_text(str(exc))}. Files already put back stay put back."
+        if is_alive(sheet):
+            sheet.finish()
+        self.done.emit(sentence)

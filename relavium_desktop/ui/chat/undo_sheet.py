@@ -252,6 +252,7 @@ class UndoSheet(QDialog):
         self.plan = plan
         self.verb = verb
         self._theme = theme
+        self._working = False
         self.setObjectName("undoSheet")
         set_surface(self, "sheet")
         self.setWindowTitle("Undo the agent's changes" if verb == "Undo" else "Redo the agent's changes")
@@ -363,5 +364,27 @@ class UndoSheet(QDialog):
         self.undo_button.setAccessibleName(self.undo_button.text())
 
     def _confirm(self) -> None:
+        """The person confirmed: the flow restores in the background while the sheet says so."""
         self.confirmed.emit(self.overwrite.isChecked())
+
+    @property
+    def working(self) -> bool:
+        return self._working
+
+    def set_working(self) -> None:
+        """While the files are put back: the sheet stays, says so, and takes no second answer."""
+        self._working = True
+        for control in (self.undo_button, self.cancel_button, self.overwrite):
+            control.setEnabled(False)
+        words = "Undoing…" if self.verb == "Undo" else "Redoing…"
+        self.undo_button.setText(words)
+        self.undo_button.setAccessibleName(words)
+
+    def finish(self) -> None:
+        """The restore ended (the transcript or the run's line says how): the sheet goes."""
+        self._working = False
         self.accept()
+
+    def reject(self) -> None:
+        if not self._working:  # Esc or the close button mid-restore: the restore goes on, the sheet stays
+            super().reject()

@@ -84,10 +84,10 @@ class UndoFlow(QObject):
             result = await asyncio.to_thread(restore_plan, service, plan, overwrite=overwrite)
             sentence = result_sentence(result)
         except Exception as exc:  # history.db or the disk failed mid-way: each file is whole, old or new
-            from relavium_desktop.engine.tools.masking import mask_text
+            from relavium_desktop.ui.error_text import error_text
 
             log.warning("the undo failed", exc_info=True)
-            sentence = f"The undo could not finish: {mask_text(str(exc))}. Files already put back stay put back."
+            sentence = f"The undo could not finish: {error_text(exc, limit=300)}. Files already put back stay so."
         if is_alive(sheet):
             sheet.finish()
         self.done.emit(sentence)

@@ -122,6 +122,13 @@ def _secret_service_backend(backend: Any) -> Any | None:
     return backend if isinstance(backend, cls) else None
 
 
+def _chain(backend: Any) -> list[Any]:
+    """The keyrings ``backend`` stands for that may be used: a chain's allowed members, or itself."""
+    members = getattr(backend, "backends", None)
+    return [b for b in (members if members is not None else [backend])
+            if not backend_name(b).startswith(_REFUSED_BACKENDS)]
+
+
 @dataclass(frozen=True, slots=True)
 class SecretEntry:
     name: str
@@ -152,8 +159,7 @@ class SecretStore:
         name = backend_name(backend)
         if name.startswith(_REFUSED_BACKENDS) or "plaintext" in name.lower():
             raise SecretStoreUnavailable(f"no usable keyring backend (tried: {name}). {LINUX_HELP}")
-        inner = getattr(backend, "backends", None)
-        if inner is not None and not [b for b in inner if not backend_name(b).startswith(_REFUSED_BACKENDS)]:
+        if not _chain(backend):  # a chain of refused backends only
             raise SecretStoreUnavailable(f"no usable keyring backend (tried: {name}). {LINUX_HELP}")
         return backend
 
@@ -235,8 +241,7 @@ class SecretStore:
         chain's other keyrings are read.
         """
         backend = self._usable()
-        chain = [b for b in getattr(backend, "backends", None) or [backend]
-                 if not backend_name(b).startswith(_REFUSED_BACKENDS)]
+        chain = _chain(backend)
         service_backend = next((b for b in chain if _secret_service_backend(b) is not None), None)
         if service_backend is None:
             return (read() if read is not None else self.get_item(service, key)) is not None

@@ -69,9 +69,11 @@ def status_of(reports: Sequence[Any], *, running: bool, refused: Sequence[Any] =
         tools = sum(len(r.tools) for r in ok)
         names = ", ".join(f"'{r.server}'" for r in ok)
         parts.append(f"{_plural(tools, 'tool')} from {names}")
+    from relavium_desktop.ui.mcp.sign_in import server_needing_sign_in
+
     for report in down:
         reason = (report.error or "no reason given").splitlines()[0]
-        if f"MCP server '{report.server}' needs you to sign in" in reason:
+        if server_needing_sign_in(reason) == report.server:
             parts.append(f"'{report.server}' needs you to sign in")  # the sign-in offer below says how
             continue
         parts.append(f"'{report.server}' unavailable: {reason[:120]}")

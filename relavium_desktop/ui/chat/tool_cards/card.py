@@ -97,7 +97,6 @@ class ToolCard(QFrame):
         self.undone_by: str | None = None  # the undo that took this write back, while it stands
         self._checkpoint_found = False  # the checkpoint was read (in the background): Undo is offered
         self._diffing = False
-        self._loading: Any = None  # the background read of the checkpoint or its diff (kept referenced)
         self.setObjectName("toolCard")
         look.surface(self, "card")
         self.tool_id = tool_id
@@ -289,7 +288,7 @@ class ToolCard(QFrame):
         if service is not None and isinstance(found, str):
             from relavium_desktop.ui.tasks import spawn
 
-            self._loading = spawn(self._load_checkpoint(service, found))
+            spawn(self._load_checkpoint(service, found))
 
     async def _load_checkpoint(self, service: Any, checkpoint_id: str) -> None:
         import asyncio
@@ -345,7 +344,7 @@ class ToolCard(QFrame):
         from relavium_desktop.ui.tasks import spawn
 
         self._diffing = True
-        self._loading = spawn(self._compute_diff(service, checkpoint))
+        spawn(self._compute_diff(service, checkpoint))
 
     async def _compute_diff(self, service: Any, checkpoint: Any) -> None:
         import asyncio

@@ -404,14 +404,18 @@ class ChatView(QWidget):
         self.session_id = None
         self._conversation = None
         self.transcript.clear()
-        self.banner.hide()
-        self.folder_offer.hide()
-        if self.sign_in_offer is not None:
-            self.sign_in_offer.turn_moved_on()
+        self._withdraw_offers()
         self._set_usage([])
         self.sessions.clear_current()
         self._update_empty()
         self.composer.setFocus()
+
+    def _withdraw_offers(self) -> None:
+        """A new turn or another chat: the last turn's error and its offers no longer apply."""
+        self.banner.hide()
+        self.folder_offer.hide()
+        if self.sign_in_offer is not None:
+            self.sign_in_offer.turn_moved_on()
 
     def _session_created(self, info: SessionInfo) -> None:
         """The first message stored the session: it joins the list, and the page shows it as open."""
@@ -431,10 +435,7 @@ class ChatView(QWidget):
             return
         self.session_id = session_id
         self._conversation = None
-        self.banner.hide()
-        self.folder_offer.hide()
-        if self.sign_in_offer is not None:
-            self.sign_in_offer.turn_moved_on()
+        self._withdraw_offers()
         self.transcript.clear()
         self._render_history(backend.store.messages(session_id), backend.store.cut_off_indexes(session_id))
         self._set_usage(backend.store.usage_by_model(session_id))
@@ -650,10 +651,7 @@ class ChatView(QWidget):
         from relavium_desktop.engine.llm.messages import MediaPart
 
         backend = self.ensure_loaded()
-        self.banner.hide()
-        self.folder_offer.hide()
-        if self.sign_in_offer is not None:
-            self.sign_in_offer.turn_moved_on()
+        self._withdraw_offers()
         self.mode_offer.hide()
         self._set_running(True)
         self._offer_shown = False

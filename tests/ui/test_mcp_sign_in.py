@@ -87,6 +87,19 @@ def discovered(qtbot, view, count: int) -> None:
                     timeout=WAIT_MS)
 
 
+def open_chat(make_window, qtbot):
+    """The window shown, its chat on the scripted model in Auto mode, after the first MCP discovery."""
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    view = window.chat_view
+    qtbot.waitUntil(lambda: view.backend is not None)
+    view.set_route(ROUTE)
+    window.context.set_mode("auto")
+    discovered(qtbot, view, 1)
+    return window, view
+
+
 def settings_page(qtbot, window):
     page = window.show_settings("mcp").mcp
     qtbot.waitUntil(lambda: page.auth_reads >= 1 and "tracker" in page.auth_states, timeout=WAIT_MS)
@@ -101,14 +114,7 @@ def test_sign_in_from_settings_then_a_chat_turn_uses_the_token_and_sign_out_remo
     masked_logs: None,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    window = make_window()
-    window.show()
-    qtbot.waitExposed(window)
-    view = window.chat_view
-    qtbot.waitUntil(lambda: view.backend is not None)
-    view.set_route(ROUTE)
-    window.context.set_mode("auto")
-    discovered(qtbot, view, 1)
+    window, view = open_chat(make_window, qtbot)
     # Before signing in, the chat's MCP status says so, and the offer under it signs in.
     assert "'tracker' needs you to sign in" in view.mcp_status.full_text()
     offer = view.sign_in_offer
@@ -218,14 +224,7 @@ def test_a_call_refused_mid_chat_offers_sign_in_in_place_and_continue_carries_th
     desktop_bus_env: dict[str, str], make_window, qtbot, tracker: OAuthMcpProcess, browser: Path,
     providers: None, llm_server: ScriptedLLMServer,
 ) -> None:
-    window = make_window()
-    window.show()
-    qtbot.waitExposed(window)
-    view = window.chat_view
-    qtbot.waitUntil(lambda: view.backend is not None)
-    view.set_route(ROUTE)
-    window.context.set_mode("auto")
-    discovered(qtbot, view, 1)
+    _window, view = open_chat(make_window, qtbot)
     offer = view.sign_in_offer
     # Signing in from the chat's own offer: progress and a Cancel, then its tools are offered.
     with qtbot.waitSignal(offer.controller.finished, timeout=WAIT_MS) as done:

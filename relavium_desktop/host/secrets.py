@@ -89,11 +89,10 @@ def _detect_backend() -> Any:
 
     keyring remembers per process which backends were viable
     (``get_all_keyring``'s saved result).  Its own ``reset()`` deletes that
-    result, and a check on another thread that read the cache just then fails
-    with AttributeError -- the window runs several readiness checks at once, so
-    "keyring unavailable" flickered on a working keyring.  So the fresh list is
-    computed first and then swapped in (one attribute assignment: never
-    absent), and detections take turns.
+    result, and a check on another thread that read the cache just then would
+    fail with AttributeError -- the window runs several readiness checks at
+    once.  So the fresh list is computed first and then swapped in (one
+    attribute assignment: never absent), and detections take turns.
     """
     import keyring.backend
     import keyring.core

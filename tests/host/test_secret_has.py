@@ -71,11 +71,12 @@ def test_readiness_of_keyless_providers_does_not_touch_the_keyring(fresh_keyring
 def test_readiness_checks_running_at_once_all_see_the_keyring(fresh_keyring: FreshKeyring) -> None:
     """The window asks several things at once (the model picker, the sidebar's readiness, Settings).
 
-    Each store detects its backend afresh; keyring's own cache reset deleted the
-    remembered backend list while another thread was reading it, and that check
-    said "keyring unavailable" on a working keyring (seen in the full suite).
-    Sixteen threads released together, eight rounds: every answer must be
-    "not stored", none "unavailable".
+    Each store detects its backend afresh, and detection replaces keyring's
+    remembered backend list; keyring's own reset deleted it, which a check on
+    another thread could catch absent.  That window is a few bytecodes wide and
+    this test did not catch it on the old code: it holds concurrent detection to
+    the right answer.  Sixteen threads released together, eight rounds: every
+    answer must be "not stored", none "unavailable".
     """
     import threading
 

@@ -95,14 +95,18 @@ def main() -> int:
             ("private_key_pem", "clientKey", f"{name}-key"),
         ):
             if context.get(field):
-                subprocess.run(
+                stored = subprocess.run(
                     [*relavium(), "secret", "set", secret_name],
                     input=context[field],
                     text=True,
                     env=env,
-                    check=True,
+                    check=False,
                     capture_output=True,
                 )
+                if stored.returncode != 0:  # say why: the suite shows only the adapter's stderr
+                    print(f"adapter: relavium secret set failed ({stored.returncode}):", file=sys.stderr)
+                    sys.stderr.write(stored.stdout + stored.stderr)
+                    return 1
                 oauth.append(f"      {key}: secret:{secret_name}")
         if context.get("signing_algorithm"):
             oauth.append(f"      signingAlgorithm: {context['signing_algorithm']}")

@@ -8,7 +8,7 @@ Every scenario the pinned version lists for a client is run, except the ones
 named in ``expected_failures.txt`` with their reason; a scenario listed there
 that now passes fails the test too, so the list only shrinks.
 
-The keyring is real: gnome-keyring on a private session bus (sign-in tokens
+The keyring is real: gnome-keyring on a session bus of its own (sign-in tokens
 and a pre-registered client's secret live there).
 """
 
@@ -17,12 +17,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests.fixtures.desktop_bus import desktop_bus_env_fixture, desktop_bus_fixture  # noqa: F401
+import pytest
+
+from tests.fixtures.desktop_bus import DesktopBus, start_desktop_bus
 
 HERE = Path(__file__).resolve().parent
 SUITE_DIR = HERE.parent / "fixtures" / "conformance"
@@ -74,12 +78,34 @@ def run_scenario(name: str, env: dict[str, str], out_dir: Path) -> tuple[str, bo
     return name, done.returncode == 0 and "OVERALL: PASSED" in text, text
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ROUTINE = re.compile(r"\] +(SUCCESS|INFO) ")
+
+
+def digest(text: str) -> str:
+    """A failed scenario's output without its colours and routine request lines: what failed and
+    the client's own stderr, short enough that CI's log keeps it whole."""
+    lines = [_ANSI.sub("", line) for line in text.splitlines()]
+    return "\n".join(line for line in lines if line.strip() and not _ROUTINE.search(line))[-6000:]
+
+
+@pytest.fixture(name="own_keyring")
+def own_keyring_fixture(tmp_path: Path) -> Iterator[DesktopBus]:
+    """A bus and keyring for this test alone: the worker's shared one carries whatever earlier tests
+    on the worker left there, and this test's scenarios store dozens of sign-ins of their own."""
+    bus = start_desktop_bus(tmp_path / "desktop")
+    try:
+        yield bus
+    finally:
+        bus.stop()
+
+
 def test_every_client_scenario_passes_or_is_a_named_expected_failure(
-    desktop_bus_env: dict[str, str],
-    tmp_path: Path,
+    own_keyring: DesktopBus, tmp_path: Path
 ) -> None:
     assert SUITE.exists(), "the conformance suite is not installed: run scripts/setup"
-    env = {**desktop_bus_env, "NO_COLOR": "1", "FORCE_COLOR": "0"}
+    env = {**own_keyring.full_env(), "NO_COLOR": "1", "FORCE_COLOR": "0"}
+    env.pop("PYTHON_KEYRING_BACKEND", None)
     env.pop("RELAVIUM_HOME", None)  # the adapter makes one per scenario
     scenarios = client_scenarios(env)
     assert len(scenarios) >= 20, scenarios
@@ -95,7 +121,16 @@ def test_every_client_scenario_passes_or_is_a_named_expected_failure(
     table = {name: ok for name, ok, _ in results}
     (tmp_path / "table.json").write_text(json.dumps(table, indent=1))
     print("\n".join(f"{name}: {'pass' if ok else 'FAIL'}" for name, ok in table.items()))
-    unexpected = {name: text[-8000:] for name, ok, text in results if not ok and name not in expected}
+    unexpected = {name: digest(text) for name, ok, text in results if not ok and name not in expected}
     now_passing = sorted(name for name, ok, _ in results if ok and name in expected)
-    assert not unexpected, "scenarios failed:\n" + "\n\n".join(f"== {n}\n{t}" for n, t in unexpected.items())
+    keyring_log = own_keyring.root / "gnome-keyring.log"
+    daemon = own_keyring.processes[-1]  # started after the bus
+    alive = "still running" if daemon.poll() is None else f"exited with {daemon.returncode}"
+    assert not unexpected, (
+        "scenarios failed:\n"
+        + "\n\n".join(f"== {n}\n{t}" for n, t in unexpected.items())
+        + f"\n\n== the keyring daemon ({alive}) and its log: sign-ins and client secrets live there\n"
+        + (keyring_log.read_text(errors="replace")[-3000:] if keyring_log.exists() else "(none)")
+        + f"\n(free space where the keyring lives: {shutil.disk_usage(tmp_path).free // 2**20} MiB)"
+    )
     assert not now_passing, f"these pass now; remove them from expected_failures.txt: {now_passing}"

@@ -207,3 +207,41 @@ def test_a_file_changed_since_the_agent_wrote_it_is_a_conflict_kept_unless_the_p
     redo = _sheet(qtbot, chat)
     _confirm(qtbot, redo)
     assert notes.read_text() == "changed by me afterwards\n"  # nothing was lost
+
+
+def test_the_sheet_is_planned_off_the_window_thread_and_a_second_click_meanwhile_opens_no_second_sheet(
+    chat, qtbot, llm_server: ScriptedLLMServer, project: Path, monkeypatch
+) -> None:
+    """The plan hashes each file (up to 25 MiB each) to find conflicts; the window must not wait on it.
+
+    The real plan runs; the wrapper only holds it until the test lets go, to see the window meanwhile."""
+    import threading
+
+    from relavium_desktop.application.undo import UndoService
+
+    chat.window().context.set_mode("auto")
+    llm_server.script(Reply.call("write_file", {"path": "a.md", "content": "x\n"}), Reply.say("Done."))
+    _turn(qtbot, chat, "write a")
+    (card,) = chat.transcript.cards()
+    _offered(qtbot, card)
+
+    real_plan = UndoService.plan
+    release = threading.Event()
+    planned_on: list[str] = []
+
+    def held_plan(self, checkpoints):
+        planned_on.append(threading.current_thread().name)
+        release.wait(10)
+        return real_plan(self, checkpoints)
+
+    monkeypatch.setattr(UndoService, "plan", held_plan)
+    qtbot.mouseClick(card.undo_button, LEFT)
+    qtbot.waitUntil(lambda: bool(planned_on), timeout=5_000)  # the window's loop runs while the plan is held
+    assert planned_on == [planned_on[0]] and planned_on[0] != threading.main_thread().name
+    qtbot.mouseClick(card.undo_button, LEFT)  # pressed again while planning: no second plan, no second sheet
+    assert chat._undo_flow.sheet is None
+    release.set()
+    sheet = _sheet(qtbot, chat)
+    assert [r.path for r in sheet.rows] == ["a.md"] and len(planned_on) == 1
+    _confirm(qtbot, sheet)
+    assert not (project / "a.md").exists()

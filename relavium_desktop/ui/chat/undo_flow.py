@@ -4,7 +4,8 @@ The chat (a card's Undo and Redo, "Undo changes since this message") and
 Activity ("Undo this run's changes") share this flow; what a restore means
 (conflicts, refusals, the undo of an undo) is the application's
 ``UndoService``, and this module only asks it, shows the sheet and hands the
-outcome back as a sentence.  A restore runs off the window's thread, after
+outcome back as a sentence.  The plan (which hashes each file to find
+conflicts) is made off the window's thread before the sheet shows.  A restore runs off the window's thread, after
 the person confirmed, while the sheet says "Undoing…": it can be dozens of
 files of up to 25 MiB, each written atomically with an fsync and its current
 content kept first, so the undo can itself be undone.
@@ -31,7 +32,8 @@ NOTHING = "Nothing to undo: the agent changed no files here, or its changes were
 class UndoFlow(QObject):
     """One sheet at a time over ``parent``; ``done`` carries the sentence of what was restored."""
 
-    done = Signal(str)  # "Restored 2 files" (after the person confirmed and the restore ran)
+    # "Restored 2 files" (after the person confirmed and the restore ran), or why nothing was offered
+    done = Signal(str)
 
     def __init__(self, service: Callable[[], UndoService], parent: QWidget, theme: Any = None) -> None:
         super().__init__(parent)
@@ -40,22 +42,44 @@ class UndoFlow(QObject):
         self._theme = theme
         self.sheet: UndoSheet | None = None
         self._restoring: asyncio.Task[None] | None = None
+        self._planning: asyncio.Task[None] | None = None
 
     @property
     def busy(self) -> bool:
         """A confirmed restore is still running."""
         return self._restoring is not None and not self._restoring.done()
 
-    def offer(self, checkpoints: Sequence[Checkpoint], *, verb: str = "Undo") -> UndoSheet | None:
-        """Show the sheet for taking ``checkpoints`` back (None, and nothing shown, when there are none)."""
-        if self.busy:
-            return self.sheet  # the running restore's sheet is up; it answers first
+    def offer(self, checkpoints: Sequence[Checkpoint], *, verb: str = "Undo") -> None:
+        """Show the sheet for taking ``checkpoints`` back, once its plan is known.
+
+        The plan hashes each file's current content to find conflicts (files of up to
+        25 MiB each), so it is made off the window's thread; with nothing to take back,
+        ``done`` says so instead of a sheet.  A second offer while one is being planned or
+        restored is ignored: the sheet that is coming answers first."""
+        from relavium_desktop.ui.tasks import spawn
+
+        if self.busy or (self._planning is not None and not self._planning.done()):
+            return
         if not checkpoints:
-            return None
+            self.done.emit(NOTHING)
+            return
+        self._planning = spawn(self._open(list(checkpoints), verb))
+
+    async def _open(self, checkpoints: list[Checkpoint], verb: str) -> None:
         service = self._service()
-        plan = service.plan(checkpoints)
+        try:
+            plan = await asyncio.to_thread(service.plan, checkpoints)
+        except Exception as exc:  # history.db unreadable: say so instead of showing nothing
+            from relavium_desktop.ui.error_text import error_text
+
+            log.warning("the undo could not be planned", exc_info=True)
+            self.done.emit(f"The undo could not start: {error_text(exc, limit=300)}")
+            return
+        if not is_alive(self._parent):
+            return
         if not plan.files:
-            return None
+            self.done.emit(NOTHING)
+            return
         if self.sheet is not None:
             self.sheet.close()
         sheet = UndoSheet(plan, checkpoints, self._parent, theme=self._theme, verb=verb)
@@ -63,7 +87,6 @@ class UndoFlow(QObject):
         sheet.finished.connect(lambda _code: self._forget(sheet))
         self.sheet = sheet
         sheet.open()
-        return sheet
 
     def _forget(self, sheet: UndoSheet) -> None:
         if self.sheet is sheet:

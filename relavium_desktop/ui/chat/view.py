@@ -532,8 +532,6 @@ class ChatView(QWidget):
 
     def undo_since(self, block: Any) -> None:
         """ "Undo changes since this message": every write of its turn and the turns after, not yet undone."""
-        from relavium_desktop.ui.chat.undo_flow import NOTHING
-
         if self.busy or self.session_id is None:
             return
         index = getattr(block, "message_index", None)
@@ -543,8 +541,7 @@ class ChatView(QWidget):
         undone = self._undone()
         writes = [c for c in service.checkpoints(chat=self.session_id, since_message=index) if c.id not in undone] \
             if index is not None else []
-        if self._flow().offer(writes) is None:
-            self.transcript.add_note(NOTHING)
+        self._flow().offer(writes)  # with nothing to take back, the flow says so
 
     def _stored_index(self, block: Any) -> int | None:
         """A message sent in this sitting: its place in the stored session, counted from the end."""

@@ -162,8 +162,9 @@ class SecretStore:
             raise SecretStoreUnavailable(f"no usable keyring backend (tried: {name}). {LINUX_HELP}")
         return backend
 
-    def _call(self, op: str, method: str, *args: Any) -> Any:
-        backend = self._usable()  # refuse before touching a non-keyring backend at all
+    def _call(self, op: str, method: str, *args: Any, on: Any = None) -> Any:
+        """``method`` of the store's backend (or of ``on``, one keyring of its chain), its errors in words."""
+        backend = on if on is not None else self._usable()  # refuse before touching a non-keyring backend
         import keyring.errors
 
         try:
@@ -247,7 +248,8 @@ class SecretStore:
         if self._search(service_backend, service, key):
             return True
         others = [b for b in chain if b is not service_backend]
-        return any(self._read_from(other, service, key) for other in others)
+        # Each other keyring is read (its value dropped at once): they have no search.
+        return any(self._call("look up the secret", "get_password", service, key, on=b) is not None for b in others)
 
     def _search(self, service_backend: Any, service: str, key: str) -> bool:
         import secretstorage
@@ -263,18 +265,6 @@ class SecretStore:
         except (SecretStorageException, OSError) as exc:
             raise SecretStoreUnavailable(
                 f"the keyring backend {backend_name(service_backend)} could not look up the secret "
-                f"({type(exc).__name__}). {LINUX_HELP}"
-            ) from None
-
-    def _read_from(self, backend: Any, service: str, key: str) -> bool:
-        """Whether one chained keyring holds the entry (its value is dropped at once)."""
-        import keyring.errors
-
-        try:
-            return backend.get_password(service, key) is not None
-        except (keyring.errors.KeyringError, OSError) as exc:
-            raise SecretStoreUnavailable(
-                f"the keyring backend {backend_name(backend)} could not look up the secret "
                 f"({type(exc).__name__}). {LINUX_HELP}"
             ) from None
 

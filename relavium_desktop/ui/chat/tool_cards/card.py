@@ -95,7 +95,6 @@ class ToolCard(QFrame):
         self.undo_source = undo
         self.checkpoint_id: str | None = None
         self.undone_by: str | None = None  # the undo that took this write back, while it stands
-        self._checkpoint_found = False  # the checkpoint was read (in the background): Undo is offered
         self._diffing = False
         self.setObjectName("toolCard")
         look.surface(self, "card")
@@ -284,7 +283,7 @@ class ToolCard(QFrame):
         service = self._service() if isinstance(found, str) and found else None
         # Known now (the chat's undo state keys its cards by it); Undo waits for the read.
         self.checkpoint_id = found if service is not None else None
-        self._checkpoint_found = False
+        self.outcome.extra.pop("checkpoint", None)  # Undo is offered once this write's is read
         if service is not None and isinstance(found, str):
             from relavium_desktop.ui.tasks import spawn
 
@@ -303,7 +302,6 @@ class ToolCard(QFrame):
         if checkpoint is None:  # gone (retention, another data folder): nothing to undo with
             self.checkpoint_id = None
             return
-        self._checkpoint_found = True
         self.outcome.extra["created"] = not checkpoint.existed
         self.outcome.extra["checkpoint"] = checkpoint
         self._refresh()
@@ -320,7 +318,7 @@ class ToolCard(QFrame):
         self._show_undo()
 
     def _show_undo(self) -> None:
-        offered = self.checkpoint_id is not None and self._checkpoint_found and self.outcome.ok is True
+        offered = self.checkpoint_id is not None and "checkpoint" in self.outcome.extra and self.outcome.ok is True
         undone = offered and self.undone_by is not None
         self.undone.setVisible(undone)
         self.undo_button.setVisible(offered)

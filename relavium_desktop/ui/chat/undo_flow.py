@@ -41,13 +41,12 @@ class UndoFlow(QObject):
         self._parent = parent
         self._theme = theme
         self.sheet: UndoSheet | None = None
-        self._restoring: asyncio.Task[None] | None = None
-        self._planning: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[None] | None = None  # the plan being made, or the confirmed restore
 
     @property
     def busy(self) -> bool:
-        """A confirmed restore is still running."""
-        return self._restoring is not None and not self._restoring.done()
+        """A plan is being made or a confirmed restore is running: the next offer waits for it."""
+        return self._task is not None and not self._task.done()
 
     def offer(self, checkpoints: Sequence[Checkpoint], *, verb: str = "Undo") -> None:
         """Show the sheet for taking ``checkpoints`` back, once its plan is known.
@@ -58,12 +57,12 @@ class UndoFlow(QObject):
         restored is ignored: the sheet that is coming answers first."""
         from relavium_desktop.ui.tasks import spawn
 
-        if self.busy or (self._planning is not None and not self._planning.done()):
+        if self.busy:
             return
         if not checkpoints:
             self.done.emit(NOTHING)
             return
-        self._planning = spawn(self._open(list(checkpoints), verb))
+        self._task = spawn(self._open(list(checkpoints), verb))
 
     async def _open(self, checkpoints: list[Checkpoint], verb: str) -> None:
         service = self._service()
@@ -99,7 +98,7 @@ class UndoFlow(QObject):
         if self.busy:
             return
         sheet.set_working()
-        self._restoring = spawn(self._restore(sheet, plan, overwrite))
+        self._task = spawn(self._restore(sheet, plan, overwrite))
 
     async def _restore(self, sheet: UndoSheet, plan: RestorePlan, overwrite: bool) -> None:
         service = self._service()
